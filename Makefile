@@ -1,0 +1,48 @@
+# Quick start: `make demo` and `make test`. Both run `make setup` first; it is idempotent.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+NODE_DIR := .tools/node
+NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3
+export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
+
+.PHONY: setup python-env servers demo test bench clean
+
+setup: python-env servers
+
+python-env: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,servers]'
+	touch $@
+
+servers: $(NODE_DIR)/.installed go-server
+
+$(NODE_DIR)/.installed: Makefile
+	mkdir -p $(NODE_DIR)
+	npm install --silent --prefix $(NODE_DIR) --no-fund --no-audit $(NPM_SERVERS)
+	touch $@
+
+.PHONY: go-server
+go-server:
+	@if command -v gopls >/dev/null 2>&1; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go gopls >/dev/null; \
+	else \
+		echo "gopls not found: install it with 'sudo apt-get install golang-go gopls' (Go operations fall back to tree-sitter)"; \
+	fi
+
+demo: setup
+	$(PY) -m gateway.demo
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) benchmarks/classify_latency.py
+
+clean:
+	rm -rf $(VENV) .tools

@@ -1,0 +1,23 @@
+"""gateway: an LSP-aware structural edit gateway for AI coding agents.
+
+Names are imported lazily so that light entry points (the hook) load only what they use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.api import Gateway
+    from gateway.classify import Classification, classify_edit
+
+__all__ = ["Classification", "Gateway", "classify_edit"]
+
+_HOMES = {"Classification": "gateway.classify", "classify_edit": "gateway.classify", "Gateway": "gateway.api"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'gateway' has no attribute {name!r}")

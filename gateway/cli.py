@@ -1,0 +1,137 @@
+"""The `gateway` command: argument parsing and rendering only; the work is in `Gateway`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from gateway.errors import EXIT_BLOCKED, EXIT_OK, Blocked, GatewayError, UsageError, exit_code_for
+
+Outcome = tuple[dict[str, Any], str, int]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _read_text_file(name: str) -> str:
+    try:
+        with open(name, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror}") from None
+
+
+def _text_arg(args: argparse.Namespace, name: str) -> str:
+    inline, file = getattr(args, name), getattr(args, f"{name}_file")
+    if inline is None and file is None:
+        raise UsageError(f"one of --{name} or --{name}-file is required")
+    return inline if inline is not None else _read_text_file(file)
+
+
+def _add_edit_text_args(parser: argparse.ArgumentParser, required: bool) -> None:
+    for name in ("old", "new"):
+        group = parser.add_mutually_exclusive_group(required=required)
+        group.add_argument(f"--{name}", metavar="TEXT", help=f"the {name} text")
+        group.add_argument(f"--{name}-file", metavar="F", help=f"read the {name} text from file F")
+
+
+def _gateway(args: argparse.Namespace) -> Any:
+    from gateway.api import Gateway
+
+    return Gateway(args.workspace)
+
+
+def _cmd_classify(args: argparse.Namespace) -> Outcome:
+    result = _gateway(args).classify(args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all)
+    return result.to_json(), result.message, EXIT_BLOCKED if result.blocked else EXIT_OK
+
+
+def _stdin_edit() -> tuple[str, str, str, bool]:
+    try:
+        payload = json.load(sys.stdin)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--stdin: not a JSON object ({error.msg} at line {error.lineno})") from None
+    if not isinstance(payload, dict):
+        raise UsageError("--stdin: expected one JSON object")
+    missing = [key for key in ("file_path", "old_string", "new_string") if not isinstance(payload.get(key), str)]
+    if missing:
+        raise UsageError(f"--stdin: missing or non-string field(s): {', '.join(missing)}")
+    return payload["file_path"], payload["old_string"], payload["new_string"], bool(payload.get("replace_all"))
+
+
+def _cmd_edit(args: argparse.Namespace) -> Outcome:
+    if args.stdin:
+        if args.path or args.old is not None or args.old_file or args.new is not None or args.new_file:
+            raise UsageError("--stdin takes no PATH, --old or --new")
+        path, old, new, replace_all = _stdin_edit()
+    else:
+        if not args.path:
+            raise UsageError("PATH is required (or --stdin)")
+        path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
+    try:
+        result = _gateway(args).edit(path, old, new, replace_all)
+    except Blocked as blocked:
+        classification = blocked.classification
+        return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
+    lines = ", ".join(map(str, result.lines))
+    text = f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
+    return result.to_json(), text, EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON object")
+    common.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+
+    classify = commands.add_parser("classify", parents=[common], help="classify a proposed edit")
+    classify.add_argument("path", metavar="PATH")
+    _add_edit_text_args(classify, required=False)
+    classify.add_argument("--replace-all", action="store_true", help="judge every occurrence")
+    classify.set_defaults(handler=_cmd_classify)
+
+    edit = commands.add_parser("edit", parents=[common], help="apply an exact-match edit through the gate")
+    edit.add_argument("path", metavar="PATH", nargs="?")
+    _add_edit_text_args(edit, required=False)
+    edit.add_argument("--replace-all", action="store_true", help="replace every occurrence")
+    edit.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
+    edit.set_defaults(handler=_cmd_edit)
+    return parser
+
+
+def _emit(args: argparse.Namespace | None, payload: dict[str, Any], text: str) -> None:
+    if args is not None and args.json:
+        print(json.dumps(payload, ensure_ascii=False))
+    elif text:
+        print(text)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args: argparse.Namespace | None = None
+    try:
+        args = build_parser().parse_args(argv)
+        handler: Callable[[argparse.Namespace], Outcome] = args.handler
+        payload, text, code = handler(args)
+    except GatewayError as error:
+        print(f"gateway: {error}", file=sys.stderr)
+        payload = {"error": error.to_json()}
+        if args is not None and args.command == "edit":
+            payload["applied"] = False
+        _emit(args, payload, "")
+        return exit_code_for(error)
+    _emit(args, payload, text)
+    return code
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

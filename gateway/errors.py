@@ -1,0 +1,80 @@
+"""Errors as values with a kind; every surface maps them to exit codes here and only here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.classify import Classification
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_BLOCKED = 3
+
+
+class GatewayError(Exception):
+    """Base of every error the gateway reports to a caller; the message is one line."""
+
+    kind = "error"
+    exit_code = EXIT_ERROR
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": str(self)}
+
+
+class UsageError(GatewayError):
+    kind = "usage"
+
+
+class FileMissing(GatewayError):
+    kind = "file_not_found"
+
+
+class OutsideWorkspace(GatewayError):
+    kind = "outside_workspace"
+
+
+class BinaryFile(GatewayError):
+    kind = "binary_file"
+
+
+class UndecodableFile(GatewayError):
+    kind = "undecodable_file"
+
+
+class NotFound(GatewayError):
+    """old_string (or a symbol) is not where the caller said."""
+
+    kind = "not_found"
+
+
+class Ambiguous(GatewayError):
+    kind = "ambiguous"
+
+
+class Stale(GatewayError):
+    """The file changed on disk between reading and writing it."""
+
+    kind = "stale"
+
+
+class Unencodable(GatewayError):
+    kind = "unencodable"
+
+
+class Blocked(GatewayError):
+    """The structural gate refused the edit; the classification says what to do instead."""
+
+    kind = "blocked"
+    exit_code = EXIT_BLOCKED
+
+    def __init__(self, classification: Classification) -> None:
+        super().__init__(classification.message)
+        self.classification = classification
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "classification": self.classification.to_json()}
+
+
+def exit_code_for(error: BaseException) -> int:
+    return error.exit_code if isinstance(error, GatewayError) else EXIT_ERROR

@@ -1,0 +1,83 @@
+"""Languages are data: `langs/<name>.toml` records, looked up by file extension."""
+
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    command: tuple[str, ...]
+    alternatives: tuple[tuple[str, ...], ...]
+    install: str
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    extensions: tuple[str, ...]
+    grammar: str
+    query_path: Path
+    symbol_backend: bool
+    attached_before: frozenset[str]
+    scope_separator: str
+    server: ServerSpec
+
+
+def data_dir(kind: str) -> Path:
+    """Where `langs/` or `queries/` live: beside the package in a checkout, inside it in a wheel."""
+    override = os.environ.get(f"GATEWAY_{kind.upper()}_DIR")
+    if override:
+        return Path(override)
+    package = Path(__file__).resolve().parent
+    bundled = package / "_data" / kind
+    return bundled if bundled.is_dir() else package.parent / kind
+
+
+def _load_language(path: Path, queries: Path) -> Language:
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    server = raw["server"]
+    return Language(
+        name=raw["name"],
+        extensions=tuple(ext.lower() for ext in raw["extensions"]),
+        grammar=raw["grammar"],
+        query_path=queries / raw.get("queries", raw["name"]) / "definitions.scm",
+        symbol_backend=bool(raw["symbol_backend"]),
+        attached_before=frozenset(raw.get("attached_before", ())),
+        scope_separator=raw.get("scope_separator", ""),
+        server=ServerSpec(
+            name=server["name"],
+            command=tuple(server["command"]),
+            alternatives=tuple(tuple(alt) for alt in server.get("alternatives", ())),
+            install=server.get("install", ""),
+        ),
+    )
+
+
+class LanguageRegistry:
+    def __init__(self, langs_dir: Path, queries_dir: Path) -> None:
+        self.languages = {
+            lang.name: lang
+            for lang in (
+                _load_language(path, queries_dir) for path in sorted(langs_dir.glob("*.toml"))
+            )
+        }
+        self._by_extension = {
+            ext: lang for lang in self.languages.values() for ext in lang.extensions
+        }
+
+    def for_path(self, path: str | os.PathLike[str]) -> Language | None:
+        return self._by_extension.get(Path(path).suffix.lower())
+
+    def get(self, name: str) -> Language:
+        return self.languages[name]
+
+
+@functools.cache
+def default_registry() -> LanguageRegistry:
+    return LanguageRegistry(data_dir("langs"), data_dir("queries"))

@@ -1,0 +1,171 @@
+"""Path confinement, decoding, per-file locks and the one function that writes files."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway.errors import (
+    BinaryFile,
+    FileMissing,
+    OutsideWorkspace,
+    Stale,
+    Unencodable,
+    UndecodableFile,
+    UsageError,
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A decoded file and everything needed to write it back the way it was.
+
+    `text` uses "\\n" line endings when the file's endings are uniform; a file that mixes
+    CRLF and LF keeps its raw text (`newline` is None) so nothing is rewritten behind it.
+    """
+
+    path: Path
+    display: str
+    text: str
+    encoding: str
+    newline: str | None
+    mode: int
+    digest: str
+
+    def normalize(self, fragment: str) -> str:
+        """An agent's old/new text in the same line-ending convention as `text`."""
+        return fragment if self.newline is None else fragment.replace("\r\n", "\n")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def decode(data: bytes, where: str) -> tuple[str, str]:
+    """(text, codec): UTF-8 with or without BOM, or a `coding:` cookie's encoding."""
+    if b"\x00" in data:
+        raise BinaryFile(f"{where}: binary file (contains NUL bytes); refusing to edit it")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding), encoding
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        raise UndecodableFile(f"{where}: not decodable as text ({error}); refusing to edit it") from None
+
+
+def newline_style(data: bytes) -> str | None:
+    crlf = data.count(b"\r\n")
+    lf = data.count(b"\n") - crlf
+    if crlf and lf:
+        return None
+    return "\r\n" if crlf else "\n"
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock per real path, across threads and processes.
+
+    The lock lives outside the file because every write replaces the file's inode.
+    """
+    lock_dir = Path(tempfile.gettempdir()) / f"gateway-locks-{os.getuid()}"
+    lock_dir.mkdir(mode=0o700, exist_ok=True)
+    lock_path = lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:40] + ".lock")
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class Workspace:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        root_path = Path(root)
+        if not root_path.is_dir():
+            raise UsageError(f"workspace {root_path} is not a directory")
+        self.root = root_path.resolve()
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """The real path of `path` (relative to the root), refused if it leaves the workspace."""
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        real = Path(os.path.realpath(candidate))
+        if not real.is_relative_to(self.root):
+            raise OutsideWorkspace(f"{path}: outside the workspace {self.root}; refusing to touch it")
+        return real
+
+    def display(self, real: Path) -> str:
+        return real.relative_to(self.root).as_posix()
+
+    def read(self, path: str | os.PathLike[str]) -> SourceFile:
+        real = self.resolve(path)
+        where = self.display(real)
+        if not real.exists():
+            raise FileMissing(f"{where}: no such file in the workspace")
+        if not real.is_file():
+            raise UsageError(f"{where}: not a regular file")
+        data = real.read_bytes()
+        text, encoding = decode(data, where)
+        newline = newline_style(data)
+        if newline == "\r\n":
+            text = text.replace("\r\n", "\n")
+        return SourceFile(
+            path=real,
+            display=where,
+            text=text,
+            encoding=encoding,
+            newline=newline,
+            mode=stat.S_IMODE(real.stat().st_mode),
+            digest=sha256(data),
+        )
+
+    def locked(self, path: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:
+        return file_lock(self.resolve(path))
+
+    def write(self, source: SourceFile, text: str) -> None:
+        """Atomically replace the file with `text`, encoded, terminated and moded as it was.
+
+        Refused as stale if the bytes on disk are no longer the ones `source` was read from.
+        """
+        if source.newline == "\r\n":
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        try:
+            data = text.encode(source.encoding)
+        except UnicodeEncodeError as error:
+            raise Unencodable(
+                f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})"
+            ) from None
+        try:
+            current = source.path.read_bytes()
+        except FileNotFoundError:
+            raise Stale(f"{source.display}: deleted since it was read; nothing written") from None
+        if sha256(current) != source.digest:
+            raise Stale(f"{source.display}: changed on disk since it was read; nothing written")
+        _replace_atomically(source.path, data, source.mode)
+
+
+def _replace_atomically(path: Path, data: bytes, mode: int) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        if os.geteuid() == 0:
+            info = path.stat()
+            os.chown(temp, info.st_uid, info.st_gid)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise

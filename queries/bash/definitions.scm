@@ -1,0 +1,1 @@
+(function_definition name: (word) @name) @definition.function
