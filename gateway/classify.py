@@ -75,6 +75,7 @@ class _Analysis:
     inserted: list[Definition] = field(default_factory=list)
     insert_before: bool = False
     before_defs: list[Definition] = field(default_factory=list)
+    after_defs: list[Definition] = field(default_factory=list)
     span: tuple[int, int] | None = None
 
 
@@ -108,9 +109,9 @@ def _analyse(lang: Language, content: str | None, old: str, new: str, replace_al
         # No file, or the text is not in it: the fragments are all there is to parse.
         touched = find_definitions(lang, old_b) if old_b else []
         in_new = find_definitions(lang, new_b)
-        kept_at = new_b.find(old_b) if old_b else -1
+        kept_at = new_b.find(old_b)
         retained = [(kept_at, kept_at + len(old_b))] if kept_at >= 0 else []
-        return _compare(touched, in_new, retained, [], None)
+        return _compare(touched, in_new, retained, [], in_new, None)
     if not replace_all:
         positions = positions[:1]
     before = find_definitions(lang, source)
@@ -123,10 +124,11 @@ def _analyse(lang: Language, content: str | None, old: str, new: str, replace_al
         edited += new_b
         cursor = p + len(old_b)
     edited += source[cursor:]
-    in_new = _within(find_definitions(lang, bytes(edited)), new_spans)
+    after = find_definitions(lang, bytes(edited))
+    in_new = _within(after, new_spans)
     kept_at = new_b.find(old_b)
     retained = [(s + kept_at, s + kept_at + len(old_b)) for s, _ in new_spans] if kept_at >= 0 else []
-    return _compare(touched, in_new, retained, before, (positions[0], positions[0] + len(old_b)))
+    return _compare(touched, in_new, retained, before, after, (positions[0], positions[0] + len(old_b)))
 
 
 def _compare(
@@ -134,6 +136,7 @@ def _compare(
     in_new: list[Definition],
     retained: list[tuple[int, int]],
     before: list[Definition],
+    after: list[Definition],
     span: tuple[int, int] | None,
 ) -> _Analysis:
     old_count = Counter(d.name for d in touched)
@@ -151,7 +154,7 @@ def _compare(
         inside = _within(in_new, retained)
         inserted = [d for d in in_new if d not in inside]
         insert_before = bool(inserted) and all(d.name_end_byte <= retained[0][0] for d in inserted)
-    return _Analysis(touched, added, removed_names, inserted, insert_before, before, span)
+    return _Analysis(touched, added, removed_names, inserted, insert_before, before, after, span)
 
 
 def _outermost(defs: list[Definition]) -> list[Definition]:
@@ -172,52 +175,76 @@ def _enclosing(analysis: _Analysis) -> Definition | None:
 
 def _neighbour(analysis: _Analysis) -> tuple[str, str]:
     """An anchor for inserting near the edited text: (name path, position)."""
+    before = analysis.before_defs
     enclosing = _enclosing(analysis)
     if enclosing is not None:
-        return enclosing.name_path, "after"
+        return _addressed(enclosing, before), "after"
     if analysis.span is not None:
         start, _ = analysis.span
-        top = _outermost(analysis.before_defs)
+        top = _outermost(before)
         previous = [d for d in top if d.end_byte <= start]
         if previous:
-            return previous[-1].name_path, "after"
+            return _addressed(previous[-1], before), "after"
         following = [d for d in top if d.start_byte >= start]
         if following:
-            return following[0].name_path, "before"
+            return _addressed(following[0], before), "before"
     return "/", "after"
 
 
 def _suggest(old: str, new: str, analysis: _Analysis) -> Tool:
     if not new.strip():
         return "remove_symbol"
-    if old and old in new and analysis.inserted:
+    if old in new and analysis.inserted:
         return "insert_code"
     return "replace_symbol"
+
+
+def _addressed(definition: Definition, among: list[Definition]) -> str:
+    """The name path that picks exactly this definition: `name[i]` (0-based) among duplicates."""
+    same = [d for d in among if d.name_path == definition.name_path]
+    return definition.name_path if len(same) < 2 else f"{definition.name_path}[{same.index(definition)}]"
+
+
+def _parent_path(definition: Definition) -> str:
+    return definition.name_path.rpartition("/")[0]
+
+
+def _insert_anchor(analysis: _Analysis) -> tuple[str, str]:
+    """The sibling the first inserted definition lands next to, in the file after the edit."""
+    first = analysis.inserted[0]
+    siblings = [
+        d
+        for d in analysis.after_defs
+        if d not in analysis.inserted and _parent_path(d) == _parent_path(first)
+    ]
+    previous = [d for d in siblings if d.end_byte <= first.start_byte]
+    if previous:
+        return _addressed(previous[-1], analysis.after_defs), "after"
+    following = [d for d in siblings if d.start_byte >= first.end_byte]
+    if following:
+        return _addressed(following[0], analysis.after_defs), "before"
+    return _neighbour(analysis)
+
+
+def _insert_command(anchor: tuple[str, str], path: str) -> str:
+    name_path, position = anchor
+    return f"gateway insert-code {shlex.quote(name_path)} {shlex.quote(path)} --position {position} --code-file NEW_CODE_FILE"
 
 
 def _commands(tool: Tool, path: str, analysis: _Analysis) -> list[str]:
     quoted = shlex.quote(path)
     top = _outermost(analysis.touched)
+    addressed = [_addressed(d, analysis.before_defs or analysis.touched) for d in top]
     if tool == "remove_symbol":
-        return [f"gateway remove-symbol {shlex.quote(d.name_path)} {quoted}" for d in top]
+        return [f"gateway remove-symbol {shlex.quote(name_path)} {quoted}" for name_path in addressed]
     if tool == "insert_code":
-        if top:
-            anchor = top[0] if analysis.insert_before else top[-1]
-            name_path, position = anchor.name_path, "before" if analysis.insert_before else "after"
-        else:
-            name_path, position = _neighbour(analysis)
-        return [
-            f"gateway insert-code {shlex.quote(name_path)} {quoted} --position {position} --code-file NEW_CODE_FILE"
-        ]
-    targets = [d.name_path for d in top]
+        return [_insert_command(_insert_anchor(analysis), path)]
+    targets = addressed
     if not targets:
         enclosing = _enclosing(analysis)
         if enclosing is None:
-            name_path, position = _neighbour(analysis)
-            return [
-                f"gateway insert-code {shlex.quote(name_path)} {quoted} --position {position} --code-file NEW_CODE_FILE"
-            ]
-        targets = [enclosing.name_path]
+            return [_insert_command(_neighbour(analysis), path)]
+        targets = [_addressed(enclosing, analysis.before_defs)]
     return [
         f"gateway replace-symbol {shlex.quote(t)} {quoted} --body-file NEW_DEFINITION_FILE" for t in targets
     ]

@@ -1,0 +1,133 @@
+"""`gateway classify` and `gateway edit` as separate processes: exit codes, JSON, files untouched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gate_cases import PYTHON
+
+DECORATED_OLD = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
+DECORATED_NEW = "    @staticmethod\n    def fee(amount):\n        return amount // 50"
+BODY_OLD = "        self.owner = owner\n        self.balance = 0"
+BODY_NEW = "        self.owner = owner\n        self.balance = 100"
+
+
+def gateway(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gateway", *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "account.py").write_text(PYTHON.source)
+    return tmp_path
+
+
+def test_classify_allow(workspace: Path) -> None:
+    done = gateway("classify", "src/account.py", "--old", BODY_OLD, "--new", BODY_NEW, "--json", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["decision"], result["suggested_tool"], result["language"], result["definitions"]) == (
+        "allow", None, "python", [])
+    assert result["message"].startswith("Allowed")
+
+
+def test_classify_block(workspace: Path) -> None:
+    done = gateway("classify", "src/account.py", "--old", DECORATED_OLD, "--new", DECORATED_NEW, "--json", cwd=workspace)
+    assert done.returncode == 3
+    result = json.loads(done.stdout)
+    assert result["decision"] == "block" and result["suggested_tool"] == "replace_symbol"
+    assert result["definitions"] == [
+        {"kind": "method", "name": "fee", "name_path": "Account/fee", "line": 18, "change": "edited"}
+    ]
+    assert "gateway replace-symbol Account/fee src/account.py" in result["message"]
+
+
+def test_classify_text_files_and_workspace_option(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_text(DECORATED_OLD)
+    (tmp_path / "new.txt").write_text(DECORATED_NEW)
+    done = gateway(
+        "classify", "src/account.py", "--old-file", str(tmp_path / "old.txt"), "--new-file",
+        str(tmp_path / "new.txt"), "--workspace", str(workspace), cwd=Path("/"),
+    )
+    assert done.returncode == 3
+    assert done.stdout.startswith("Blocked: this multi-line edit to src/account.py")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("classify", "src/missing.py", "--old", "a", "--new", "b"),
+        ("classify", "src/account.py", "--new", "b"),
+        ("classify", "src/account.py", "--old", "a", "--old-file", "x", "--new", "b"),
+        ("classify", "../etc/passwd", "--old", "a", "--new", "b"),
+        ("bogus",),
+    ],
+)
+def test_errors_exit_1_with_one_line(workspace: Path, args: tuple[str, ...]) -> None:
+    done = gateway(*args, cwd=workspace)
+    assert done.returncode == 1
+    assert done.stderr.startswith("gateway: ") and done.stderr.count("\n") == 1
+
+
+def test_edit_applied(workspace: Path) -> None:
+    done = gateway("edit", "src/account.py", "--old", BODY_OLD, "--new", BODY_NEW, "--json", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["applied"] is True and result["decision"] == "allow"
+    assert (workspace / "src" / "account.py").read_text() == PYTHON.source.replace(BODY_OLD, BODY_NEW)
+
+
+def test_edit_text_output(workspace: Path) -> None:
+    done = gateway("edit", "src/account.py", "--old", BODY_OLD, "--new", BODY_NEW, cwd=workspace)
+    assert (done.returncode, done.stdout) == (0, "Applied: 1 replacement(s) in src/account.py (line 13).\n")
+
+
+def test_edit_blocked_leaves_file(workspace: Path) -> None:
+    done = gateway("edit", "src/account.py", "--old", DECORATED_OLD, "--new", DECORATED_NEW, "--json", cwd=workspace)
+    assert done.returncode == 3
+    result = json.loads(done.stdout)
+    assert (result["applied"], result["decision"], result["suggested_tool"]) == (False, "block", "replace_symbol")
+    assert (workspace / "src" / "account.py").read_text() == PYTHON.source
+
+
+def test_edit_error_json(workspace: Path) -> None:
+    done = gateway("edit", "src/account.py", "--old", "absent text", "--new", "x", "--json", cwd=workspace)
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["applied"] is False and result["error"]["kind"] == "not_found"
+    assert (workspace / "src" / "account.py").read_text() == PYTHON.source
+
+
+def test_edit_stdin_agent_payload(workspace: Path) -> None:
+    payload = {
+        "file_path": str(workspace / "src" / "account.py"),
+        "old_string": "= 0",
+        "new_string": "= 1",
+        "replace_all": True,
+    }
+    done = gateway("edit", "--stdin", "--json", cwd=workspace, stdin=json.dumps(payload))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["replacements"] == 1
+    assert "self.balance = 1" in (workspace / "src" / "account.py").read_text()
+
+
+def test_edit_stdin_blocked(workspace: Path) -> None:
+    payload = {"file_path": "src/account.py", "old_string": DECORATED_OLD, "new_string": ""}
+    done = gateway("edit", "--stdin", cwd=workspace, stdin=json.dumps(payload))
+    assert done.returncode == 3 and "remove_symbol" in done.stdout
+    assert (workspace / "src" / "account.py").read_text() == PYTHON.source
+
+
+@pytest.mark.parametrize("stdin", ["not json", "[]", '{"file_path": "src/account.py"}'])
+def test_edit_stdin_malformed(workspace: Path, stdin: str) -> None:
+    done = gateway("edit", "--stdin", cwd=workspace, stdin=stdin)
+    assert done.returncode == 1 and done.stderr.startswith("gateway: --stdin")
+    assert (workspace / "src" / "account.py").read_text() == PYTHON.source

@@ -1,0 +1,120 @@
+"""Files the gate must leave alone, extension mapping, and edits judged without a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gateway.classify import classify_edit, spans_lines
+from gateway.langs import default_registry
+from tests.gate_cases import PYTHON
+
+DEFINITION_TEXT = "def handler(request):\n    return request\n"
+
+
+@pytest.mark.parametrize(
+    "filename", ["README.md", "docs/guide.rst", "pyproject.toml", "package.json", "ci.yaml", "notes.txt", "Makefile"]
+)
+def test_prose_and_config_are_allowed(filename: str) -> None:
+    content = "intro\n" + DEFINITION_TEXT
+    result = classify_edit(filename, DEFINITION_TEXT, "", content=content)
+    assert (result.decision, result.reason, result.language) == ("allow", "not_source", None)
+
+
+def test_language_without_symbol_backend_is_allowed() -> None:
+    content = "greet() {\n  echo hi\n}\n"
+    result = classify_edit("run.sh", content, "", content=content)
+    assert (result.decision, result.reason, result.language) == ("allow", "no_symbol_backend", "bash")
+
+
+@pytest.mark.parametrize(
+    ("filename", "language"),
+    [
+        ("stubs/api.pyi", "python"),
+        ("a.mjs", "javascript"),
+        ("a.cjs", "javascript"),
+        ("App.jsx", "javascript"),
+        ("App.tsx", "tsx"),
+        ("lib.mts", "typescript"),
+        ("x.h", "c"),
+        ("x.hpp", "cpp"),
+        ("x.cc", "cpp"),
+        ("X.CPP", "cpp"),
+        ("build.gradle.kts", "kotlin"),
+        ("Rakefile.rake", "ruby"),
+        ("P.cs", "csharp"),
+    ],
+)
+def test_extensions(filename: str, language: str) -> None:
+    lang = default_registry().for_path(filename)
+    assert lang is not None and lang.name == language
+
+
+def test_stub_file_is_gated() -> None:
+    content = "def f(x: int) -> int: ...\ndef g() -> None: ...\n"
+    result = classify_edit("api.pyi", content, "def f(x: str) -> str: ...\n", content=content)
+    assert result.blocked and result.suggested_tool == "replace_symbol"
+
+
+def test_spans_lines() -> None:
+    assert not spans_lines("x = 1\n")
+    assert not spans_lines("\nx = 1\n")
+    assert spans_lines("x = 1\ny = 2")
+
+
+def test_fragment_without_file_adds_definition(tmp_path: Path) -> None:
+    result = classify_edit(tmp_path / "new.py", "", "import os\n\n\ndef main():\n    return os.getcwd()\n")
+    assert result.blocked and result.suggested_tool == "insert_code"
+    assert [d.name for d in result.definitions] == ["main"]
+
+
+def test_fragment_without_file_rewrites_definition(tmp_path: Path) -> None:
+    old = "def main():\n    return 1\n"
+    result = classify_edit(tmp_path / "absent.py", old, "def main():\n    return 2\n")
+    assert result.blocked and result.suggested_tool == "replace_symbol"
+    assert [(d.name, d.change) for d in result.definitions] == [("main", "edited")]
+
+
+def test_file_is_read_when_content_is_not_given(tmp_path: Path) -> None:
+    path = tmp_path / "account.py"
+    path.write_text(PYTHON.source)
+    old = "    def inner():\n        return 1"
+    result = classify_edit(path, old, "    def inner():\n        return 2")
+    assert result.blocked and [d.name_path for d in result.definitions] == ["outer/inner"]
+
+
+def test_crlf_content_is_matched() -> None:
+    content = PYTHON.source.replace("\n", "\r\n")
+    old = "    def inner():\r\n        return 1"
+    result = classify_edit("account.py", old, "    def inner():\r\n        return 2", content=content)
+    assert result.blocked and result.definitions[0].line == 32
+
+
+def test_replace_all_judges_every_occurrence() -> None:
+    content = "x = 1\ny = 2\n\n\ndef f():\n    x = 1\n    y = 2\n"
+    old = "x = 1\ny = 2"
+    single = classify_edit("m.py", old, "x = 3\ny = 4", content=content)
+    assert not single.blocked
+    content = "def f():\n    pass\n\n\ndef f():\n    pass\n"
+    every = classify_edit("m.py", "def f():\n    pass", "def f():\n    return 1", content=content, replace_all=True)
+    assert every.blocked and [d.line for d in every.definitions] == [1, 5]
+    assert every.commands == (
+        "gateway replace-symbol 'f[0]' m.py --body-file NEW_DEFINITION_FILE",
+        "gateway replace-symbol 'f[1]' m.py --body-file NEW_DEFINITION_FILE",
+    )
+
+
+def test_refusal_names_definition_line_and_command() -> None:
+    old = "    async def refresh(self):\n        # class Foo: a comment mentioning class and def"
+    result = classify_edit("account.py", old, "    async def refresh(self):\n        pass", content=PYTHON.source)
+    assert result.message.startswith("Blocked: this multi-line edit to account.py rewrites method `Account/refresh` (line 21)")
+    assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in result.message
+    assert "\n" not in result.message
+
+
+def test_module_level_statements_rewritten_into_a_definition() -> None:
+    content = "import os\n\nA = 1\nB = 2\n"
+    result = classify_edit("m.py", "A = 1\nB = 2\n", "def constants():\n    return 1, 2\n", content=content)
+    assert result.blocked and result.suggested_tool == "replace_symbol"
+    assert result.commands == ("gateway insert-code / m.py --position after --code-file NEW_CODE_FILE",)
