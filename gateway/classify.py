@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gateway.langs import Language, LanguageRegistry, default_registry
-from gateway.syntax import Definition, find_definitions
+from gateway.syntax import Definition, definitions, find_definitions, parse, reparse
 
 Decision = Literal["allow", "block"]
 Tool = Literal["replace_symbol", "insert_code", "remove_symbol"]
@@ -114,7 +114,8 @@ def _analyse(lang: Language, content: str | None, old: str, new: str, replace_al
         return _compare(touched, in_new, retained, [], in_new, None)
     if not replace_all:
         positions = positions[:1]
-    before = find_definitions(lang, source)
+    tree = parse(lang, source)
+    before = definitions(lang, tree)
     touched = _within(before, [(p, p + len(old_b)) for p in positions])
     edited, new_spans = bytearray(), []
     cursor = 0
@@ -124,7 +125,12 @@ def _analyse(lang: Language, content: str | None, old: str, new: str, replace_al
         edited += new_b
         cursor = p + len(old_b)
     edited += source[cursor:]
-    after = find_definitions(lang, bytes(edited))
+    if len(positions) == 1:
+        start = positions[0]
+        tree = reparse(lang, tree, source, bytes(edited), start, start + len(old_b), start + len(new_b))
+        after = definitions(lang, tree)
+    else:
+        after = find_definitions(lang, bytes(edited))
     in_new = _within(after, new_spans)
     kept_at = new_b.find(old_b)
     retained = [(s + kept_at, s + kept_at + len(old_b)) for s, _ in new_spans] if kept_at >= 0 else []

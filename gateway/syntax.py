@@ -48,6 +48,24 @@ def parse(lang: Language, source: bytes) -> Tree:
     return _parser(lang.grammar).parse(source)
 
 
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    row = source.count(b"\n", 0, offset)
+    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
+
+
+def reparse(lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int) -> Tree:
+    """The tree of `after`, which is `before` with [start, old_end) replaced; parsed incrementally."""
+    tree.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(before, start),
+        old_end_point=_point(before, old_end),
+        new_end_point=_point(after, new_end),
+    )
+    return _parser(lang.grammar).parse(after, tree)
+
+
 def _last_line(node: Node) -> int:
     row, column = node.end_point
     return row if column > 0 or row == node.start_point[0] else row - 1

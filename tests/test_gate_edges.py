@@ -118,3 +118,18 @@ def test_module_level_statements_rewritten_into_a_definition() -> None:
     result = classify_edit("m.py", "A = 1\nB = 2\n", "def constants():\n    return 1, 2\n", content=content)
     assert result.blocked and result.suggested_tool == "replace_symbol"
     assert result.commands == ("gateway insert-code / m.py --position after --code-file NEW_CODE_FILE",)
+
+
+def test_incremental_reparse_matches_full_parse() -> None:
+    from gateway.syntax import definitions, find_definitions, parse, reparse
+    from tests.gate_cases import SAMPLES
+
+    for lang_name, sample in SAMPLES.items():
+        lang = default_registry().get(lang_name)
+        before = sample.source.encode()
+        for case in sample.cases:
+            start = before.index(case.old.encode())
+            old_end = start + len(case.old.encode())
+            after = before[:start] + case.new.encode() + before[old_end:]
+            tree = reparse(lang, parse(lang, before), before, after, start, old_end, start + len(case.new.encode()))
+            assert definitions(lang, tree) == find_definitions(lang, after), f"{lang_name}: {case.id}"

@@ -1,0 +1,205 @@
+"""Latency of the gate on ~2,000-line real files, beside a keyword gate, in-process and as a process.
+
+Run with `make bench`. Prints a Markdown table and records it in benchmarks/RESULTS.md
+between the classify-latency markers, and the raw numbers in results/classify_latency.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
+from gateway.classify import classify_edit  # noqa: E402
+from gateway.langs import default_registry  # noqa: E402
+from gateway.syntax import find_definitions  # noqa: E402
+
+LINES = 2000
+EDITS_PER_KIND = 40
+PROCESS_RUNS = 15
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+NODE = ROOT / ".tools" / "node" / "node_modules" / "typescript" / "lib"
+
+# (language, real file, the name the gate sees). Headers are judged as what they contain.
+CORPUS = [
+    ("python", STDLIB / "difflib.py", "difflib.py"),
+    ("go", Path("/usr/lib/go-1.19/src/net/http/server.go"), "server.go"),
+    ("javascript", NODE / "typescript.js", "typescript.js"),
+    ("typescript", NODE / "lib.dom.d.ts", "lib.dom.d.ts"),
+    ("c", Path("/usr/include/gcrypt.h"), "gcrypt.h"),
+    ("cpp", Path("/usr/include/c++/12/bits/unordered_set.h"), "unordered_set.hpp"),
+]
+
+
+@dataclass(frozen=True)
+class Edit:
+    kind: str
+    old: str
+    new: str
+
+
+def first_lines(path: Path, count: int) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return "".join(line for _, line in zip(range(count), handle))
+
+
+def generate_edits(language: str, name: str, content: str, seed: int = 0) -> list[Edit]:
+    """Whole definitions, two lines inside a body, and single lines, as an agent would send them."""
+    rng = random.Random(seed)
+    lines = content.splitlines(keepends=True)
+    definitions = find_definitions(default_registry().get(language), content.encode())
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode()))
+    data = content.encode()
+    whole, body = [], []
+    for d in definitions:
+        text = data[d.start_byte : d.end_byte].decode()
+        if content.count(text) == 1 and "\n" in text:
+            whole.append(Edit("whole_definition", text, text.replace("(", "( ", 1)))
+        if d.end_line - d.name_line >= 3:
+            first = d.name_line + 1
+            pair = "".join(lines[first - 1 : first + 1])
+            if content.count(pair) == 1 and pair.strip():
+                body.append(Edit("body_only", pair, pair.replace("\n", " \n", 1)))
+    single = []
+    for line in rng.sample(lines, min(len(lines), 4 * EDITS_PER_KIND)):
+        if line.strip() and content.count(line) == 1:
+            single.append(Edit("single_line", line, line.rstrip("\n") + " \n"))
+    picked: list[Edit] = []
+    for group in (whole, body, single):
+        picked += rng.sample(group, min(len(group), EDITS_PER_KIND))
+    return picked
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def time_in_process(language: str, name: str, content: str, edits: list[Edit]) -> dict[str, float]:
+    ours, keyword = [], []
+    for edit in edits:
+        started = time.perf_counter()
+        classify_edit(name, edit.old, edit.new, content=content)
+        ours.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        keyword_gate_blocks(language, edit.old, edit.new)
+        keyword.append((time.perf_counter() - started) * 1000)
+    return {
+        "ours_p50_ms": statistics.median(ours),
+        "ours_p99_ms": percentile(ours, 0.99),
+        "keyword_p50_ms": statistics.median(keyword),
+        "keyword_p99_ms": percentile(keyword, 0.99),
+    }
+
+
+def time_process(command: list[str], cwd: Path) -> float:
+    samples = []
+    for _ in range(PROCESS_RUNS):
+        started = time.perf_counter()
+        subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def process_timings(workspace: Path, name: str, edit: Edit) -> dict[str, float]:
+    python = sys.executable
+    classify = [python, "-m", "gateway", "classify", name, "--old", edit.old, "--new", edit.new, "--json"]
+    keyword = [
+        python, "-c",
+        "import sys; sys.path.insert(0, sys.argv[1]); from benchmarks.keyword_gate import keyword_gate_blocks;"
+        " keyword_gate_blocks('python', sys.argv[2], sys.argv[3])",
+        str(ROOT), edit.old, edit.new,
+    ]
+    return {
+        "python_c_pass_ms": time_process([python, "-c", "pass"], workspace),
+        "gateway_classify_ms": time_process(classify, workspace),
+        "keyword_gate_process_ms": time_process(keyword, workspace),
+    }
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def render(rows: list[dict[str, object]], process: dict[str, float]) -> str:
+    out = [
+        f"Machine: {machine()}. Each file is the first {LINES} lines of a real third-party file; "
+        f"up to {EDITS_PER_KIND} edits each of whole definitions, two body lines and single lines.",
+        "",
+        "| language | file | lines | edits | ours p50 ms | ours p99 ms | keyword p50 ms | keyword p99 ms |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        out.append(
+            f"| {row['language']} | {row['file']} | {row['lines']} | {row['edits']} | {row['ours_p50_ms']:.2f} "
+            f"| {row['ours_p99_ms']:.2f} | {row['keyword_p50_ms']:.3f} | {row['keyword_p99_ms']:.3f} |"
+        )
+    out += [
+        "",
+        f"Whole process on the {LINES}-line Python file (median of {PROCESS_RUNS} runs):",
+        "",
+        "| command | ms |",
+        "|---|---:|",
+        f"| `python3 -c pass` | {process['python_c_pass_ms']:.0f} |",
+        f"| keyword gate as a process | {process['keyword_gate_process_ms']:.0f} |",
+        f"| `gateway classify --json` | {process['gateway_classify_ms']:.0f} |",
+    ]
+    return "\n".join(out)
+
+
+def record(markdown: str, marker: str) -> None:
+    results = ROOT / "benchmarks" / "RESULTS.md"
+    text = results.read_text() if results.exists() else "# Benchmark results\n"
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    block = f"{start}\n{markdown}\n{end}"
+    if start in text:
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip("\n") + f"\n\n## Gate latency (`make bench`)\n\n{block}\n"
+    results.write_text(text)
+
+
+def main() -> None:
+    rows: list[dict[str, object]] = []
+    python_case: tuple[str, str, Edit] | None = None
+    for language, path, name in CORPUS:
+        if not path.exists():
+            print(f"skipping {language}: {path} is not on this machine", file=sys.stderr)
+            continue
+        content = first_lines(path, LINES)
+        edits = generate_edits(language, name, content)
+        timings = time_in_process(language, name, content, edits)
+        rows.append({"language": language, "file": path.name, "lines": content.count("\n"), "edits": len(edits), **timings})
+        print(f"{language}: {timings}", file=sys.stderr)
+        if language == "python":
+            python_case = (name, content, next(e for e in edits if e.kind == "whole_definition"))
+    assert python_case is not None, "the Python standard library is always present"
+    name, content, edit = python_case
+    workspace = ROOT / "benchmarks" / "results" / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / name).write_text(content)
+    process = process_timings(workspace, name, edit)
+    markdown = render(rows, process)
+    print(markdown)
+    (ROOT / "benchmarks" / "results" / "classify_latency.json").write_text(
+        json.dumps({"machine": machine(), "files": rows, "process": process}, indent=2) + "\n"
+    )
+    record(markdown, "classify-latency")
+
+
+if __name__ == "__main__":
+    main()
