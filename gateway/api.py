@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.classify import Classification, classify_edit
+from gateway.diffs import unified_diff
 from gateway.edits import apply_string_edit
 from gateway.errors import Blocked
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gateway.lsp.manager import SessionManager
+    from gateway.symbols.service import SymbolService
 
 
 @dataclass(frozen=True)
@@ -21,9 +25,12 @@ class EditResult:
     replacements: int
     lines: tuple[int, ...]
     diff: str
+    routed: tuple[dict[str, Any], ...] = ()
+    backend: str | None = None
+    message: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        result = {
             **self.classification.to_json(),
             "applied": True,
             "path": self.path,
@@ -31,20 +38,56 @@ class EditResult:
             "lines": list(self.lines),
             "diff": self.diff,
         }
-
-
-def unified_diff(path: str, before: str, after: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-        )
-    )
+        if self.routed:
+            result.update(routed=list(self.routed), backend=self.backend, message=self.message)
+        return result
 
 
 class Gateway:
-    def __init__(self, workspace: str | os.PathLike[str] = ".", registry: LanguageRegistry | None = None) -> None:
+    """Classification, gated edits and symbol operations on one workspace.
+
+    Language servers start on first use and stay warm until `close()` (or the end of a
+    `with` block).
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] = ".",
+        registry: LanguageRegistry | None = None,
+        use_servers: bool = True,
+    ) -> None:
         self.workspace = Workspace(workspace)
         self.registry = registry or default_registry()
+        self.use_servers = use_servers
+        self._sessions: SessionManager | None = None
+        self._symbol_service: SymbolService | None = None
+
+    @property
+    def sessions(self) -> SessionManager:
+        """Language server sessions, created on first use (the gate alone never needs them)."""
+        if self._sessions is None:
+            from gateway.lsp.manager import SessionManager
+
+            self._sessions = SessionManager(self.workspace.root, use_servers=self.use_servers)
+        return self._sessions
+
+    @property
+    def symbol_service(self) -> SymbolService:
+        if self._symbol_service is None:
+            from gateway.symbols.service import SymbolService
+
+            self._symbol_service = SymbolService(self.workspace, self.registry, self.sessions)
+        return self._symbol_service
+
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._sessions is not None:
+            self._sessions.close()
 
     def classify(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
         source = self.workspace.read(path)
@@ -57,8 +100,12 @@ class Gateway:
             registry=self.registry,
         )
 
-    def edit(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
-        """Apply an exact-match edit if the gate allows it; raise Blocked (file untouched) if not."""
+    def edit(self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False) -> EditResult:
+        """Apply an exact-match edit if the gate allows it.
+
+        A blocked edit raises Blocked with the file untouched, unless `route` is set and
+        the edit maps unambiguously onto symbol operations, which are then performed.
+        """
         with self.workspace.locked(path):
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
@@ -66,7 +113,11 @@ class Gateway:
                 source.display, old, new, content=source.text, replace_all=replace_all, registry=self.registry
             )
             if classification.blocked:
-                raise Blocked(classification)
+                if not route:
+                    raise Blocked(classification)
+                from gateway.symbols.routing import route_edit
+
+                return route_edit(self.symbol_service, classification, source, old, new, replace_all)
             edit = apply_string_edit(source.text, old, new, replace_all, source.display)
             self.workspace.write(source, edit.text)
         return EditResult(
@@ -76,3 +127,42 @@ class Gateway:
             lines=edit.lines,
             diff=unified_diff(source.display, source.text, edit.text),
         )
+
+    def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:
+        view = self.symbol_service.symbols(path)
+        shown = [s for s in view.symbols if depth is None or s.depth < depth]
+        return {
+            "ok": True,
+            "path": view.source.display,
+            "language": view.lang.name,
+            "backend": view.backend.name,
+            "symbols": [s.to_json() for s in shown],
+        }
+
+    def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:
+        matches = []
+        for view, symbol in self.symbol_service.find(name_path, path):
+            entry = {**symbol.to_json(), "path": view.source.display, "backend": view.backend.name}
+            if body:
+                entry["body"] = view.source.text[symbol.start : symbol.end]
+            matches.append(entry)
+        return {"ok": True, "name_path": name_path, "matches": matches}
+
+    def replace_symbol(self, name_path: str, path: str, body: str) -> dict[str, Any]:
+        return self.symbol_service.replace_symbol(name_path, path, body).to_json()
+
+    def insert_code(self, name_path: str, path: str, code: str, position: str) -> dict[str, Any]:
+        return self.symbol_service.insert_code(name_path, path, code, position).to_json()
+
+    def remove_symbol(self, name_path: str, path: str) -> dict[str, Any]:
+        return self.symbol_service.remove_symbol(name_path, path).to_json()
+
+    def rename_symbol(self, name_path: str, path: str, new_name: str) -> dict[str, Any]:
+        from gateway.symbols.rename import rename_symbol
+
+        return rename_symbol(self.symbol_service, name_path, path, new_name).to_json()
+
+    def servers(self) -> dict[str, Any]:
+        from gateway.lsp.status import server_status
+
+        return {"ok": True, "languages": server_status(self.registry, self.sessions.use_servers)}

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from gateway.errors import EXIT_BLOCKED, EXIT_OK, Blocked, GatewayError, UsageError, exit_code_for
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -33,6 +33,12 @@ def _text_arg(args: argparse.Namespace, name: str) -> str:
     return inline if inline is not None else _read_text_file(file)
 
 
+def _add_text_arg(parser: argparse.ArgumentParser, name: str, what: str) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument(f"--{name}", metavar="TEXT", help=what)
+    group.add_argument(f"--{name}-file", metavar="F", help=f"read {what} from file F")
+
+
 def _add_edit_text_args(parser: argparse.ArgumentParser, required: bool) -> None:
     for name in ("old", "new"):
         group = parser.add_mutually_exclusive_group(required=required)
@@ -41,14 +47,65 @@ def _add_edit_text_args(parser: argparse.ArgumentParser, required: bool) -> None
 
 
 def _gateway(args: argparse.Namespace) -> Any:
-    from gateway.api import Gateway
+    """The run's one Gateway, closed (servers shut down) when the command ends."""
+    if getattr(args, "gateway", None) is None:
+        from gateway.api import Gateway
 
-    return Gateway(args.workspace)
+        args.gateway = Gateway(args.workspace)
+    return args.gateway
 
 
 def _cmd_classify(args: argparse.Namespace) -> Outcome:
     result = _gateway(args).classify(args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all)
     return result.to_json(), result.message, EXIT_BLOCKED if result.blocked else EXIT_OK
+
+
+def _operation(result: dict[str, Any]) -> Outcome:
+    return result, result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else ""), EXIT_OK
+
+
+def _cmd_symbols(args: argparse.Namespace) -> Outcome:
+    result = _gateway(args).symbols(args.path, args.depth)
+    lines = [f"{result['path']} ({result['language']}, {result['backend']})"]
+    for symbol in result["symbols"]:
+        depth = symbol["name_path"].count("/")
+        lines.append(f"{'  ' * (depth + 1)}{symbol['kind']} {symbol['name_path']}  {symbol['start_line']}-{symbol['end_line']}")
+    return result, "\n".join(lines), EXIT_OK
+
+
+def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
+    result = _gateway(args).find_symbol(args.name_path, args.path, args.body)
+    lines = []
+    for match in result["matches"]:
+        lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
+        if args.body:
+            lines.append(match["body"])
+    return result, "\n".join(lines) or f"no symbol matches {args.name_path}", EXIT_OK if result["matches"] else EXIT_ERROR
+
+
+def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:
+    return _operation(_gateway(args).replace_symbol(args.name_path, args.path, _text_arg(args, "body")))
+
+
+def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
+    return _operation(_gateway(args).insert_code(args.name_path, args.path, _text_arg(args, "code"), args.position))
+
+
+def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
+    return _operation(_gateway(args).remove_symbol(args.name_path, args.path))
+
+
+def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
+    return _operation(_gateway(args).rename_symbol(args.name_path, args.path, args.new_name))
+
+
+def _cmd_servers(args: argparse.Namespace) -> Outcome:
+    result = _gateway(args).servers()
+    lines = []
+    for row in result["languages"]:
+        found = f"found {row['path']} ({row['version'] or 'version unknown'})" if row["found"] else f"not found; {row['install']}"
+        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}")
+    return result, "\n".join(lines), EXIT_OK
 
 
 def _stdin_edit() -> tuple[str, str, str, bool]:
@@ -74,12 +131,12 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
             raise UsageError("PATH is required (or --stdin)")
         path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
     try:
-        result = _gateway(args).edit(path, old, new, replace_all)
+        result = _gateway(args).edit(path, old, new, replace_all, route=args.route)
     except Blocked as blocked:
         classification = blocked.classification
         return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
     lines = ", ".join(map(str, result.lines))
-    text = f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
+    text = result.message or f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
     return result.to_json(), text, EXIT_OK
 
 
@@ -101,7 +158,46 @@ def build_parser() -> argparse.ArgumentParser:
     _add_edit_text_args(edit, required=False)
     edit.add_argument("--replace-all", action="store_true", help="replace every occurrence")
     edit.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
+    edit.add_argument("--route", action="store_true", help="perform a blocked edit as symbol operations when unambiguous")
     edit.set_defaults(handler=_cmd_edit)
+
+    symbols = commands.add_parser("symbols", parents=[common], help="a file's symbol tree")
+    symbols.add_argument("path", metavar="PATH")
+    symbols.add_argument("--depth", type=int, metavar="N", help="show N levels")
+    symbols.set_defaults(handler=_cmd_symbols)
+
+    find = commands.add_parser("find-symbol", parents=[common], help="find symbols by name path")
+    find.add_argument("name_path", metavar="NAME_PATH")
+    find.add_argument("path", metavar="PATH", nargs="?")
+    find.add_argument("--body", action="store_true", help="print each symbol's text")
+    find.set_defaults(handler=_cmd_find_symbol)
+
+    replace = commands.add_parser("replace-symbol", parents=[common], help="replace a whole definition")
+    replace.add_argument("name_path", metavar="NAME_PATH")
+    replace.add_argument("path", metavar="PATH")
+    _add_text_arg(replace, "body", "the new definition")
+    replace.set_defaults(handler=_cmd_replace_symbol)
+
+    insert = commands.add_parser("insert-code", parents=[common], help="insert code as a sibling of a symbol")
+    insert.add_argument("name_path", metavar="NAME_PATH", help="the sibling; '/' is the file itself")
+    insert.add_argument("path", metavar="PATH")
+    _add_text_arg(insert, "code", "the code to insert")
+    insert.add_argument("--position", choices=("before", "after"), required=True)
+    insert.set_defaults(handler=_cmd_insert_code)
+
+    remove = commands.add_parser("remove-symbol", parents=[common], help="remove a definition")
+    remove.add_argument("name_path", metavar="NAME_PATH")
+    remove.add_argument("path", metavar="PATH")
+    remove.set_defaults(handler=_cmd_remove_symbol)
+
+    rename = commands.add_parser("rename-symbol", parents=[common], help="rename a symbol across the workspace")
+    rename.add_argument("name_path", metavar="NAME_PATH")
+    rename.add_argument("path", metavar="PATH")
+    rename.add_argument("new_name", metavar="NEW_NAME")
+    rename.set_defaults(handler=_cmd_rename_symbol)
+
+    servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
+    servers.set_defaults(handler=_cmd_servers)
     return parser
 
 
@@ -119,14 +215,21 @@ def run(argv: Sequence[str] | None = None) -> int:
         handler: Callable[[argparse.Namespace], Outcome] = args.handler
         payload, text, code = handler(args)
     except GatewayError as error:
+        _close(args)
         print(f"gateway: {error}", file=sys.stderr)
-        payload = {"error": error.to_json()}
+        payload: dict[str, Any] = {"ok": False, "error": error.to_json()}
         if args is not None and args.command == "edit":
             payload["applied"] = False
         _emit(args, payload, "")
         return exit_code_for(error)
+    _close(args)
     _emit(args, payload, text)
     return code
+
+
+def _close(args: argparse.Namespace | None) -> None:
+    if args is not None and getattr(args, "gateway", None) is not None:
+        args.gateway.close()
 
 
 def main() -> None:

@@ -62,6 +62,18 @@ class Unencodable(GatewayError):
     kind = "unencodable"
 
 
+class ServerFailed(GatewayError):
+    """A language server crashed, hung or answered nonsense; the next call starts a new one."""
+
+    kind = "server_failed"
+
+
+class SyntaxBroken(GatewayError):
+    """A symbol operation would leave the file with syntax errors it did not have."""
+
+    kind = "syntax_error"
+
+
 class Blocked(GatewayError):
     """The structural gate refused the edit; the classification says what to do instead."""
 

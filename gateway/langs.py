@@ -15,6 +15,13 @@ class ServerSpec:
     command: tuple[str, ...]
     alternatives: tuple[tuple[str, ...], ...]
     install: str
+    adapter: str
+    language_id: str
+    language_id_by_extension: tuple[tuple[str, str], ...]
+    version_args: tuple[str, ...]
+
+    def language_id_for(self, path: str | os.PathLike[str]) -> str:
+        return dict(self.language_id_by_extension).get(Path(path).suffix.lower(), self.language_id)
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,9 @@ class Language:
     query_path: Path
     symbol_backend: bool
     attached_before: frozenset[str]
+    decorator_nodes: frozenset[str]
+    blank_lines_top: int
+    blank_lines_nested: int
     scope_separator: str
     server: ServerSpec
 
@@ -49,12 +59,19 @@ def _load_language(path: Path, queries: Path) -> Language:
         query_path=queries / raw.get("queries", raw["name"]) / "definitions.scm",
         symbol_backend=bool(raw["symbol_backend"]),
         attached_before=frozenset(raw.get("attached_before", ())),
+        decorator_nodes=frozenset(raw.get("decorator_nodes", ())),
+        blank_lines_top=int(raw.get("blank_lines_top", 1)),
+        blank_lines_nested=int(raw.get("blank_lines_nested", 1)),
         scope_separator=raw.get("scope_separator", ""),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),
             alternatives=tuple(tuple(alt) for alt in server.get("alternatives", ())),
             install=server.get("install", ""),
+            adapter=server.get("adapter", "generic"),
+            language_id=server.get("language_id", raw["name"]),
+            language_id_by_extension=tuple(server.get("language_id_by_extension", {}).items()),
+            version_args=tuple(server.get("version_args", ["--version"])),
         ),
     )
 

@@ -144,6 +144,13 @@ class Workspace:
             raise Unencodable(
                 f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})"
             ) from None
+        self._replace(source, data)
+
+    def restore(self, source: SourceFile, original: bytes) -> None:
+        """Put back a file's earlier bytes exactly (a multi-file change undoing itself)."""
+        self._replace(source, original)
+
+    def _replace(self, source: SourceFile, data: bytes) -> None:
         try:
             current = source.path.read_bytes()
         except FileNotFoundError:

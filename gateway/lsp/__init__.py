@@ -1,0 +1,1 @@
+"""Language servers: discovery, one session per (workspace, server), per-server adapters."""

@@ -1,0 +1,46 @@
+"""The adapter every server starts from: standard client capabilities, names as given."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+CLIENT_CAPABILITIES: dict[str, Any] = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "textDocument": {
+        "synchronization": {"didSave": True, "dynamicRegistration": False},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True, "symbolKind": {"valueSet": list(range(1, 27))}},
+        "rename": {"prepareSupport": False, "dynamicRegistration": False},
+    },
+    "workspace": {
+        "workspaceEdit": {"documentChanges": True, "resourceOperations": []},
+        "workspaceFolders": True,
+        "configuration": False,
+        "didChangeWatchedFiles": {"dynamicRegistration": False},
+    },
+    "window": {"workDoneProgress": False},
+}
+
+
+class Adapter:
+    def initialize_params(self, root: Path) -> dict[str, Any]:
+        return {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "gateway"},
+            "rootPath": str(root),
+            "rootUri": root.as_uri(),
+            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "capabilities": CLIENT_CAPABILITIES,
+            "initializationOptions": self.initialization_options(),
+        }
+
+    def initialization_options(self) -> dict[str, Any]:
+        return {}
+
+    def name_segments(self, name: str) -> list[str]:
+        """A server's symbol name as name-path segments (most servers name symbols plainly)."""
+        return [name]
+
+
+ADAPTER = Adapter()

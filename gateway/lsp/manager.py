@@ -1,0 +1,53 @@
+"""One language server session per (workspace, server command), started on first use."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from pathlib import Path
+
+from gateway.langs import Language
+from gateway.lsp.adapters import adapter_for
+from gateway.lsp.discovery import find_server
+from gateway.lsp.session import LspSession
+
+DEFAULT_TIMEOUT = float(os.environ.get("GATEWAY_LSP_TIMEOUT", "60"))
+
+
+class SessionManager:
+    def __init__(self, root: Path, use_servers: bool = True, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.root = root
+        self.use_servers = use_servers and os.environ.get("GATEWAY_NO_SERVERS") != "1"
+        self.timeout = timeout
+        self._sessions: dict[tuple[str, ...], LspSession] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def session_for(self, lang: Language) -> LspSession | None:
+        """The live session for the language's server; None when no server is installed.
+
+        A session broken by a crash or a timeout is closed and replaced here.
+        """
+        if not self.use_servers:
+            return None
+        command = find_server(lang.server)
+        if command is None:
+            return None
+        with self._lock:
+            session = self._sessions.get(command)
+            if session is not None and session.broken:
+                session.close()
+                session = None
+            if session is None:
+                name = Path(command[0]).name
+                session = LspSession(name, command, self.root, adapter_for(lang.server.adapter), self.timeout)
+                session.start()
+                self._sessions[command] = session
+            return session
+
+    def close(self) -> None:
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            session.close()

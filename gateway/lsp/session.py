@@ -1,0 +1,168 @@
+"""One language server process, driven through multilspy's protocol handler on its own loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, TypeVar
+
+from multilspy.lsp_protocol_handler.server import Error as LspError
+from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
+
+from gateway.errors import ServerFailed
+from gateway.lsp.adapters.base import Adapter
+from gateway.lsp.discovery import search_path
+
+T = TypeVar("T")
+
+_IGNORED_NOTIFICATIONS = (
+    "window/logMessage",
+    "window/showMessage",
+    "$/progress",
+    "$/logTrace",
+    "telemetry/event",
+    "textDocument/publishDiagnostics",
+    "language/status",
+)
+_IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create")
+
+
+class LspSession:
+    """A started server for one workspace; every request is bounded by `timeout` seconds.
+
+    A request that times out, or a server that exits, raises ServerFailed and leaves the
+    session broken; the manager replaces a broken session on the next call.
+    """
+
+    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float) -> None:
+        self.name = name
+        self.command = command
+        self.root = root
+        self.adapter = adapter
+        self.timeout = timeout
+        self.broken: str | None = None
+        self._versions: dict[str, int] = {}
+        self._sent: dict[str, str] = {}
+        self._lock = threading.RLock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
+        self._handler = LanguageServerHandler(
+            ProcessLaunchInfo(cmd=list(command), cwd=str(root), env={"PATH": search_path()}),
+            start_independent_lsp_process=True,
+        )
+        self.server_info: dict[str, Any] = {}
+
+    def start(self) -> LspSession:
+        self._thread.start()
+        try:
+            self._run(self._initialize(), what="initialize")
+        except ServerFailed:
+            self.close()
+            raise
+        return self
+
+    async def _initialize(self) -> None:
+        async def ignore(_params: Any) -> None:
+            return None
+
+        for method in _IGNORED_NOTIFICATIONS:
+            self._handler.on_notification(method, ignore)
+        for method in _IGNORED_REQUESTS:
+            self._handler.on_request(method, ignore)
+        self._handler.on_request("workspace/configuration", self._configuration)
+        await self._handler.start()
+        result = await self._handler.send.initialize(self.adapter.initialize_params(self.root))
+        if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
+            raise ServerFailed(f"{self.name}: garbage reply to initialize: {str(result)[:120]}")
+        self.server_info = result.get("serverInfo") or {}
+        self._handler.notify.initialized({})
+
+    @staticmethod
+    async def _configuration(params: Any) -> list[Any]:
+        items = params.get("items", []) if isinstance(params, dict) else []
+        return [None for _ in items]
+
+    def _run(self, coroutine: Awaitable[T], what: str) -> T:
+        """Run on the session's loop; a dead process or a timeout breaks the session."""
+        if self.broken:
+            raise ServerFailed(f"{self.name}: {self.broken}")
+        future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine), self._loop)
+        try:
+            return future.result(timeout=self.timeout + 5)
+        except FutureTimeout:
+            future.cancel()
+            self.broken = f"no answer to {what} within {self.timeout:g}s"
+        except ServerFailed as failure:
+            self.broken = str(failure).removeprefix(f"{self.name}: ")
+        except LspError as error:
+            raise ServerFailed(f"{self.name}: {what} failed: {error}") from None
+        raise ServerFailed(f"{self.name}: {self.broken}")
+
+    async def _guarded(self, coroutine: Awaitable[T]) -> T:
+        request = asyncio.ensure_future(coroutine)
+        watchers: set[asyncio.Future[Any]] = {request}
+        process = self._handler.process
+        exited = asyncio.ensure_future(process.wait()) if process else None
+        if exited:
+            watchers.add(exited)
+        done, _ = await asyncio.wait(watchers, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+        if exited:
+            exited.cancel()
+        if request in done:
+            return request.result()
+        request.cancel()
+        if exited in done:
+            raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
+        raise ServerFailed(f"{self.name}: no answer within {self.timeout:g}s")
+
+    def request(self, method: str, make: Callable[[LanguageServerHandler], Awaitable[T]]) -> T:
+        with self._lock:
+            return self._run(make(self._handler), what=method)
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""
+        uri = path.as_uri()
+        with self._lock:
+            if uri not in self._versions:
+                self._versions[uri] = 1
+                self._notify(lambda h: h.notify.did_open_text_document(
+                    {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}
+                ))
+            elif self._sent[uri] != text:
+                self._versions[uri] += 1
+                version = self._versions[uri]
+                self._notify(lambda h: h.notify.did_change_text_document(
+                    {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
+                ))
+            self._sent[uri] = text
+            if saved:
+                self._notify(lambda h: h.notify.did_save_text_document({"textDocument": {"uri": uri}, "text": text}))
+
+    def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
+        async def deliver() -> None:
+            send(self._handler)
+
+        self._run(deliver(), what="notification")
+
+    def close(self) -> None:
+        """Shut the server down (politely unless broken) and stop the loop; never raises."""
+        if not self._thread.is_alive():
+            return
+
+        async def stop() -> None:
+            if not self.broken:
+                try:
+                    await asyncio.wait_for(self._handler.shutdown(), timeout=5)
+                except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - the process is stopped below regardless
+                    pass
+            await self._handler.stop()
+
+        try:
+            asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=30)
+        except Exception:  # noqa: BLE001 - closing must not fail; the process group is already signalled
+            pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)

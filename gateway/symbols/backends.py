@@ -1,0 +1,117 @@
+"""Where symbols come from: a language server's documentSymbol, or our tree-sitter queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from gateway.errors import ServerFailed
+from gateway.langs import Language
+from gateway.lsp.session import LspSession
+from gateway.symbols.text import LineIndex, byte_to_char
+from gateway.syntax import Definition
+
+LSP_KINDS = {
+    1: "file", 2: "module", 3: "namespace", 4: "package", 5: "class", 6: "method", 7: "property",
+    8: "field", 9: "constructor", 10: "enum", 11: "interface", 12: "function", 13: "variable",
+    14: "constant", 15: "string", 16: "number", 17: "boolean", 18: "array", 19: "object", 20: "key",
+    21: "null", 22: "enum_member", 23: "struct", 24: "event", 25: "operator", 26: "type_parameter",
+}
+
+
+@dataclass(frozen=True)
+class RawSymbol:
+    """A symbol as a backend reports it; offsets are characters of the file's text."""
+
+    segments: tuple[str, ...]
+    kind: str
+    start: int
+    end: int
+    name_start: int
+
+
+class SymbolBackend(Protocol):
+    name: str
+
+    def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]: ...
+
+
+class TreeSitterBackend:
+    name = "tree-sitter"
+
+    def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
+        to_char = byte_to_char(text)
+        return [
+            RawSymbol(
+                tuple(d.name_path.split("/")),
+                d.kind,
+                to_char(d.start_byte),
+                to_char(d.end_byte),
+                to_char(d.name_start_byte),
+            )
+            for d in definitions
+        ]
+
+
+class LspBackend:
+    def __init__(self, session: LspSession, lang: Language) -> None:
+        self.session = session
+        self.lang = lang
+        self.name = f"lsp:{session.name}"
+
+    def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
+        self.session.sync(path, text, self.lang.server.language_id_for(path))
+        uri = path.as_uri()
+        reply = self.session.request(
+            "textDocument/documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}})
+        )
+        if reply is None:
+            return []
+        if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
+            raise ServerFailed(f"{self.session.name}: garbage documentSymbol reply: {str(reply)[:120]}")
+        index = LineIndex.of(text)
+        try:
+            if reply and "location" in reply[0]:
+                return _flat(reply, index, self.session.adapter.name_segments)
+            found: list[RawSymbol] = []
+            for item in reply:
+                _walk(item, (), index, self.session.adapter.name_segments, found)
+            return found
+        except (KeyError, TypeError, ValueError) as error:
+            raise ServerFailed(f"{self.session.name}: malformed symbol in reply ({error!r})") from None
+
+
+def _offset(index: LineIndex, position: dict[str, Any]) -> int:
+    return index.from_utf16(int(position["line"]), int(position["character"]))
+
+
+def _walk(item: dict[str, Any], parent: tuple[str, ...], index: LineIndex, split: Any, found: list[RawSymbol]) -> None:
+    segments = (*parent, *split(str(item["name"])))
+    start, end = _offset(index, item["range"]["start"]), _offset(index, item["range"]["end"])
+    selection = item.get("selectionRange", item["range"])
+    found.append(RawSymbol(segments, LSP_KINDS.get(item["kind"], "symbol"), start, end, _offset(index, selection["start"])))
+    for child in item.get("children") or []:
+        _walk(child, segments, index, split, found)
+
+
+def _flat(items: list[dict[str, Any]], index: LineIndex, split: Any) -> list[RawSymbol]:
+    """SymbolInformation replies: nesting is rebuilt from range containment."""
+    spans = []
+    for item in items:
+        rng = item["location"]["range"]
+        start, end = _offset(index, rng["start"]), _offset(index, rng["end"])
+        names = split(str(item["name"]))
+        name_at = index.text.find(names[-1], start, end)
+        spans.append((start, end, names, LSP_KINDS.get(item["kind"], "symbol"), name_at if name_at >= 0 else start))
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    found: list[RawSymbol] = []
+    stack: list[RawSymbol] = []
+    for start, end, names, kind, name_at in spans:
+        while stack and stack[-1].end < end:
+            stack.pop()
+        parent = stack[-1].segments if stack else ()
+        symbol = RawSymbol((*parent, *names), kind, start, end, name_at)
+        found.append(symbol)
+        stack.append(symbol)
+    return found

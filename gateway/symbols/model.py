@@ -1,0 +1,119 @@
+"""Symbols as the operations see them, and name paths (`Outer/inner`, `/Top/exact`, `name[i]`)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.errors import Ambiguous, NotFound, UsageError
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A symbol with its normalised extent, as character offsets into the file's text.
+
+    `start` covers decorators, attributes and annotations; `doc_start` also covers the
+    leading doc comment; `header_start` is where the definition proper begins once
+    decorator lines that a replacement may keep are left out. `end` is the end of the
+    definition's last character. Lines are 1-based. `has_definition`: tree-sitter found
+    the definition too, so its presence can be checked after an edit.
+    """
+
+    name: str
+    name_path: str
+    kind: str
+    start: int
+    end: int
+    name_start: int
+    doc_start: int
+    header_start: int
+    start_line: int
+    end_line: int
+    depth: int
+    indent: str
+    has_definition: bool
+
+    @property
+    def parent_path(self) -> str:
+        return self.name_path.rpartition("/")[0]
+
+    def contains(self, other: Symbol) -> bool:
+        return self is not other and self.start <= other.start and other.end <= self.end
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "name_path": self.name_path,
+            "kind": self.kind,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+        }
+
+
+_INDEX = re.compile(r"^(?P<name>.*?)\[(?P<index>\d+)\]$")
+
+
+@dataclass(frozen=True)
+class NamePath:
+    segments: tuple[str, ...]
+    absolute: bool
+    index: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> NamePath:
+        raw = text.strip()
+        if not raw:
+            raise UsageError("empty name path")
+        absolute = raw.startswith("/")
+        segments = [part for part in raw.strip("/").split("/") if part]
+        index = None
+        if segments:
+            match = _INDEX.match(segments[-1])
+            if match:
+                segments[-1], index = match.group("name"), int(match.group("index"))
+        if not segments and not absolute:
+            raise UsageError(f"bad name path {text!r}")
+        return cls(tuple(segments), absolute, index)
+
+    @property
+    def is_file(self) -> bool:
+        """`/` addresses the file itself (its start or end, for insertions)."""
+        return not self.segments
+
+    def matches(self, symbol: Symbol) -> bool:
+        parts = tuple(symbol.name_path.split("/"))
+        if self.absolute:
+            return parts == self.segments
+        return parts[-len(self.segments) :] == self.segments
+
+
+def _describe(symbols: list[Symbol]) -> str:
+    return ", ".join(f"{s.name_path} ({s.kind}, line {s.start_line})" for s in symbols)
+
+
+def resolve_name_path(symbols: list[Symbol], name_path: str, where: str) -> Symbol:
+    """The one symbol `name_path` addresses in a file, or a NotFound/Ambiguous error saying why."""
+    pattern = NamePath.parse(name_path)
+    if pattern.is_file:
+        raise UsageError("'/' addresses the file, not a symbol: name one")
+    found = sorted((s for s in symbols if pattern.matches(s)), key=lambda s: s.start)
+    if pattern.index is not None:
+        if pattern.index < len(found):
+            return found[pattern.index]
+        raise NotFound(
+            f"{name_path}: {where} has {len(found)} symbol(s) matching {'/'.join(pattern.segments)}"
+            + (f": {_describe(found)}" if found else "")
+        )
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise Ambiguous(
+            f"{name_path} matches {len(found)} symbols in {where}: {_describe(found)}; "
+            f"add the enclosing name or an index such as {name_path}[0]"
+        )
+    names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
+    close = difflib.get_close_matches("/".join(pattern.segments), names, n=5, cutoff=0.5)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    raise NotFound(f"no symbol {name_path} in {where}{hint}")

@@ -1,0 +1,180 @@
+"""Replace, insert and remove as pure functions from a text and its symbols to a new text.
+
+Each result is checked before anything is written: it must not add syntax errors, no
+definition outside the edited region may appear or vanish, and the edited symbol must
+be present after a replacement or insertion and gone after a removal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from tree_sitter import Node, Tree
+
+from gateway.errors import SyntaxBroken, UsageError
+from gateway.langs import Language
+from gateway.symbols.model import Symbol
+from gateway.symbols.normalize import Locator
+from gateway.symbols.text import LineIndex, byte_to_char, reindent
+from gateway.syntax import definitions, parse
+
+
+@dataclass(frozen=True)
+class TextChange:
+    """The new text; `replaced` is the changed span of the old text, `region` that of the new."""
+
+    text: str
+    start_line: int
+    end_line: int
+    replaced: tuple[int, int]
+    region: tuple[int, int]
+
+
+def _code_lines(code: str) -> str:
+    lines = code.replace("\r\n", "\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise UsageError("the new code is empty")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _change(text: str, start: int, end: int, inserted: str) -> TextChange:
+    new = text[:start] + inserted + text[end:]
+    first = new.count("\n", 0, start) + 1
+    return TextChange(new, first, first + inserted.count("\n"), (start, end), (start, start + len(inserted)))
+
+
+def replace_text(lang: Language, text: str, symbol: Symbol, body: str) -> TextChange:
+    """The symbol's definition replaced by `body`, re-indented to the symbol's column.
+
+    Doc comment and decorators are replaced when `body` brings its own, kept when not.
+    """
+    code = reindent(_code_lines(body), symbol.indent)
+    probe = text[: symbol.doc_start] + code + text[symbol.end :]
+    locate = Locator(lang, probe, parse(lang, probe.encode()))
+    first = LineIndex.of(text).line_of(symbol.doc_start)
+    if locate.is_comment_line(first):
+        start = symbol.doc_start
+    elif locate.is_decorator_line(first):
+        start = symbol.start
+    else:
+        start = symbol.header_start
+    index = LineIndex.of(text)
+    if text[index.line_start(index.line_of(start)) : start].strip():
+        code = code.lstrip()
+    return _change(text, start, symbol.end, code)
+
+
+def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
+    """Blank lines between two symbols, or None if anything else stands between them."""
+    lines = range(index.line_of(upper.end) + 1, index.line_of(lower.doc_start))
+    return len(lines) if all(index.is_blank(line) for line in lines) else None
+
+
+def _siblings(symbols: list[Symbol], anchor: Symbol) -> list[Symbol]:
+    return sorted((s for s in symbols if s.parent_path == anchor.parent_path), key=lambda s: s.start)
+
+
+def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool) -> int:
+    default = lang.blank_lines_top if anchor is None or anchor.depth == 0 else lang.blank_lines_nested
+    if anchor is None:
+        siblings = sorted((s for s in symbols if s.depth == 0), key=lambda s: s.start)
+        pairs = list(zip(siblings, siblings[1:]))
+    else:
+        siblings = _siblings(symbols, anchor)
+        at = siblings.index(anchor)
+        near = [(anchor, siblings[at + 1])] if at + 1 < len(siblings) else []
+        before = [(siblings[at - 1], anchor)] if at > 0 else []
+        pairs = (near + before if after else before + near) + list(zip(siblings, siblings[1:]))
+    gaps = (_gap(index, upper, lower) for upper, lower in pairs)
+    return next((gap for gap in gaps if gap is not None), default)
+
+
+def insert_text(lang: Language, text: str, symbols: list[Symbol], anchor: Symbol | None, position: str, code: str) -> TextChange:
+    """`code` as a sibling before or after `anchor` (None: the file's start or end)."""
+    if position not in ("before", "after"):
+        raise UsageError(f"position must be 'before' or 'after', not {position!r}")
+    index = LineIndex.of(text)
+    gap = _spacing(lang, index, symbols, anchor, position == "after")
+    block = reindent(_code_lines(code), anchor.indent if anchor else "")
+    if anchor is None:
+        if position == "before":
+            return _change(text, 0, 0, block + "\n" + "\n" * gap)
+        body = text.rstrip("\n")
+        lead = "\n" * (gap + 1) if body else ""
+        change = _change(body, len(body), len(body), lead + block + "\n")
+        return TextChange(change.text, change.start_line + (1 if body else 0), change.end_line, change.replaced, change.region)
+    if position == "after":
+        at = index.line_end(index.line_of(anchor.end))
+        change = _change(text, at, at, "\n" + "\n" * gap + block)
+        return TextChange(change.text, change.start_line + 1 + gap, change.end_line, change.replaced, change.region)
+    at = index.line_start(index.line_of(anchor.doc_start))
+    change = _change(text, at, at, block + "\n" + "\n" * gap)
+    return TextChange(change.text, change.start_line, change.end_line - 1 - gap, change.replaced, change.region)
+
+
+def remove_text(text: str, symbols: list[Symbol], symbol: Symbol) -> TextChange:
+    """The symbol removed with its doc comment and decorators, and the blank lines it leaves."""
+    index = LineIndex.of(text)
+    first, last = index.line_of(symbol.doc_start), index.line_of(symbol.end)
+    rest = text[symbol.end : index.line_end(last)].strip()
+    if text[index.line_start(first) : symbol.doc_start].strip() or rest not in ("", ";", ","):
+        return _change(text, symbol.doc_start, symbol.end, "")
+    siblings = _siblings(symbols, symbol)
+    has_next = siblings.index(symbol) + 1 < len(siblings)
+    if has_next:
+        while last + 1 < index.line_count - 1 and index.is_blank(last + 1):
+            last += 1
+    else:
+        while first > 0 and index.is_blank(first - 1):
+            first -= 1
+    start = index.line_start(first)
+    end = min(index.line_end(last) + 1, len(text))
+    change = _change(text, start, end, "")
+    return TextChange(change.text, symbol.start_line, symbol.end_line, change.replaced, change.region)
+
+
+def _error_count(node: Node) -> int:
+    if not node.has_error:
+        return 0
+    own = 1 if node.is_error or node.is_missing else 0
+    return own + sum(_error_count(child) for child in node.children)
+
+
+def _first_error_line(node: Node) -> int:
+    if node.is_error or node.is_missing:
+        return node.start_point[0] + 1
+    return next((_first_error_line(c) for c in node.children if c.has_error), node.start_point[0] + 1)
+
+
+def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
+    """Definitions outside `region` (by name path) and how many lie inside it."""
+    to_char = byte_to_char(text)
+    outside: Counter[str] = Counter()
+    inside = 0
+    for d in definitions(lang, tree):
+        if region[0] <= to_char(d.name_start_byte) < region[1]:
+            inside += 1
+        else:
+            outside[d.name_path] += 1
+    return outside, inside
+
+
+def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool) -> None:
+    """Refuse a change that breaks the syntax, disturbs other definitions or loses its own."""
+    old_tree, new_tree = parse(lang, before.encode()), parse(lang, change.text.encode())
+    added = _error_count(new_tree.root_node) - _error_count(old_tree.root_node)
+    if added > 0:
+        line = _first_error_line(new_tree.root_node)
+        raise SyntaxBroken(f"{where}: the result would add {added} syntax error(s), first at line {line}; nothing written")
+    old_outside, _ = _names(lang, before, old_tree, change.replaced)
+    new_outside, inside = _names(lang, change.text, new_tree, change.region)
+    if old_outside != new_outside:
+        moved = sorted(((old_outside - new_outside) + (new_outside - old_outside)).elements())
+        raise SyntaxBroken(f"{where}: the result would change other definitions ({', '.join(moved[:5])}); nothing written")
+    if expect_inside and not inside:
+        raise SyntaxBroken(f"{where}: the new code holds no definition where one was expected; nothing written")

@@ -1,0 +1,153 @@
+"""Symbol operations on workspace files: resolve by name path, edit, verify, write, sync the server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gateway.diffs import unified_diff
+from gateway.errors import UsageError
+from gateway.langs import Language, LanguageRegistry
+from gateway.lsp.manager import SessionManager
+from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
+from gateway.symbols.model import NamePath, Symbol, resolve_name_path
+from gateway.symbols.normalize import build_symbols
+from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
+from gateway.syntax import definitions, find_definitions, parse
+from gateway.workspace import SourceFile, Workspace
+
+SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
+
+
+@dataclass(frozen=True)
+class OperationResult:
+    operation: str
+    name_path: str
+    path: str
+    backend: str
+    start_line: int
+    end_line: int
+    diff: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "operation": self.operation,
+            "name_path": self.name_path,
+            "path": self.path,
+            "backend": self.backend,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "diff": self.diff,
+            "message": self.message,
+            **self.details,
+        }
+
+
+@dataclass(frozen=True)
+class FileSymbols:
+    source: SourceFile
+    lang: Language
+    backend: SymbolBackend
+    symbols: list[Symbol]
+
+    def resolve(self, name_path: str) -> Symbol:
+        return resolve_name_path(self.symbols, name_path, self.source.display)
+
+
+class SymbolService:
+    def __init__(self, workspace: Workspace, registry: LanguageRegistry, sessions: SessionManager) -> None:
+        self.workspace = workspace
+        self.registry = registry
+        self.sessions = sessions
+
+    def language(self, source: SourceFile) -> Language:
+        lang = self.registry.for_path(source.path)
+        if lang is None or not lang.symbol_backend:
+            what = f"{lang.name} has no symbol backend" if lang else "not source code of a supported language"
+            raise UsageError(f"{source.display}: {what}; symbol operations do not apply")
+        return lang
+
+    def backend(self, lang: Language) -> SymbolBackend:
+        session = self.sessions.session_for(lang)
+        return LspBackend(session, lang) if session is not None else TreeSitterBackend()
+
+    def file_symbols(self, source: SourceFile) -> FileSymbols:
+        lang = self.language(source)
+        backend = self.backend(lang)
+        tree = parse(lang, source.text.encode())
+        found = definitions(lang, tree)
+        raws = backend.symbols(source.path, source.text, found)
+        return FileSymbols(source, lang, backend, build_symbols(lang, source.text, tree, found, raws))
+
+    def symbols(self, path: str) -> FileSymbols:
+        return self.file_symbols(self.workspace.read(path))
+
+    def find(self, name_path: str, path: str | None) -> list[tuple[FileSymbols, Symbol]]:
+        pattern = NamePath.parse(name_path)
+        files = [self.symbols(path)] if path else [self._tree_sitter_symbols(p) for p in self._source_files()]
+        found = [(f, s) for f in files for s in f.symbols if pattern.matches(s)]
+        if pattern.index is not None:
+            found = found[pattern.index : pattern.index + 1]
+        return found
+
+    def _tree_sitter_symbols(self, path: Path) -> FileSymbols:
+        source = self.workspace.read(path)
+        lang = self.language(source)
+        tree = parse(lang, source.text.encode())
+        found = definitions(lang, tree)
+        backend = TreeSitterBackend()
+        raws = backend.symbols(source.path, source.text, found)
+        return FileSymbols(source, lang, backend, build_symbols(lang, source.text, tree, found, raws))
+
+    def _source_files(self) -> Iterator[Path]:
+        for directory, subdirs, files in os.walk(self.workspace.root):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+            for name in sorted(files):
+                lang = self.registry.for_path(name)
+                if lang is not None and lang.symbol_backend:
+                    yield Path(directory) / name
+
+    def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange, expect: bool) -> OperationResult:
+        source = view.source
+        verify(view.lang, source.display, source.text, change, expect)
+        self.workspace.write(source, change.text)
+        if isinstance(view.backend, LspBackend):
+            view.backend.session.sync(source.path, change.text, view.lang.server.language_id_for(source.path), saved=True)
+        return OperationResult(
+            operation=operation,
+            name_path=name_path,
+            path=source.display,
+            backend=view.backend.name,
+            start_line=change.start_line,
+            end_line=change.end_line,
+            diff=unified_diff(source.display, source.text, change.text),
+            message=f"{operation} {name_path} in {source.display} (lines {change.start_line}-{change.end_line}) via {view.backend.name}",
+        )
+
+    def replace_symbol(self, name_path: str, path: str, body: str) -> OperationResult:
+        with self.workspace.locked(path):
+            view = self.symbols(path)
+            symbol = view.resolve(name_path)
+            change = replace_text(view.lang, view.source.text, symbol, body)
+            return self._apply("replace_symbol", name_path, view, change, symbol.has_definition)
+
+    def insert_code(self, name_path: str, path: str, code: str, position: str) -> OperationResult:
+        with self.workspace.locked(path):
+            view = self.symbols(path)
+            anchor = None if NamePath.parse(name_path).is_file else view.resolve(name_path)
+            change = insert_text(view.lang, view.source.text, view.symbols, anchor, position, code)
+            expect = bool(find_definitions(view.lang, code.encode()))
+            return self._apply("insert_code", name_path, view, change, expect)
+
+    def remove_symbol(self, name_path: str, path: str) -> OperationResult:
+        with self.workspace.locked(path):
+            view = self.symbols(path)
+            symbol = view.resolve(name_path)
+            change = remove_text(view.source.text, view.symbols, symbol)
+            return self._apply("remove_symbol", name_path, view, change, False)

@@ -1,0 +1,110 @@
+"""Offsets, lines and indentation in a file's text (str offsets; LSP columns are UTF-16)."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    text: str
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, text: str) -> LineIndex:
+        starts = [0]
+        position = text.find("\n")
+        while position != -1:
+            starts.append(position + 1)
+            position = text.find("\n", position + 1)
+        return cls(text, tuple(starts))
+
+    def line_of(self, offset: int) -> int:
+        """0-based line of a character offset."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line_start(self, line: int) -> int:
+        return self.starts[min(max(line, 0), len(self.starts) - 1)]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the line's newline (or of the end of the text)."""
+        if line + 1 < len(self.starts):
+            return self.starts[line + 1] - 1
+        return len(self.text)
+
+    def from_utf16(self, line: int, column: int) -> int:
+        """Character offset of an LSP position (line, UTF-16 code unit column)."""
+        if line >= len(self.starts):
+            return len(self.text)
+        start, end = self.line_start(line), self.line_end(line)
+        units = 0
+        for offset in range(start, end):
+            if units >= column:
+                return offset
+            units += 2 if ord(self.text[offset]) > 0xFFFF else 1
+        return end
+
+    def to_utf16(self, offset: int) -> tuple[int, int]:
+        line = self.line_of(offset)
+        segment = self.text[self.line_start(line) : offset]
+        return line, sum(2 if ord(ch) > 0xFFFF else 1 for ch in segment)
+
+    def indentation(self, line: int) -> str:
+        start, end = self.line_start(line), self.line_end(line)
+        content = self.text[start:end]
+        return content[: len(content) - len(content.lstrip(" \t"))]
+
+    def is_blank(self, line: int) -> bool:
+        return not self.text[self.line_start(line) : self.line_end(line)].strip()
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)
+
+
+def char_to_byte(text: str) -> Callable[[int], int]:
+    """A function from character offsets of `text` to UTF-8 byte offsets."""
+    if text.isascii():
+        return lambda offset: offset
+    table = [0]
+    for char in text:
+        table.append(table[-1] + len(char.encode()))
+    return table.__getitem__
+
+
+def byte_to_char(text: str) -> Callable[[int], int]:
+    """A function from UTF-8 byte offsets of `text` to character offsets."""
+    if text.isascii():
+        return lambda offset: offset
+    encoded = text.encode()
+    table = [0] * (len(encoded) + 1)
+    position = 0
+    for index, char in enumerate(text):
+        width = len(char.encode())
+        for step in range(width):
+            table[position + step] = index
+        position += width
+    table[len(encoded)] = len(text)
+    return table.__getitem__
+
+
+def reindent(code: str, indent: str) -> str:
+    """Move `code` to `indent`: the first non-blank line's indentation is replaced by it.
+
+    Lines that do not start with that base indentation (continuations of a string literal
+    at column 0, say) are left exactly as they are, so literal contents never change.
+    """
+    lines = code.strip("\n").split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    base = first[: len(first) - len(first.lstrip(" \t"))]
+    moved = []
+    for line in lines:
+        if not line.strip():
+            moved.append("")
+        elif line.startswith(base):
+            moved.append(indent + line[len(base) :])
+        else:
+            moved.append(line)
+    return "\n".join(moved)
