@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
 
 from multilspy.lsp_protocol_handler.server import Error as LspError
 from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
@@ -21,7 +22,6 @@ T = TypeVar("T")
 _IGNORED_NOTIFICATIONS = (
     "window/logMessage",
     "window/showMessage",
-    "$/progress",
     "$/logTrace",
     "telemetry/event",
     "textDocument/publishDiagnostics",
@@ -54,6 +54,7 @@ class LspSession:
             start_independent_lsp_process=True,
         )
         self.server_info: dict[str, Any] = {}
+        self._working: set[str] = set()
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -73,12 +74,35 @@ class LspSession:
         for method in _IGNORED_REQUESTS:
             self._handler.on_request(method, ignore)
         self._handler.on_request("workspace/configuration", self._configuration)
+        self._handler.on_notification("$/progress", self._progress)
         await self._handler.start()
         result = await self._handler.send.initialize(self.adapter.initialize_params(self.root))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
             raise ServerFailed(f"{self.name}: garbage reply to initialize: {str(result)[:120]}")
         self.server_info = result.get("serverInfo") or {}
         self._handler.notify.initialized({})
+
+    async def _progress(self, params: Any) -> None:
+        """Work the server announces (project loading, indexing), tracked until it ends."""
+        if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
+            return
+        token, kind = str(params.get("token")), params["value"].get("kind")
+        if kind == "begin":
+            self._working.add(token)
+        elif kind == "end":
+            self._working.discard(token)
+
+    def wait_until_idle(self, limit: float) -> bool:
+        """Wait (up to `limit` seconds) for announced work to end; False if it is still going."""
+
+        async def idle() -> bool:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + limit
+            while self._working and loop.time() < deadline:
+                await asyncio.sleep(0.05)
+            return not self._working
+
+        return self._run(idle(), what="waiting for the server to settle")
 
     @staticmethod
     async def _configuration(params: Any) -> list[Any]:
@@ -140,6 +164,21 @@ class LspSession:
             self._sent[uri] = text
             if saved:
                 self._notify(lambda h: h.notify.did_save_text_document({"textDocument": {"uri": uri}, "text": text}))
+
+    def refresh(self, read: Callable[[Path], str | None]) -> None:
+        """Re-read every document the server holds open; resend those changed on disk since.
+
+        `read` gives a file's current text, or None when it is gone (then it is closed).
+        """
+        with self._lock:
+            for uri in list(self._versions):
+                path = Path(unquote(urlparse(uri).path))
+                text = read(path)
+                if text is None:
+                    del self._versions[uri], self._sent[uri]
+                    self._notify(lambda h, uri=uri: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
+                elif text != self._sent[uri]:
+                    self.sync(path, text, "")
 
     def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
         async def deliver() -> None:

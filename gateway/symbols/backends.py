@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -55,12 +56,16 @@ class TreeSitterBackend:
 
 
 class LspBackend:
-    def __init__(self, session: LspSession, lang: Language) -> None:
+    """Symbols from a server; `read` gives a file's current text so the server never works on a stale copy."""
+
+    def __init__(self, session: LspSession, lang: Language, read: Callable[[Path], str | None]) -> None:
         self.session = session
         self.lang = lang
+        self.read = read
         self.name = f"lsp:{session.name}"
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
+        self.session.refresh(self.read)
         self.session.sync(path, text, self.lang.server.language_id_for(path))
         uri = path.as_uri()
         reply = self.session.request(

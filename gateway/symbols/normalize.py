@@ -111,4 +111,4 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
                 has_definition=definition is not None,
             )
         )
-    return symbols
+    return sorted(symbols, key=lambda s: (s.start, -s.end))

@@ -66,7 +66,11 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str) -> TextCh
     index = LineIndex.of(text)
     if text[index.line_start(index.line_of(start)) : start].strip():
         code = code.lstrip()
-    return _change(text, start, symbol.end, code)
+    end = symbol.end
+    # Some grammars end a declaration before its `;` (a C struct): new text that brings one replaces it.
+    if code.endswith(";") and text.startswith(";", end):
+        end += 1
+    return _change(text, start, end, code)
 
 
 def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
@@ -76,7 +80,10 @@ def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
 
 
 def _siblings(symbols: list[Symbol], anchor: Symbol) -> list[Symbol]:
-    return sorted((s for s in symbols if s.parent_path == anchor.parent_path), key=lambda s: s.start)
+    """Symbols beside `anchor` under the same parent; one lying inside another does not count
+    (jedi, for one, reports `self.x` in a method as a member of the class)."""
+    same = [s for s in symbols if s.parent_path == anchor.parent_path]
+    return sorted((s for s in same if s is anchor or not any(o.contains(s) for o in same)), key=lambda s: s.start)
 
 
 def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool) -> int:

@@ -95,6 +95,8 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         symbol = view.resolve(name_path)
         if isinstance(view.backend, LspBackend):
             session = view.backend.session
+            # A rename answered while the server still loads the project misses other files.
+            session.wait_until_idle(session.timeout / 2)
             line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
             uri = view.source.path.as_uri()
             reply = session.request(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.diffs import unified_diff
-from gateway.errors import UsageError
+from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.manager import SessionManager
 from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
@@ -75,7 +75,13 @@ class SymbolService:
 
     def backend(self, lang: Language) -> SymbolBackend:
         session = self.sessions.session_for(lang)
-        return LspBackend(session, lang) if session is not None else TreeSitterBackend()
+        return LspBackend(session, lang, self._current_text) if session is not None else TreeSitterBackend()
+
+    def _current_text(self, path: Path) -> str | None:
+        try:
+            return self.workspace.read(path).text
+        except GatewayError:
+            return None
 
     def file_symbols(self, source: SourceFile) -> FileSymbols:
         lang = self.language(source)

@@ -19,7 +19,7 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
         "configuration": False,
         "didChangeWatchedFiles": {"dynamicRegistration": False},
     },
-    "window": {"workDoneProgress": False},
+    "window": {"workDoneProgress": True},
 }
 
 

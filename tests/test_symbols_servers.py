@@ -1,0 +1,90 @@
+"""Every symbol operation against the real language servers, asserting the exact file text.
+
+No test here is skipped: `make setup` installs these servers, and a missing one fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gateway.api import Gateway
+from tests.symbol_cases import CASES, SERVER_LANGUAGES, OpCase
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class LanguageWorkspace:
+    """A fixture project copied once per language; files are reset before each case."""
+
+    def __init__(self, lang: str, root: Path) -> None:
+        self.lang = lang
+        self.root = root
+        self.original = {p.relative_to(FIXTURES / lang).as_posix(): p.read_bytes() for p in (FIXTURES / lang).rglob("*") if p.is_file()}
+        self.reset()
+        self.gateway = Gateway(root)
+
+    def reset(self) -> None:
+        for name, data in self.original.items():
+            target = self.root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+    def text(self, name: str) -> str:
+        return (self.root / name).read_text()
+
+
+@pytest.fixture(scope="module")
+def workspaces(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, LanguageWorkspace]]:
+    opened: dict[str, LanguageWorkspace] = {}
+
+    def get(lang: str) -> LanguageWorkspace:
+        if lang not in opened:
+            opened[lang] = LanguageWorkspace(lang, tmp_path_factory.mktemp(lang))
+        opened[lang].reset()
+        return opened[lang]
+
+    yield _Lazy(get)  # type: ignore[misc]
+    for workspace in opened.values():
+        workspace.gateway.close()
+
+
+class _Lazy(dict[str, LanguageWorkspace]):
+    def __init__(self, get: object) -> None:
+        super().__init__()
+        self._get = get
+
+    def __getitem__(self, lang: str) -> LanguageWorkspace:
+        return self._get(lang)  # type: ignore[operator, no-any-return]
+
+
+PARAMS = [(lang, case) for lang, cases in CASES.items() for case in cases]
+
+
+@pytest.mark.parametrize(("lang", "case"), PARAMS, ids=[f"{lang}-{case.id}" for lang, case in PARAMS])
+def test_operation_exact_text(workspaces: dict[str, LanguageWorkspace], lang: str, case: OpCase) -> None:
+    workspace = workspaces[lang]
+    expected = {name: data.decode() for name, data in workspace.original.items()}
+    for name, old, new in case.changes:
+        assert expected[name].count(old) == 1, f"expected change {old!r} must be unique in {name}"
+        expected[name] = expected[name].replace(old, new)
+    result = getattr(workspace.gateway, case.operation)(*case.args)
+    assert result["ok"] and result["backend"] == SERVER_LANGUAGES[lang]
+    assert result["operation"] == case.operation and result["name_path"] == case.args[0]
+    for name in expected:
+        assert workspace.text(name) == expected[name], f"{name} differs after {case.id}"
+    touched = {name for name, _, _ in case.changes}
+    assert all(f"+++ b/{name}" in result["diff"] for name in touched)
+
+
+@pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
+def test_symbols_come_from_the_server(workspaces: dict[str, LanguageWorkspace], lang: str) -> None:
+    workspace = workspaces[lang]
+    sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
+    source = max(sources, key=lambda name: len(workspace.original[name]))
+    listing = workspace.gateway.symbols(source)
+    assert listing["backend"] == SERVER_LANGUAGES[lang]
+    assert listing["symbols"], f"{lang}: the server reported no symbols for {source}"
