@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gateway.langs import Language, LanguageRegistry, default_registry
+from gateway.namepath import address_for
 from gateway.syntax import Definition, definitions, find_definitions, parse, reparse
 
 Decision = Literal["allow", "block"]
@@ -206,9 +207,8 @@ def _suggest(old: str, new: str, analysis: _Analysis) -> Tool:
 
 
 def _addressed(definition: Definition, among: list[Definition]) -> str:
-    """The name path that picks exactly this definition: `name[i]` (0-based) among duplicates."""
-    same = [d for d in among if d.name_path == definition.name_path]
-    return definition.name_path if len(same) < 2 else f"{definition.name_path}[{same.index(definition)}]"
+    """The name path that picks exactly this definition in its file."""
+    return address_for([d.name_path for d in among], among.index(definition))
 
 
 def _parent_path(definition: Definition) -> str:

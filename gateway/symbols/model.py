@@ -1,13 +1,13 @@
-"""Symbols as the operations see them, and name paths (`Outer/inner`, `/Top/exact`, `name[i]`)."""
+"""Symbols as the operations see them, and resolving a name path to one of them."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from gateway.errors import Ambiguous, NotFound, UsageError
+from gateway.namepath import NamePath
 
 
 @dataclass(frozen=True)
@@ -52,43 +52,6 @@ class Symbol:
         }
 
 
-_INDEX = re.compile(r"^(?P<name>.*?)\[(?P<index>\d+)\]$")
-
-
-@dataclass(frozen=True)
-class NamePath:
-    segments: tuple[str, ...]
-    absolute: bool
-    index: int | None
-
-    @classmethod
-    def parse(cls, text: str) -> NamePath:
-        raw = text.strip()
-        if not raw:
-            raise UsageError("empty name path")
-        absolute = raw.startswith("/")
-        segments = [part for part in raw.strip("/").split("/") if part]
-        index = None
-        if segments:
-            match = _INDEX.match(segments[-1])
-            if match:
-                segments[-1], index = match.group("name"), int(match.group("index"))
-        if not segments and not absolute:
-            raise UsageError(f"bad name path {text!r}")
-        return cls(tuple(segments), absolute, index)
-
-    @property
-    def is_file(self) -> bool:
-        """`/` addresses the file itself (its start or end, for insertions)."""
-        return not self.segments
-
-    def matches(self, symbol: Symbol) -> bool:
-        parts = tuple(symbol.name_path.split("/"))
-        if self.absolute:
-            return parts == self.segments
-        return parts[-len(self.segments) :] == self.segments
-
-
 def _describe(symbols: list[Symbol]) -> str:
     return ", ".join(f"{s.name_path} ({s.kind}, line {s.start_line})" for s in symbols)
 
@@ -98,7 +61,7 @@ def resolve_name_path(symbols: list[Symbol], name_path: str, where: str) -> Symb
     pattern = NamePath.parse(name_path)
     if pattern.is_file:
         raise UsageError("'/' addresses the file, not a symbol: name one")
-    found = sorted((s for s in symbols if pattern.matches(s)), key=lambda s: s.start)
+    found = sorted((s for s in symbols if pattern.matches(s.name_path)), key=lambda s: s.start)
     if pattern.index is not None:
         if pattern.index < len(found):
             return found[pattern.index]

@@ -68,11 +68,24 @@ class Locator:
         return line
 
 
-def _matching_definition(raw: RawSymbol, by_name: dict[int, Definition], spans: list[tuple[int, int, Definition]]) -> Definition | None:
+def _matching_definition(
+    raw: RawSymbol, by_name: dict[int, Definition], spans: list[tuple[int, int, Definition]]
+) -> tuple[Definition, int] | None:
+    """The tree-sitter definition behind a server's symbol, and where its name starts.
+
+    Matched by name position; failing that, by name inside the server's range (tsserver
+    points the selection of a later overload at `export`, not at the name).
+    """
     exact = by_name.get(raw.name_start)
     if exact is not None:
-        return exact
-    return next((d for start, end, d in spans if start <= raw.name_start < end), None)
+        return exact, raw.name_start
+    for start, end, definition in spans:
+        if start <= raw.name_start < end:
+            return definition, raw.name_start
+    for start, _, definition in spans:
+        if raw.start <= start < raw.end and definition.name == raw.segments[-1]:
+            return definition, start
+    return None
 
 
 def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Definition], raws: list[RawSymbol]) -> list[Symbol]:
@@ -83,16 +96,20 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
     by_name = {start: d for start, _, d in spans}
     symbols = []
     for raw in raws:
-        start, end = raw.start, raw.end
-        definition = _matching_definition(raw, by_name, spans)
-        if definition is not None:
+        start, end, name_start = raw.start, raw.end, raw.name_start
+        matched = _matching_definition(raw, by_name, spans)
+        definition = None
+        if matched is not None:
+            definition, name_start = matched
             start, end = min(start, to_char(definition.start_byte)), max(end, to_char(definition.end_byte))
         if end > start and text[end - 1] == "\n":
             end -= 1
+        if text.startswith(";", end):
+            end += 1  # a C struct or a class field stops before its `;`; the definition does not
         first_line = index.line_of(start)
         if not text[index.line_start(first_line) : start].strip():
             start = index.line_start(first_line)
-        name_line = index.line_of(raw.name_start)
+        name_line = index.line_of(name_start)
         header = locate.header_line(first_line, name_line)
         symbols.append(
             Symbol(
@@ -101,7 +118,7 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
                 kind=raw.kind,
                 start=start,
                 end=end,
-                name_start=raw.name_start,
+                name_start=name_start,
                 doc_start=min(start, index.line_start(locate.doc_start_line(first_line))),
                 header_start=max(start, index.line_start(header)),
                 start_line=first_line + 1,

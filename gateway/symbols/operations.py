@@ -17,7 +17,7 @@ from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, byte_to_char, reindent
-from gateway.syntax import definitions, parse
+from gateway.syntax import definitions, find_definitions, parse
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,9 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str) -> TextCh
     index = LineIndex.of(text)
     if text[index.line_start(index.line_of(start)) : start].strip():
         code = code.lstrip()
-    end = symbol.end
-    # Some grammars end a declaration before its `;` (a C struct): new text that brings one replaces it.
-    if code.endswith(";") and text.startswith(";", end):
-        end += 1
-    return _change(text, start, end, code)
+    if text[symbol.end - 1] == ";" and not code.endswith(";"):
+        code += ";"
+    return _change(text, start, symbol.end, code)
 
 
 def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
@@ -79,24 +77,40 @@ def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
     return len(lines) if all(index.is_blank(line) for line in lines) else None
 
 
-def _siblings(symbols: list[Symbol], anchor: Symbol) -> list[Symbol]:
-    """Symbols beside `anchor` under the same parent; one lying inside another does not count
-    (jedi, for one, reports `self.x` in a method as a member of the class)."""
-    same = [s for s in symbols if s.parent_path == anchor.parent_path]
-    return sorted((s for s in same if s is anchor or not any(o.contains(s) for o in same)), key=lambda s: s.start)
+def siblings(symbols: list[Symbol], anchor: Symbol) -> list[Symbol]:
+    """The symbols that stand beside `anchor` in the text: same innermost enclosing symbol.
+
+    Physical, not by name path: a Go method is named under its type but stands at file
+    level, and jedi reports `self.x` inside a method as a member of the class.
+    """
+    parent: dict[int, int | None] = {}
+    stack: list[Symbol] = []
+    for symbol in sorted(symbols, key=lambda s: (s.start, -s.end)):
+        while stack and not (stack[-1].start <= symbol.start and symbol.end <= stack[-1].end):
+            stack.pop()
+        parent[id(symbol)] = id(stack[-1]) if stack else None
+        stack.append(symbol)
+    return sorted((s for s in symbols if parent[id(s)] == parent[id(anchor)]), key=lambda s: s.start)
 
 
-def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool) -> int:
-    default = lang.blank_lines_top if anchor is None or anchor.depth == 0 else lang.blank_lines_nested
+def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool, name: str | None) -> int:
+    """Blank lines to put between inserted code and its anchor, copied from the file where it can be.
+
+    An overload (code defining the anchor's own name) copies the spacing between namesakes.
+    """
+    top_level = anchor is None or not any(o.contains(anchor) for o in symbols)
+    default = lang.blank_lines_top if top_level else lang.blank_lines_nested
     if anchor is None:
-        siblings = sorted((s for s in symbols if s.depth == 0), key=lambda s: s.start)
-        pairs = list(zip(siblings, siblings[1:]))
+        top = sorted((s for s in symbols if not any(o.contains(s) for o in symbols)), key=lambda s: s.start)
+        pairs = list(zip(top, top[1:]))
     else:
-        siblings = _siblings(symbols, anchor)
-        at = siblings.index(anchor)
-        near = [(anchor, siblings[at + 1])] if at + 1 < len(siblings) else []
-        before = [(siblings[at - 1], anchor)] if at > 0 else []
-        pairs = (near + before if after else before + near) + list(zip(siblings, siblings[1:]))
+        beside = siblings(symbols, anchor)
+        at = beside.index(anchor)
+        near = [(anchor, beside[at + 1])] if at + 1 < len(beside) else []
+        before = [(beside[at - 1], anchor)] if at > 0 else []
+        every = list(zip(beside, beside[1:]))
+        namesakes = [(a, b) for a, b in every if a.name == b.name == name == anchor.name]
+        pairs = namesakes + (near + before if after else before + near) + every
     gaps = (_gap(index, upper, lower) for upper, lower in pairs)
     return next((gap for gap in gaps if gap is not None), default)
 
@@ -106,7 +120,8 @@ def insert_text(lang: Language, text: str, symbols: list[Symbol], anchor: Symbol
     if position not in ("before", "after"):
         raise UsageError(f"position must be 'before' or 'after', not {position!r}")
     index = LineIndex.of(text)
-    gap = _spacing(lang, index, symbols, anchor, position == "after")
+    defined = find_definitions(lang, code.encode())
+    gap = _spacing(lang, index, symbols, anchor, position == "after", defined[0].name if defined else None)
     block = reindent(_code_lines(code), anchor.indent if anchor else "")
     if anchor is None:
         if position == "before":
@@ -131,9 +146,11 @@ def remove_text(text: str, symbols: list[Symbol], symbol: Symbol) -> TextChange:
     rest = text[symbol.end : index.line_end(last)].strip()
     if text[index.line_start(first) : symbol.doc_start].strip() or rest not in ("", ";", ","):
         return _change(text, symbol.doc_start, symbol.end, "")
-    siblings = _siblings(symbols, symbol)
-    has_next = siblings.index(symbol) + 1 < len(siblings)
-    if has_next:
+    beside = siblings(symbols, symbol)
+    at = beside.index(symbol)
+    # Take the blank lines that face the next sibling only when nothing else stands between
+    # them (not `private:`, not a closing brace); otherwise those before.
+    if at + 1 < len(beside) and _gap(index, symbol, beside[at + 1]) is not None:
         while last + 1 < index.line_count - 1 and index.is_blank(last + 1):
             last += 1
     else:

@@ -13,7 +13,8 @@ from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.manager import SessionManager
 from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
-from gateway.symbols.model import NamePath, Symbol, resolve_name_path
+from gateway.namepath import NamePath
+from gateway.symbols.model import Symbol, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
 from gateway.syntax import definitions, find_definitions, parse
@@ -97,7 +98,7 @@ class SymbolService:
     def find(self, name_path: str, path: str | None) -> list[tuple[FileSymbols, Symbol]]:
         pattern = NamePath.parse(name_path)
         files = [self.symbols(path)] if path else [self._tree_sitter_symbols(p) for p in self._source_files()]
-        found = [(f, s) for f in files for s in f.symbols if pattern.matches(s)]
+        found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
         return found

@@ -1,0 +1,61 @@
+"""Name paths: `Outer/inner` (matches as a suffix), `/Top/exact` (absolute), `name[i]` (i-th match, 0-based)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gateway.errors import UsageError
+
+_INDEX = re.compile(r"^(?P<name>.*?)\[(?P<index>\d+)\]$")
+
+
+@dataclass(frozen=True)
+class NamePath:
+    segments: tuple[str, ...]
+    absolute: bool
+    index: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> NamePath:
+        raw = text.strip()
+        if not raw:
+            raise UsageError("empty name path")
+        absolute = raw.startswith("/")
+        segments = [part for part in raw.strip("/").split("/") if part]
+        index = None
+        if segments:
+            match = _INDEX.match(segments[-1])
+            if match:
+                segments[-1], index = match.group("name"), int(match.group("index"))
+        if not segments and not absolute:
+            raise UsageError(f"bad name path {text!r}")
+        return cls(tuple(segments), absolute, index)
+
+    @property
+    def is_file(self) -> bool:
+        """`/` addresses the file itself (its start or end, for insertions)."""
+        return not self.segments
+
+    def matches(self, name_path: str) -> bool:
+        parts = tuple(name_path.split("/"))
+        if self.absolute:
+            return parts == self.segments
+        return parts[-len(self.segments) :] == self.segments
+
+
+def address_for(name_paths: Sequence[str], position: int) -> str:
+    """The shortest name path that resolves to `name_paths[position]` among `name_paths` (in file order)."""
+    target = name_paths[position]
+    for candidate in (target, "/" + target):
+        pattern = NamePath.parse(candidate)
+        matching = [i for i, path in enumerate(name_paths) if pattern.matches(path)]
+        if matching == [position]:
+            return candidate
+    exact = NamePath.parse("/" + target)
+    suffix = [i for i, path in enumerate(name_paths) if NamePath.parse(target).matches(path)]
+    same = [i for i, path in enumerate(name_paths) if exact.matches(path)]
+    if suffix == same:
+        return f"{target}[{same.index(position)}]"
+    return f"/{target}[{same.index(position)}]"
