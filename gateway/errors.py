@@ -62,6 +62,12 @@ class Unencodable(GatewayError):
     kind = "unencodable"
 
 
+class WriteFailed(GatewayError):
+    """The operating system refused the write (disk full, permissions); the file is as it was."""
+
+    kind = "write_failed"
+
+
 class ServerFailed(GatewayError):
     """A language server crashed, hung or answered nonsense; the next call starts a new one."""
 

@@ -35,6 +35,7 @@ class Language:
     decorator_nodes: frozenset[str]
     blank_lines_top: int
     blank_lines_nested: int
+    never_empty: frozenset[str]
     scope_separator: str
     server: ServerSpec
 
@@ -62,6 +63,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         decorator_nodes=frozenset(raw.get("decorator_nodes", ())),
         blank_lines_top=int(raw.get("blank_lines_top", 1)),
         blank_lines_nested=int(raw.get("blank_lines_nested", 1)),
+        never_empty=frozenset(raw.get("never_empty", ())),
         scope_separator=raw.get("scope_separator", ""),
         server=ServerSpec(
             name=server["name"],

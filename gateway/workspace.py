@@ -22,6 +22,7 @@ from gateway.errors import (
     Unencodable,
     UndecodableFile,
     UsageError,
+    WriteFailed,
 )
 
 
@@ -157,7 +158,10 @@ class Workspace:
             raise Stale(f"{source.display}: deleted since it was read; nothing written") from None
         if sha256(current) != source.digest:
             raise Stale(f"{source.display}: changed on disk since it was read; nothing written")
-        _replace_atomically(source.path, data, source.mode)
+        try:
+            _replace_atomically(source.path, data, source.mode)
+        except OSError as error:
+            raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
 
 
 def _replace_atomically(path: Path, data: bytes, mode: int) -> None:

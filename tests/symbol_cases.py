@@ -160,3 +160,54 @@ CASES: dict[str, list[OpCase]] = {
                 ("circle.cpp", "double Circle::area() const {", "double Circle::surface() const {"))),
     ],
 }
+
+
+RS, JAVA, KT, CS, RB = "src/lib.rs", "src/Inventory.java", "User.kt", "Order.cs", "invoice.rb"
+
+# Languages whose servers do not install here: the tree-sitter backend, same name paths.
+TREE_SITTER_CASES: dict[str, list[OpCase]] = {
+    "rust": [
+        OpCase("replace_attributed_method_keeping_attribute", "replace_symbol",
+               ("Point/norm", RS, "pub fn norm(&self) -> i32 {\n    self.x.abs().max(self.y.abs())\n}"),
+               ((RS, "        self.x.abs() + self.y.abs()", "        self.x.abs().max(self.y.abs())"),)),
+        OpCase("replace_derived_struct_with_doc", "replace_symbol",
+               ("/Point[0]", RS, "/// A point in 2D.\n#[derive(Debug)]\npub struct Point {\n    pub x: i64,\n    pub y: i64,\n}"),
+               ((RS, "/// A point.\n#[derive(Debug, Clone)]\npub struct Point {\n    pub x: i32,\n    pub y: i32,\n}",
+                 "/// A point in 2D.\n#[derive(Debug)]\npub struct Point {\n    pub x: i64,\n    pub y: i64,\n}"),)),
+        OpCase("remove_trait_impl_method", "remove_symbol", ("Point/fmt", RS),
+               ((RS, "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, \"({}, {})\", self.x, self.y)\n    }\n", ""),)),
+        OpCase("rename_in_file", "rename_symbol", ("origin", RS, "zero"), ((RS, "pub fn origin()", "pub fn zero()"),)),
+    ],
+    "java": [
+        OpCase("replace_overload_keeping_annotation_and_javadoc", "replace_symbol",
+               ("count[0]", JAVA, "public int count() {\n    return items.isEmpty() ? 0 : items.size();\n}"),
+               ((JAVA, "        return items.size();", "        return items.isEmpty() ? 0 : items.size();"),)),
+        OpCase("remove_annotated_method", "remove_symbol", ("Inventory/toString", JAVA),
+               ((JAVA, "\n\n    @Override\n    public String toString() {\n        return \"Inventory\" + items;\n    }", ""),)),
+        OpCase("insert_method", "insert_code",
+               ("count[1]", JAVA, "public boolean isEmpty() {\n    return items.isEmpty();\n}", "after"),
+               ((JAVA, "filter(s -> s.startsWith(prefix)).count();\n    }\n",
+                 "filter(s -> s.startsWith(prefix)).count();\n    }\n\n    public boolean isEmpty() {\n        return items.isEmpty();\n    }\n"),)),
+    ],
+    "kotlin": [
+        OpCase("replace_method", "replace_symbol", ("User/greet", KT, 'fun greet(): String {\n    return "hello $name"\n}'),
+               ((KT, '        return "hi $name"', '        return "hello $name"'),)),
+        OpCase("remove_annotated_method", "remove_symbol", ("User/hello", KT),
+               ((KT, '\n\n    @Deprecated("use greet")\n    fun hello(): String = greet()', ""),)),
+    ],
+    "csharp": [
+        OpCase("replace_attributed_method_keeping_doc_and_attribute", "replace_symbol",
+               ("Order/Discount", CS, "public void Discount(decimal pct)\n{\n    Total -= Total * pct / 100;\n}"),
+               ((CS, "            Total -= Total * pct;", "            Total -= Total * pct / 100;"),)),
+        OpCase("remove_with_doc_and_attribute", "remove_symbol", ("Order/Discount", CS),
+               ((CS, "        /// <summary>Discounts the order.</summary>\n        [Obsolete(\"use ApplyDiscount\")]\n"
+                 "        public void Discount(decimal pct)\n        {\n            Total -= Total * pct;\n        }\n\n", ""),)),
+    ],
+    "ruby": [
+        OpCase("replace_singleton_method_keeping_comment", "replace_symbol",
+               ("Invoice/from_json", RB, "def self.from_json(text)\n  new(JSON.parse(text).fetch(\"total\"))\nend"),
+               ((RB, '      new(JSON.parse(text)["total"])', '      new(JSON.parse(text).fetch("total"))'),)),
+        OpCase("insert_method", "insert_code", ("Invoice/to_s", RB, "def paid?\n  total.zero?\nend", "after"),
+               ((RB, '      "invoice #{total}"\n    end\n', '      "invoice #{total}"\n    end\n\n    def paid?\n      total.zero?\n    end\n'),)),
+    ],
+}

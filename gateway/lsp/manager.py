@@ -12,14 +12,14 @@ from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server
 from gateway.lsp.session import LspSession
 
-DEFAULT_TIMEOUT = float(os.environ.get("GATEWAY_LSP_TIMEOUT", "60"))
-
-
 class SessionManager:
-    def __init__(self, root: Path, use_servers: bool = True, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Sessions for one workspace. Each request waits at most `timeout` seconds
+    (default: $GATEWAY_LSP_TIMEOUT, else 60)."""
+
+    def __init__(self, root: Path, use_servers: bool = True, timeout: float | None = None) -> None:
         self.root = root
         self.use_servers = use_servers and os.environ.get("GATEWAY_NO_SERVERS") != "1"
-        self.timeout = timeout
+        self.timeout = timeout if timeout is not None else float(os.environ.get("GATEWAY_LSP_TIMEOUT", "60"))
         self._sessions: dict[tuple[str, ...], LspSession] = {}
         self._lock = threading.Lock()
         atexit.register(self.close)

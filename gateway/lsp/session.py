@@ -142,6 +142,16 @@ class LspSession:
             raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
         raise ServerFailed(f"{self.name}: no answer within {self.timeout:g}s")
 
+    @property
+    def pid(self) -> int | None:
+        process = self._handler.process
+        return process.pid if process else None
+
+    def fail(self, reason: str) -> ServerFailed:
+        """A server that answered nonsense is not trusted again: it is replaced on the next call."""
+        self.broken = reason
+        return ServerFailed(f"{self.name}: {reason}")
+
     def request(self, method: str, make: Callable[[LanguageServerHandler], Awaitable[T]]) -> T:
         with self._lock:
             return self._run(make(self._handler), what=method)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gateway.errors import ServerFailed
 from gateway.langs import Language
 from gateway.lsp.session import LspSession
 from gateway.symbols.text import LineIndex, byte_to_char
@@ -74,7 +73,7 @@ class LspBackend:
         if reply is None:
             return []
         if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
-            raise ServerFailed(f"{self.session.name}: garbage documentSymbol reply: {str(reply)[:120]}")
+            raise self.session.fail(f"garbage documentSymbol reply: {str(reply)[:120]}")
         index = LineIndex.of(text)
         try:
             if reply and "location" in reply[0]:
@@ -84,7 +83,7 @@ class LspBackend:
                 _walk(item, (), index, self.session.adapter.name_segments, found)
             return found
         except (KeyError, TypeError, ValueError) as error:
-            raise ServerFailed(f"{self.session.name}: malformed symbol in reply ({error!r})") from None
+            raise self.session.fail(f"malformed symbol in documentSymbol reply ({error!r})") from None
 
 
 def _offset(index: LineIndex, position: dict[str, Any]) -> int:

@@ -162,17 +162,14 @@ def remove_text(text: str, symbols: list[Symbol], symbol: Symbol) -> TextChange:
     return TextChange(change.text, symbol.start_line, symbol.end_line, change.replaced, change.region)
 
 
-def _error_count(node: Node) -> int:
-    if not node.has_error:
-        return 0
-    own = 1 if node.is_error or node.is_missing else 0
-    return own + sum(_error_count(child) for child in node.children)
-
-
-def _first_error_line(node: Node) -> int:
-    if node.is_error or node.is_missing:
-        return node.start_point[0] + 1
-    return next((_first_error_line(c) for c in node.children if c.has_error), node.start_point[0] + 1)
+def _errors(lang: Language, node: Node, found: list[int]) -> list[int]:
+    """Lines of ERROR and MISSING nodes, and of empty nodes the language forbids (an empty Python block)."""
+    if node.is_error or node.is_missing or (node.type in lang.never_empty and node.start_byte == node.end_byte):
+        found.append(node.start_point[0] + 1)
+    if node.has_error or lang.never_empty:
+        for child in node.children:
+            _errors(lang, child, found)
+    return found
 
 
 def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
@@ -191,10 +188,10 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
 def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool) -> None:
     """Refuse a change that breaks the syntax, disturbs other definitions or loses its own."""
     old_tree, new_tree = parse(lang, before.encode()), parse(lang, change.text.encode())
-    added = _error_count(new_tree.root_node) - _error_count(old_tree.root_node)
-    if added > 0:
-        line = _first_error_line(new_tree.root_node)
-        raise SyntaxBroken(f"{where}: the result would add {added} syntax error(s), first at line {line}; nothing written")
+    old_errors, new_errors = _errors(lang, old_tree.root_node, []), _errors(lang, new_tree.root_node, [])
+    if len(new_errors) > len(old_errors):
+        added = len(new_errors) - len(old_errors)
+        raise SyntaxBroken(f"{where}: the result would add {added} syntax error(s), first at line {new_errors[0]}; nothing written")
     old_outside, _ = _names(lang, before, old_tree, change.replaced)
     new_outside, inside = _names(lang, change.text, new_tree, change.region)
     if old_outside != new_outside:

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 from tree_sitter import Node
 
 from gateway.diffs import unified_diff
-from gateway.errors import GatewayError, NotFound, ServerFailed, UsageError
+from gateway.errors import NotFound, ServerFailed, UsageError
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, verify
@@ -147,8 +147,7 @@ def _write_all(service: SymbolService, staged: list[StagedFile]) -> None:
             if file.text != file.source.text:
                 service.workspace.write(file.source, file.text)
                 written.append(file)
-    except GatewayError:
+    except BaseException:
         for file in written:
-            restored = service.workspace.read(file.source.path)
-            service.workspace.restore(restored, file.original)
+            service.workspace.restore(service.workspace.read(file.source.path), file.original)
         raise

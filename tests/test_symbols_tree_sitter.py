@@ -1,0 +1,58 @@
+"""The tree-sitter backend: the same operations and name paths where no server is installed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.errors import Ambiguous, NotFound
+from tests.symbol_cases import CASES, TREE_SITTER_CASES, OpCase
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# The server languages' cases too, minus renames (tree-sitter renames only within a file).
+ALL = {**TREE_SITTER_CASES, **{lang: [c for c in cases if c.operation != "rename_symbol"] for lang, cases in CASES.items()}}
+PARAMS = [(lang, case) for lang, cases in ALL.items() for case in cases]
+
+
+@pytest.mark.parametrize(("lang", "case"), PARAMS, ids=[f"{lang}-{case.id}" for lang, case in PARAMS])
+def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
+    shutil.copytree(FIXTURES / lang, tmp_path, dirs_exist_ok=True)
+    expected = {}
+    for name, old, new in case.changes:
+        text = expected.get(name, (tmp_path / name).read_text())
+        assert text.count(old) == 1, f"expected change {old!r} must be unique in {name}"
+        expected[name] = text.replace(old, new)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = getattr(gateway, case.operation)(*case.args)
+    assert result["backend"] == "tree-sitter"
+    for name, text in expected.items():
+        assert (tmp_path / name).read_text() == text
+
+
+def test_servers_report_tree_sitter_for_missing_servers(tmp_path: Path) -> None:
+    with Gateway(tmp_path) as gateway:
+        rows = {row["language"]: row for row in gateway.servers()["languages"]}
+    for lang in ("rust", "java", "kotlin", "csharp", "ruby"):
+        assert rows[lang]["found"] is False and rows[lang]["backend"] == "tree-sitter" and rows[lang]["install"]
+    for lang in ("python", "typescript", "tsx", "javascript", "go", "c", "cpp"):
+        assert rows[lang]["found"] is True and rows[lang]["backend"].startswith("lsp:") and rows[lang]["version"]
+    assert rows["bash"]["backend"] == "none"
+
+
+def test_name_path_errors(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "java", tmp_path, dirs_exist_ok=True)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        with pytest.raises(Ambiguous, match=r"count matches 2 symbols .*Inventory/count \(method, line 13\), Inventory/count \(method, line 18\)"):
+            gateway.replace_symbol("count", "src/Inventory.java", "int count() { return 0; }")
+        with pytest.raises(NotFound, match=r"no symbol Inventory/cout in src/Inventory.java; closest: Inventory/count"):
+            gateway.remove_symbol("Inventory/cout", "src/Inventory.java")
+        with pytest.raises(NotFound, match=r"count\[5\]: src/Inventory.java has 2 symbol"):
+            gateway.remove_symbol("count[5]", "src/Inventory.java")
+        assert gateway.find_symbol("/Inventory/count[1]", "src/Inventory.java")["matches"][0]["start_line"] == 18
+        assert gateway.find_symbol("/count", "src/Inventory.java")["matches"] == []
+        found = gateway.find_symbol("Inventory/toString", body=True)["matches"]
+        assert [(m["path"], m["start_line"]) for m in found] == [("src/Inventory.java", 22)]
+        assert found[0]["body"].startswith("    @Override\n    public String toString()")
