@@ -5,8 +5,7 @@ No test here is skipped: `make setup` installs these servers, and a missing one 
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +37,8 @@ class LanguageWorkspace:
 
 
 @pytest.fixture(scope="module")
-def workspaces(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, LanguageWorkspace]]:
+def workspace_for(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], LanguageWorkspace]]:
+    """One warm workspace (and server) per language for the module, its files reset on each use."""
     opened: dict[str, LanguageWorkspace] = {}
 
     def get(lang: str) -> LanguageWorkspace:
@@ -47,26 +47,17 @@ def workspaces(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, L
         opened[lang].reset()
         return opened[lang]
 
-    yield _Lazy(get)  # type: ignore[misc]
+    yield get
     for workspace in opened.values():
         workspace.gateway.close()
-
-
-class _Lazy(dict[str, LanguageWorkspace]):
-    def __init__(self, get: object) -> None:
-        super().__init__()
-        self._get = get
-
-    def __getitem__(self, lang: str) -> LanguageWorkspace:
-        return self._get(lang)  # type: ignore[operator, no-any-return]
 
 
 PARAMS = [(lang, case) for lang, cases in CASES.items() for case in cases]
 
 
 @pytest.mark.parametrize(("lang", "case"), PARAMS, ids=[f"{lang}-{case.id}" for lang, case in PARAMS])
-def test_operation_exact_text(workspaces: dict[str, LanguageWorkspace], lang: str, case: OpCase) -> None:
-    workspace = workspaces[lang]
+def test_operation_exact_text(workspace_for: Callable[[str], LanguageWorkspace], lang: str, case: OpCase) -> None:
+    workspace = workspace_for(lang)
     expected = {name: data.decode() for name, data in workspace.original.items()}
     for name, old, new in case.changes:
         assert expected[name].count(old) == 1, f"expected change {old!r} must be unique in {name}"
@@ -81,8 +72,8 @@ def test_operation_exact_text(workspaces: dict[str, LanguageWorkspace], lang: st
 
 
 @pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
-def test_symbols_come_from_the_server(workspaces: dict[str, LanguageWorkspace], lang: str) -> None:
-    workspace = workspaces[lang]
+def test_symbols_come_from_the_server(workspace_for: Callable[[str], LanguageWorkspace], lang: str) -> None:
+    workspace = workspace_for(lang)
     sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
     source = max(sources, key=lambda name: len(workspace.original[name]))
     listing = workspace.gateway.symbols(source)

@@ -18,10 +18,8 @@ from gateway.edits import occurrences
 from gateway.errors import Blocked
 from gateway.symbols.backends import LspBackend, TreeSitterBackend
 from gateway.symbols.model import Symbol
-from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
-from gateway.symbols.service import FileSymbols, SymbolService
-from gateway.syntax import definitions, parse
+from gateway.symbols.service import FileSymbols, SymbolService, symbols_of
 from gateway.workspace import SourceFile
 
 
@@ -58,12 +56,6 @@ def _covering(text: str, span: tuple[int, int], symbols: list[Symbol]) -> list[S
     return sorted(inside, key=lambda s: s.start)
 
 
-def _symbols_of(view: FileSymbols, text: str) -> list[Symbol]:
-    tree = parse(view.lang, text.encode())
-    found = definitions(view.lang, tree)
-    return build_symbols(view.lang, text, tree, found, TreeSitterBackend().symbols(view.source.path, text, found))
-
-
 def _line_start(text: str, offset: int) -> int:
     """`offset` moved back to its line's start when only indentation precedes it."""
     start = text.rfind("\n", 0, offset) + 1
@@ -86,7 +78,7 @@ def _plan(view: FileSymbols, old: str, new: str, at: int) -> list[_Step] | None:
     if not new.strip():
         return [_Step("remove_symbol", s) for s in covered] if covered else None
     edited = text[:at] + new + text[at + len(old) :]
-    after = _symbols_of(view, edited)
+    after = symbols_of(view.lang, view.source.path, edited, TreeSitterBackend())
     kept = new.find(old)
     if kept >= 0:
         steps = []
@@ -104,7 +96,7 @@ def _plan(view: FileSymbols, old: str, new: str, at: int) -> list[_Step] | None:
     if not covered or not replacements or len(covered) != len(replacements):
         return None
     chunks = _chunks(edited, (at, at + len(new)), replacements)
-    return [_Step("replace_symbol", s, code) for s, code in zip(covered, chunks)]
+    return [_Step("replace_symbol", s, code) for s, code in zip(covered, chunks, strict=True)]
 
 
 def _insert_anchor(symbols: list[Symbol], covered: list[Symbol] | None, span: tuple[int, int], text: str, position: str) -> Symbol | None:

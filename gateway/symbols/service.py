@@ -61,6 +61,13 @@ class FileSymbols:
         return resolve_name_path(self.symbols, name_path, self.source.display)
 
 
+def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend) -> list[Symbol]:
+    """A text's symbols from `backend`, with extents normalised by the text's syntax tree."""
+    tree = parse(lang, text.encode())
+    found = definitions(lang, tree)
+    return build_symbols(lang, text, tree, found, backend.symbols(path, text, found))
+
+
 class SymbolService:
     def __init__(self, workspace: Workspace, registry: LanguageRegistry, sessions: SessionManager) -> None:
         self.workspace = workspace
@@ -84,33 +91,25 @@ class SymbolService:
         except GatewayError:
             return None
 
-    def file_symbols(self, source: SourceFile) -> FileSymbols:
+    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None) -> FileSymbols:
         lang = self.language(source)
-        backend = self.backend(lang)
-        tree = parse(lang, source.text.encode())
-        found = definitions(lang, tree)
-        raws = backend.symbols(source.path, source.text, found)
-        return FileSymbols(source, lang, backend, build_symbols(lang, source.text, tree, found, raws))
+        chosen = backend or self.backend(lang)
+        return FileSymbols(source, lang, chosen, symbols_of(lang, source.path, source.text, chosen))
 
     def symbols(self, path: str) -> FileSymbols:
         return self.file_symbols(self.workspace.read(path))
 
     def find(self, name_path: str, path: str | None) -> list[tuple[FileSymbols, Symbol]]:
         pattern = NamePath.parse(name_path)
-        files = [self.symbols(path)] if path else [self._tree_sitter_symbols(p) for p in self._source_files()]
+        files = (
+            [self.symbols(path)]
+            if path
+            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend()) for p in self._source_files()]
+        )
         found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
         return found
-
-    def _tree_sitter_symbols(self, path: Path) -> FileSymbols:
-        source = self.workspace.read(path)
-        lang = self.language(source)
-        tree = parse(lang, source.text.encode())
-        found = definitions(lang, tree)
-        backend = TreeSitterBackend()
-        raws = backend.symbols(source.path, source.text, found)
-        return FileSymbols(source, lang, backend, build_symbols(lang, source.text, tree, found, raws))
 
     def _source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):
