@@ -43,6 +43,7 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/classify_latency.py
+	$(PY) benchmarks/symbol_latency.py
 
 clean:
 	rm -rf $(VENV) .tools

@@ -7,8 +7,6 @@ between the classify-latency markers, and the raw numbers in results/classify_la
 from __future__ import annotations
 
 import json
-import os
-import platform
 import random
 import statistics
 import subprocess
@@ -22,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
+from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.classify import classify_edit  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 from gateway.syntax import find_definitions  # noqa: E402
@@ -84,11 +83,6 @@ def generate_edits(language: str, name: str, content: str, seed: int = 0) -> lis
     return picked
 
 
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
 def time_in_process(language: str, name: str, content: str, edits: list[Edit]) -> dict[str, float]:
     ours, keyword = [], []
     for edit in edits:
@@ -131,10 +125,6 @@ def process_timings(workspace: Path, name: str, edit: Edit) -> dict[str, float]:
     }
 
 
-def machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
-
-
 def render(rows: list[dict[str, object]], process: dict[str, float]) -> str:
     out = [
         f"Machine: {machine()}. Each file is the first {LINES} lines of a real third-party file; "
@@ -159,18 +149,6 @@ def render(rows: list[dict[str, object]], process: dict[str, float]) -> str:
         f"| `gateway classify --json` | {process['gateway_classify_ms']:.0f} |",
     ]
     return "\n".join(out)
-
-
-def record(markdown: str, marker: str) -> None:
-    results = ROOT / "benchmarks" / "RESULTS.md"
-    text = results.read_text() if results.exists() else "# Benchmark results\n"
-    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
-    block = f"{start}\n{markdown}\n{end}"
-    if start in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip("\n") + f"\n\n## Gate latency (`make bench`)\n\n{block}\n"
-    results.write_text(text)
 
 
 def main() -> None:
@@ -198,7 +176,7 @@ def main() -> None:
     (ROOT / "benchmarks" / "results" / "classify_latency.json").write_text(
         json.dumps({"machine": machine(), "files": rows, "process": process}, indent=2) + "\n"
     )
-    record(markdown, "classify-latency")
+    record(markdown, "classify-latency", "Gate latency (`make bench`)")
 
 
 if __name__ == "__main__":
