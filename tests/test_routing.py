@@ -83,3 +83,31 @@ def test_cli_route_json(tmp_path: Path) -> None:
     assert result["routed"] == [{"operation": "remove_symbol", "name_path": "Account/classify"}]
     assert result["backend"] == "lsp:jedi-language-server"
     assert result["message"].startswith("Routed: remove_symbol Account/classify in account.py")
+
+
+def test_route_drops_a_decorator_old_string_covered(tmp_path: Path) -> None:
+    (tmp_path / "account.py").write_text(PYTHON.source)
+    old = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
+    new = "    def fee(amount):\n        return amount // 50"
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.edit("account.py", old, new, route=True)
+    assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(old, new)
+
+
+def test_route_keeps_a_decorator_old_string_left_out(tmp_path: Path) -> None:
+    (tmp_path / "account.py").write_text(PYTHON.source)
+    old = "    def fee(amount):\n        return amount // 100"
+    new = "    def fee(amount):\n        return amount // 50"
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.edit("account.py", old, new, route=True)
+    assert result.routed == ({"operation": "replace_symbol", "name_path": "Account/fee"},)
+    assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(old, new)
+
+
+def test_route_old_string_without_leading_indentation(tmp_path: Path) -> None:
+    (tmp_path / "account.py").write_text(PYTHON.source)
+    old = "@functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
+    new = "@staticmethod\n    def fee(amount):\n        return amount // 50"
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.edit("account.py", old, new, route=True)
+    assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(old, new)

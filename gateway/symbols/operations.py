@@ -48,21 +48,23 @@ def _change(text: str, start: int, end: int, inserted: str) -> TextChange:
     return TextChange(new, first, first + inserted.count("\n"), (start, end), (start, start + len(inserted)))
 
 
-def replace_text(lang: Language, text: str, symbol: Symbol, body: str) -> TextChange:
+def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: int | None = None) -> TextChange:
     """The symbol's definition replaced by `body`, re-indented to the symbol's column.
 
-    Doc comment and decorators are replaced when `body` brings its own, kept when not.
+    Doc comment and decorators are replaced when `body` brings its own, kept when not;
+    `start` (one of the symbol's doc_start, start, header_start) overrides that choice.
     """
     code = reindent(_code_lines(body), symbol.indent)
-    probe = text[: symbol.doc_start] + code + text[symbol.end :]
-    locate = Locator(lang, probe, parse(lang, probe.encode()))
-    first = LineIndex.of(text).line_of(symbol.doc_start)
-    if locate.is_comment_line(first):
-        start = symbol.doc_start
-    elif locate.is_decorator_line(first):
-        start = symbol.start
-    else:
-        start = symbol.header_start
+    if start is None:
+        probe = text[: symbol.doc_start] + code + text[symbol.end :]
+        locate = Locator(lang, probe, parse(lang, probe.encode()))
+        first = LineIndex.of(text).line_of(symbol.doc_start)
+        if locate.is_comment_line(first):
+            start = symbol.doc_start
+        elif locate.is_decorator_line(first):
+            start = symbol.start
+        else:
+            start = symbol.header_start
     index = LineIndex.of(text)
     if text[index.line_start(index.line_of(start)) : start].strip():
         code = code.lstrip()

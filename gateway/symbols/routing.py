@@ -29,6 +29,7 @@ class _Step:
     symbol: Symbol | None
     code: str = ""
     position: str = ""
+    start: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"operation": self.operation, "name_path": self.symbol.name_path if self.symbol else "/"}
@@ -43,12 +44,13 @@ def _outermost(symbols: list[Symbol]) -> list[Symbol]:
 
 def _covering(text: str, span: tuple[int, int], symbols: list[Symbol]) -> list[Symbol] | None:
     """The whole definitions that make up `span` (whitespace aside), or None if it holds anything else."""
-    start, end = span
-    inside = _outermost([s for s in symbols if s.has_definition and start <= s.start and s.end <= end])
+    start, end = _line_start(text, span[0]), span[1]
+    # A definition counts from its doc comment, its decorators, or its header (decorators left out).
+    inside = _outermost([s for s in symbols if s.has_definition and start <= s.header_start and s.end <= end])
     cursor = start
     for symbol in sorted(inside, key=lambda s: s.start):
-        lead = text[cursor : symbol.start]
-        if lead.strip() and not (symbol.doc_start < symbol.start and not text[cursor : symbol.doc_start].strip()):
+        begins = [b for b in (symbol.doc_start, symbol.start, symbol.header_start) if b >= cursor]
+        if not begins or text[cursor : min(begins)].strip():
             return None
         cursor = symbol.end
     if text[cursor:end].strip() or not inside:
@@ -96,7 +98,16 @@ def _plan(view: FileSymbols, old: str, new: str, at: int) -> list[_Step] | None:
     if not covered or not replacements or len(covered) != len(replacements):
         return None
     chunks = _chunks(edited, (at, at + len(new)), replacements)
-    return [_Step("replace_symbol", s, code) for s, code in zip(covered, chunks, strict=True)]
+    begins = _line_start(text, at)
+    return [_Step("replace_symbol", s, code, start=_replaced_from(s, begins)) for s, code in zip(covered, chunks, strict=True)]
+
+
+def _replaced_from(symbol: Symbol, at: int) -> int:
+    """What old_string covered of the symbol is what gets replaced: a decorator it
+    covered and new_string dropped is dropped, one it left out is kept."""
+    if at <= symbol.doc_start:
+        return symbol.doc_start
+    return symbol.start if at <= symbol.start else symbol.header_start
 
 
 def _insert_anchor(symbols: list[Symbol], covered: list[Symbol] | None, span: tuple[int, int], text: str, position: str) -> Symbol | None:
@@ -152,5 +163,5 @@ def _run(view: FileSymbols, text: str, step: _Step) -> TextChange:
     if step.operation == "remove_symbol" and step.symbol:
         return remove_text(text, view.symbols, step.symbol)
     if step.operation == "replace_symbol" and step.symbol:
-        return replace_text(view.lang, text, step.symbol, step.code)
+        return replace_text(view.lang, text, step.symbol, step.code, step.start)
     return insert_text(view.lang, text, view.symbols, step.symbol, step.position, step.code)
