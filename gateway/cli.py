@@ -136,7 +136,9 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         classification = blocked.classification
         return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
     lines = ", ".join(map(str, result.lines))
-    text = result.message or f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
+    text = f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
+    if result.routed:
+        text = f"{result.message}\n{result.diff.rstrip()}"
     return result.to_json(), text, EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""`make demo`: the gate refusing an agent's structural string edit on a sample workspace."""
+"""`make demo`: the gate refusing an agent's structural string edit, and the symbol operation doing it."""
 
 from __future__ import annotations
 
@@ -24,10 +24,9 @@ class PriceList:
 
 STRUCTURAL_OLD = "    @functools.cache\n    def total(self, *items):\n        return sum(self.prices[item] for item in items)"
 STRUCTURAL_NEW = "    def total(self, *items, discount=0):\n        return sum(self.prices[item] for item in items) - discount"
-BODY_OLD = "    def __init__(self, prices):\n        self.prices = dict(prices)"
-BODY_NEW = "    def __init__(self, prices):\n        self.prices = {name: int(cents) for name, cents in prices}"
-BODY_ONLY_OLD = "        self.prices = dict(prices)\n"
-BODY_ONLY_NEW = "        self.prices = dict(prices)\n        self.currency = 'EUR'\n"
+NEW_INIT = "def __init__(self, prices):\n    self.prices = {name: int(cents) for name, cents in prices}"
+BODY_ONLY_OLD = "        self.prices = {name: int(cents) for name, cents in prices}\n"
+BODY_ONLY_NEW = BODY_ONLY_OLD + "        self.currency = 'EUR'\n"
 
 
 def _run(workspace: Path, *args: str) -> int:
@@ -42,18 +41,20 @@ def _run(workspace: Path, *args: str) -> int:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="gateway-demo-") as directory:
         workspace = Path(directory)
-        (workspace / "prices.py").write_text(SAMPLE)
+        prices = workspace / "prices.py"
+        prices.write_text(SAMPLE)
         print(f"Sample workspace {workspace} with prices.py:\n\n{SAMPLE}")
-        print("1. An agent rewrites a decorated method by string replacement (dropping the decorator):")
+        print("1. An agent rewrites a decorated method by string replacement. The gate refuses:")
         blocked = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_OLD, "--new", STRUCTURAL_NEW)
-        print("\n2. The same kind of edit on the constructor, header included, is refused too:")
-        _run(workspace, "classify", "prices.py", "--old", BODY_OLD, "--new", BODY_NEW)
-        print("\n3. An edit inside a body touches no definition and goes through:")
+        print("\n2. The same edit with --route is performed as a symbol operation (range from the language server):")
+        routed = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_OLD, "--new", STRUCTURAL_NEW, "--route")
+        print("\n3. Or call a symbol operation directly, by name path:")
+        replaced = _run(workspace, "replace-symbol", "PriceList/__init__", "prices.py", "--body", NEW_INIT)
+        print("\n4. An edit inside a body touches no definition and goes through as text:")
         applied = _run(workspace, "edit", "prices.py", "--old", BODY_ONLY_OLD, "--new", BODY_ONLY_NEW)
-        unchanged_decorator = "@functools.cache" in (workspace / "prices.py").read_text()
-        print(f"\nThe decorator is still there: {unchanged_decorator}.")
-        if (blocked, applied, unchanged_decorator) != (3, 0, True):
-            sys.exit("demo: the gate did not behave as shown above")
+        print(f"\nprices.py now:\n\n{prices.read_text()}")
+        if (blocked, routed, replaced, applied) != (3, 0, 0, 0) or "discount=0" not in prices.read_text():
+            sys.exit("demo: the gateway did not behave as shown above")
 
 
 if __name__ == "__main__":
