@@ -142,6 +142,19 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
     return result.to_json(), text, EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> Outcome:
+    from gateway.rpc import serve
+
+    tcp = None
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--tcp wants HOST:PORT, not {args.tcp!r}")
+        tcp = (host, int(port))
+    serve(args.workspace, tcp)
+    return {}, "", EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -197,6 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
     rename.add_argument("path", metavar="PATH")
     rename.add_argument("new_name", metavar="NEW_NAME")
     rename.set_defaults(handler=_cmd_rename_symbol)
+
+    serve = commands.add_parser("serve", help="run the JSON-RPC server (pygls) for middleware")
+    serve.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="speak JSON-RPC on stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
+    serve.set_defaults(handler=_cmd_serve, json=False)
 
     servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
     servers.set_defaults(handler=_cmd_servers)

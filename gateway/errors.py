@@ -96,3 +96,13 @@ class Blocked(GatewayError):
 
 def exit_code_for(error: BaseException) -> int:
     return error.exit_code if isinstance(error, GatewayError) else EXIT_ERROR
+
+
+# JSON-RPC error codes of `gateway serve` (the server-defined range -32000..-32099).
+RPC_BLOCKED = -32001
+RPC_CODES = {"blocked": RPC_BLOCKED, "stale": -32002, "server_failed": -32003, "syntax_error": -32004, "usage": -32602}
+RPC_OTHER = -32000
+
+
+def rpc_code_for(error: GatewayError) -> int:
+    return RPC_CODES.get(error.kind, RPC_OTHER)

@@ -1,0 +1,97 @@
+"""The operations every process surface exposes, with their parameters: one table for all.
+
+JSON-RPC and MCP translate names and errors; the parameters and results are the same
+snake_case objects the CLI prints with --json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.api import Gateway
+from gateway.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: type
+    required: bool = True
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    params: tuple[Param, ...]
+    run: Callable[[Gateway, dict[str, Any]], dict[str, Any]]
+
+
+def _path(params: dict[str, Any]) -> dict[str, Any]:
+    """Agents send `file_path`; the gateway's objects say `path`. Either is accepted."""
+    if "path" not in params and "file_path" in params:
+        params = {**params, "path": params["file_path"]}
+    return {key: value for key, value in params.items() if key != "file_path"}
+
+
+OPERATIONS: dict[str, Operation] = {
+    "classify": Operation(
+        (Param("path", str), Param("old_string", str), Param("new_string", str), Param("replace_all", bool, False, False)),
+        lambda g, p: g.classify(p["path"], p["old_string"], p["new_string"], p["replace_all"]).to_json(),
+    ),
+    "edit": Operation(
+        (
+            Param("path", str),
+            Param("old_string", str),
+            Param("new_string", str),
+            Param("replace_all", bool, False, False),
+            Param("route", bool, False, False),
+        ),
+        lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"]).to_json(),
+    ),
+    "symbols": Operation(
+        (Param("path", str), Param("depth", int, False, None)), lambda g, p: g.symbols(p["path"], p["depth"])
+    ),
+    "find_symbol": Operation(
+        (Param("name_path", str), Param("path", str, False, None), Param("body", bool, False, False)),
+        lambda g, p: g.find_symbol(p["name_path"], p["path"], p["body"]),
+    ),
+    "replace_symbol": Operation(
+        (Param("name_path", str), Param("path", str), Param("body", str)),
+        lambda g, p: g.replace_symbol(p["name_path"], p["path"], p["body"]),
+    ),
+    "insert_code": Operation(
+        (Param("name_path", str), Param("path", str), Param("code", str), Param("position", str)),
+        lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"]),
+    ),
+    "remove_symbol": Operation(
+        (Param("name_path", str), Param("path", str)), lambda g, p: g.remove_symbol(p["name_path"], p["path"])
+    ),
+    "rename_symbol": Operation(
+        (Param("name_path", str), Param("path", str), Param("new_name", str)),
+        lambda g, p: g.rename_symbol(p["name_path"], p["path"], p["new_name"]),
+    ),
+    "servers": Operation((), lambda g, p: g.servers()),
+}
+
+
+def call(gateway: Gateway, operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """Validate `params` against the operation's table entry and run it."""
+    spec = OPERATIONS[operation]
+    given = _path(dict(params or {}))
+    unknown = set(given) - {p.name for p in spec.params}
+    if unknown:
+        raise UsageError(f"{operation}: unknown parameter(s): {', '.join(sorted(unknown))}")
+    checked: dict[str, Any] = {}
+    for param in spec.params:
+        if param.name not in given or given[param.name] is None:
+            if param.required:
+                raise UsageError(f"{operation}: missing parameter {param.name}")
+            checked[param.name] = param.default
+            continue
+        value = given[param.name]
+        if not isinstance(value, param.kind) or (param.kind is int and isinstance(value, bool)):
+            raise UsageError(f"{operation}: {param.name} must be {param.kind.__name__}")
+        checked[param.name] = value
+    return spec.run(gateway, checked)
