@@ -110,7 +110,9 @@ def serve(workspace: str, tcp: tuple[str, int] | None) -> None:
     server = GatewayServer(gateway)
 
     def terminate(*_: object) -> None:
-        raise SystemExit(0)
+        # Not through pygls' shutdown: it waits for a reader thread blocked on stdin.
+        gateway.close()
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, terminate)
     try:

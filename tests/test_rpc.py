@@ -1,0 +1,161 @@
+"""`gateway serve` as a separate process: stdio and TCP, errors, concurrency, clean shutdown."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from gateway.errors import RPC_BLOCKED
+from tests.rpc_client import RpcClient, RpcError
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _serve(workspace: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gateway", "serve", "--workspace", str(workspace), *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _language_servers(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    """Language servers run in their own sessions, so they are found by their parent."""
+    return psutil.Process(process.pid).children(recursive=True)
+
+
+def _gone(processes: list[psutil.Process]) -> bool:
+    _, alive = psutil.wait_procs(processes, timeout=15)
+    return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
+@pytest.fixture
+def stdio(workspace: Path) -> Iterator[tuple[RpcClient, subprocess.Popen[bytes]]]:
+    process = _serve(workspace)
+    yield RpcClient.over_process(process), process
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_every_method_over_stdio(stdio: tuple[RpcClient, subprocess.Popen[bytes]], workspace: Path) -> None:
+    client, _ = stdio
+    path = "pkg/shapes.py"
+    listing = client.request("gateway/symbols", {"path": path, "depth": 1})
+    assert listing["backend"] == "lsp:jedi-language-server"
+    assert client.request("gateway/classify", {"path": path, "old_string": "def area(", "new_string": "def area2("})["decision"] == "allow"
+    found = client.request("gateway/findSymbol", {"name_path": "area", "path": path, "body": True})
+    assert found["matches"][0]["body"].startswith("def area(width, height):")
+    replaced = client.request("gateway/replaceSymbol", {"name_path": "area", "path": path, "body": "def area(w, h):\n    return w * h"})
+    assert replaced["operation"] == "replace_symbol" and replaced["backend"] == "lsp:jedi-language-server"
+    inserted = client.request("gateway/insertCode", {"name_path": "area", "path": path, "code": "def cube(s):\n    return s ** 3", "position": "after"})
+    assert inserted["start_line"] == 32
+    assert client.request("gateway/removeSymbol", {"name_path": "cube", "path": path})["ok"] is True
+    renamed = client.request("gateway/renameSymbol", {"name_path": "perimeter", "path": path, "new_name": "outline"})
+    assert renamed["files"] == [path]
+    edited = client.request("gateway/edit", {"file_path": str(workspace / path), "old_string": "w * h", "new_string": "h * w"})
+    assert edited["applied"] is True
+    assert {row["language"] for row in client.request("gateway/servers")["languages"]} >= {"python", "go"}
+    assert "return h * w" in (workspace / path).read_text()
+
+
+def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient, subprocess.Popen[bytes]], workspace: Path) -> None:
+    client, _ = stdio
+    before = (workspace / "pkg" / "shapes.py").read_bytes()
+    with pytest.raises(RpcError) as blocked:
+        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
+    assert blocked.value.code == RPC_BLOCKED
+    assert blocked.value.data["classification"]["suggested_tool"] == "remove_symbol"
+    assert (workspace / "pkg" / "shapes.py").read_bytes() == before
+    routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "", "route": True})
+    assert routed["routed"] == [{"operation": "remove_symbol", "name_path": "area"}]
+
+
+@pytest.mark.parametrize(
+    ("params", "code"),
+    [({"path": "pkg/none.py", "old_string": "a", "new_string": "b"}, -32000), ({"path": "pkg/shapes.py"}, -32602), ({"path": 3, "old_string": "a", "new_string": "b"}, -32602)],
+)
+def test_bad_requests(stdio: tuple[RpcClient, subprocess.Popen[bytes]], params: dict[str, object], code: int) -> None:
+    client, _ = stdio
+    with pytest.raises(RpcError) as failed:
+        client.request("gateway/edit", params)
+    assert failed.value.code == code and "\n" not in str(failed.value)
+
+
+def test_shutdown_and_exit_stop_every_server(stdio: tuple[RpcClient, subprocess.Popen[bytes]]) -> None:
+    client, process = stdio
+    client.request("gateway/symbols", {"path": "pkg/shapes.py"})
+    children = _language_servers(process)
+    assert children, "a language server should be running"
+    assert client.request("shutdown") is None
+    client.notify("exit")
+    assert process.wait(timeout=30) == 0
+    assert _gone(children)
+
+
+def test_sigterm_stops_every_server(stdio: tuple[RpcClient, subprocess.Popen[bytes]]) -> None:
+    client, process = stdio
+    client.request("gateway/symbols", {"path": "pkg/shapes.py"})
+    children = _language_servers(process)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+    assert _gone(children)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_concurrent_clients_over_tcp_lose_no_edit(workspace: Path) -> None:
+    port = _free_port()
+    process = _serve(workspace, "--tcp", f"127.0.0.1:{port}")
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        target = workspace / "counters.py"
+        target.write_text("".join(f"c{i} = 0\n" for i in range(24)))
+        errors: list[BaseException] = []
+
+        def client_edits(first: int) -> None:
+            try:
+                client = RpcClient.over_tcp("127.0.0.1", port)
+                for i in range(first, 24, 4):
+                    client.request("gateway/edit", {"path": "counters.py", "old_string": f"c{i} = 0\n", "new_string": f"c{i} = {i + 1}\n"})
+            except BaseException as error:  # noqa: BLE001 - collected and asserted below
+                errors.append(error)
+
+        threads = [threading.Thread(target=client_edits, args=(k,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not errors
+        assert target.read_text() == "".join(f"c{i} = {i + 1}\n" for i in range(24))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
