@@ -275,13 +275,15 @@ _WHAT = {
 }
 
 
-def _block_message(path: str, lang: Language, tool: Tool, touched: tuple[TouchedDefinition, ...], commands: list[str]) -> str:
+def block_message(
+    path: str, lang: Language, tool: Tool, touched: tuple[TouchedDefinition, ...], commands: list[str], action: str = "multi-line edit"
+) -> str:
     shown = [f"{_VERBS[d.change]} {d.kind} `{d.name_path}` (line {d.line})" for d in touched[:6]]
     if len(touched) > 6:
         shown.append(f"{len(touched) - 6} more")
     joined = "; ".join(commands)
     return (
-        f"Blocked: this multi-line edit to {path} {', '.join(shown)}. "
+        f"Blocked: this {action} to {path} {', '.join(shown)}. "
         f"Definitions in {lang.name} change through symbol operations, not string replacement; "
         f"there is no bypass. Use {tool} (MCP tool `{tool}`), {_WHAT[tool]}: {joined}"
     )
@@ -291,7 +293,7 @@ def _allow(path: str, language: str | None, reason: str, message: str) -> Classi
     return Classification("allow", reason, path, language, f"Allowed: {message}")
 
 
-def _read_if_exists(path: str | os.PathLike[str]) -> str | None:
+def read_if_exists(path: str | os.PathLike[str]) -> str | None:
     from gateway.workspace import decode
 
     candidate = Path(path)
@@ -320,7 +322,7 @@ def classify_edit(
     if not lang.symbol_backend:
         return _allow(display, lang.name, "no_symbol_backend", f"{lang.name} has no symbol backend.")
     if content is None:
-        content = _read_if_exists(path)
+        content = read_if_exists(path)
     old, new = _lf(old_string), _lf(new_string)
     analysis = _analyse(lang, _lf(content) if content is not None else None, old, new, replace_all)
     if not (spans_lines(old) or (spans_lines(new) and analysis.added)):
@@ -335,7 +337,7 @@ def classify_edit(
         reason="definition",
         path=display,
         language=lang.name,
-        message=_block_message(display, lang, tool, touched, commands),
+        message=block_message(display, lang, tool, touched, commands),
         suggested_tool=tool,
         definitions=touched,
         commands=tuple(commands),

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, UsageError, exit_code_for
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, HookFailed, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -155,6 +155,36 @@ def _cmd_serve(args: argparse.Namespace) -> Outcome:
     return {}, "", EXIT_OK
 
 
+def _cmd_mcp(args: argparse.Namespace) -> Outcome:
+    from gateway.mcp_server import serve_mcp
+
+    serve_mcp(args.workspace)
+    return {}, "", EXIT_OK
+
+
+def _cmd_hook(args: argparse.Namespace) -> Outcome:
+    words = tuple(args.words)
+    if words == ("claude-code",):
+        from gateway.hooks.claude_code import run as run_hook
+
+        try:
+            output, code = run_hook(sys.stdin.read())
+        except GatewayError as error:
+            raise HookFailed(str(error)) from None
+        if output:
+            print(output)
+        return {}, "", code
+    if words in (("install", "claude-code"), ("uninstall", "claude-code")):
+        from pathlib import Path
+
+        from gateway.hooks import install
+
+        action = install.install if words[0] == "install" else install.uninstall
+        result = action(Path(args.workspace).resolve())
+        return result, result["message"], EXIT_OK
+    raise UsageError("usage: gateway hook claude-code | gateway hook install|uninstall claude-code [--workspace DIR]")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -217,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     transport.add_argument("--stdio", action="store_true", help="speak JSON-RPC on stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
     serve.set_defaults(handler=_cmd_serve, json=False)
+
+    hook = commands.add_parser("hook", parents=[common], help="agent-host hooks: claude-code, install claude-code, uninstall claude-code")
+    hook.add_argument("words", nargs="+", metavar="claude-code")
+    hook.set_defaults(handler=_cmd_hook)
+
+    mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
+    mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+    mcp.set_defaults(handler=_cmd_mcp, json=False)
 
     servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
     servers.set_defaults(handler=_cmd_servers)

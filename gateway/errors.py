@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_BLOCKED = 3
+EXIT_HOOK_FAILED = 2
 
 
 class GatewayError(Exception):
@@ -78,6 +79,13 @@ class SyntaxBroken(GatewayError):
     """A symbol operation would leave the file with syntax errors it did not have."""
 
     kind = "syntax_error"
+
+
+class HookFailed(GatewayError):
+    """The hook could not judge its input; exit 2 makes the agent host refuse the tool call."""
+
+    kind = "hook_failed"
+    exit_code = EXIT_HOOK_FAILED
 
 
 class Blocked(GatewayError):

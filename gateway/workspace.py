@@ -164,6 +164,12 @@ class Workspace:
             raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
 
 
+def write_new_text(path: Path, text: str) -> None:
+    """Atomically write a UTF-8 file the gateway owns (configuration it installs), keeping its mode."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    _replace_atomically(path, text.encode("utf-8"), mode)
+
+
 def _replace_atomically(path: Path, data: bytes, mode: int) -> None:
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
     try:
@@ -172,7 +178,7 @@ def _replace_atomically(path: Path, data: bytes, mode: int) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and path.exists():
             info = path.stat()
             os.chown(temp, info.st_uid, info.st_gid)
         os.replace(temp, path)
