@@ -1,0 +1,138 @@
+"""`gateway hook claude-code` fed Claude Code-shaped payloads, and the settings installer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gateway.write_gate import classify_write
+from tests.gate_cases import PYTHON
+
+DECORATED = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
+
+
+def hook(payload: object, cwd: Path, raw: str | None = None) -> subprocess.CompletedProcess[str]:
+    text = raw if raw is not None else json.dumps(payload)
+    return subprocess.run([sys.executable, "-m", "gateway", "hook", "claude-code"], input=text, cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "account.py").write_text(PYTHON.source)
+    return tmp_path
+
+
+def _denied(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert (output["hookEventName"], output["permissionDecision"]) == ("PreToolUse", "deny")
+    return str(output["permissionDecisionReason"])
+
+
+def test_edit_structural_is_denied(project: Path) -> None:
+    reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
+        "file_path": str(project / "account.py"), "old_string": DECORATED, "new_string": "", "replace_all": False}}, project))
+    assert "remove_symbol" in reason and "gateway remove-symbol Account/fee" in reason and "route=true" in reason
+
+
+def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
+        "file_path": "account.py", "old_string": DECORATED, "new_string": ""}}, elsewhere))
+    assert "Account/fee" in reason
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"tool_name": "Edit", "tool_input": {"file_path": "account.py", "old_string": "self.balance = 0", "new_string": "self.balance = 1"}},
+        {"tool_name": "Edit", "tool_input": {"file_path": "README.md", "old_string": "a\nb", "new_string": "def x():\n  pass"}},
+        {"tool_name": "Bash", "tool_input": {"command": "sed -i s/a/b/ account.py"}},
+        {"tool_name": "Read", "tool_input": {"file_path": "account.py"}},
+        {"tool_name": "Write", "tool_input": {"file_path": "new_module.py", "content": "def main():\n    return 0\n"}},
+    ],
+    ids=["body-edit", "prose", "bash", "read", "write-new-file"],
+)
+def test_allowed_and_other_tools_pass_silently(project: Path, payload: dict[str, object]) -> None:
+    done = hook({**payload, "cwd": str(project)}, project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
+    payload = {"tool_name": "MultiEdit", "cwd": str(project), "tool_input": {"file_path": "account.py", "edits": [
+        {"old_string": "self.balance = 0", "new_string": "self.balance = 1"},
+        {"old_string": "self.balance = 1", "new_string": "self.balance = 1\n\n    def deposit(self, amount):\n        self.balance += amount"},
+    ]}}
+    reason = _denied(hook(payload, project))
+    assert "adds method `Account/deposit`" in reason and "insert_code" in reason
+    payload["tool_input"]["edits"] = payload["tool_input"]["edits"][:1]  # type: ignore[index]
+    assert hook(payload, project).stdout == ""
+
+
+def test_write_over_a_definition_is_denied(project: Path) -> None:
+    content = PYTHON.source.replace("return amount // 100", "return amount // 10")
+    reason = _denied(hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}, project))
+    assert reason.startswith("Blocked: this whole-file write to") and "rewrites method `Account/fee`" in reason
+    unchanged_definitions = PYTHON.source.replace('CLASS_NAMES = ["class", "def"]', 'CLASS_NAMES = ["class"]')
+    allowed = hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": unchanged_definitions}}, project)
+    assert allowed.stdout == ""
+
+
+def test_classify_write_commands(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    removed = classify_write(path, "def a():\n    return 1\n")
+    assert removed.suggested_tool == "remove_symbol" and removed.commands == (f"gateway remove-symbol b {path}",)
+    added = classify_write(path, "def a():\n    return 1\n\n\ndef c():\n    return 3\n\n\ndef b():\n    return 2\n")
+    assert added.suggested_tool == "insert_code"
+    assert added.commands == (f"gateway insert-code a {path} --position after --code-file NEW_CODE_FILE",)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["not json", "[]", '{"tool_input": {}}', '{"tool_name": "Edit", "tool_input": {"file_path": 3}}',
+     '{"tool_name": "MultiEdit", "tool_input": {"file_path": "a.py", "edits": "x"}}', '{"tool_name": "Write", "tool_input": "x"}'],
+)
+def test_malformed_input_fails_closed(project: Path, raw: str) -> None:
+    done = hook(None, project, raw=raw)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("gateway: ") and done.stderr.count("\n") == 1
+
+
+def test_install_merges_and_uninstall_removes_exactly(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    existing = {
+        "permissions": {"allow": ["Bash(pytest:*)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}]},
+        "enabledMcpjsonServers": ["other"],
+    }
+    settings.write_text(json.dumps(existing, indent=2) + "\n")
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "other-mcp"}}}))
+    run = ["-m", "gateway", "hook", "install", "claude-code", "--workspace", str(tmp_path)]
+    for _ in range(2):  # idempotent
+        assert subprocess.run([sys.executable, *run], capture_output=True, timeout=60).returncode == 0
+    merged = json.loads(settings.read_text())
+    assert merged["permissions"] == existing["permissions"]
+    assert merged["enabledMcpjsonServers"] == ["other", "gateway"]
+    entries = merged["hooks"]["PreToolUse"]
+    assert len(entries) == 2 and entries[0] == existing["hooks"]["PreToolUse"][0]
+    assert entries[1]["matcher"] == "Edit|MultiEdit|Write" and entries[1]["hooks"][0]["command"].endswith(" hook claude-code")
+    servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
+    assert servers["gateway"]["args"] == ["mcp", "--workspace", str(tmp_path)] and "other" in servers
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "uninstall", "claude-code", "--workspace", str(tmp_path)],
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0
+    assert json.loads(settings.read_text()) == existing
+    assert json.loads((tmp_path / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "other-mcp"}}}
+
+
+def test_install_into_empty_project_and_uninstall_leaves_nothing(tmp_path: Path) -> None:
+    for action in ("install", "uninstall"):
+        subprocess.run([sys.executable, "-m", "gateway", "hook", action, "claude-code", "--workspace", str(tmp_path)], check=True, timeout=60)
+    assert not (tmp_path / ".claude" / "settings.json").exists() and not (tmp_path / ".mcp.json").exists()

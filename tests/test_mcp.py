@@ -1,0 +1,66 @@
+"""`gateway mcp` driven by the official SDK's client over stdio: list tools, call them, recover from a refusal."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol"}
+
+
+def _session_calls(workspace: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    async def run() -> tuple[list[Any], list[Any]]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gateway", "mcp", "--workspace", str(workspace)],
+                                       cwd=str(Path(__file__).parent.parent))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            results = [await session.call_tool(name, arguments) for name, arguments in calls]
+            return tools, results
+
+    return anyio.run(run)
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content or json.loads(result.content[0].text)
+
+
+def test_tools_listed_with_their_obligations(tmp_path: Path) -> None:
+    tools, _ = _session_calls(tmp_path, [])
+    assert {tool.name for tool in tools} == TOOLS
+    for tool in tools:
+        description = tool.description or ""
+        assert "USE" in description or "Read-only" in description
+        if tool.name not in ("symbols", "find_symbol"):
+            assert "TESTS:" in description and "STOP AND ASK" in description and "DO NOT USE" in description
+
+
+def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
+    old = "def area(width, height):\n    return width * height\n"
+    _, results = _session_calls(tmp_path, [
+        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": old, "new_string": "def area(w, h):\n    return w * h\n"}),
+        ("replace_symbol", {"name_path": "area", "path": "pkg/shapes.py", "body": "def area(w, h):\n    return w * h\n"}),
+        ("find_symbol", {"name_path": "area", "path": "pkg/shapes.py", "body": True}),
+        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": "def perimeter(width, height):\n    return 2 * (width + height)\n",
+                       "new_string": "", "route": True}),
+        ("remove_symbol", {"name_path": "nothing", "path": "pkg/shapes.py"}),
+        ("symbols", {"path": "pkg/shapes.py", "depth": 1}),
+    ])
+    refused = _payload(results[0])
+    assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
+    assert _payload(results[1])["backend"] == "lsp:jedi-language-server"
+    assert _payload(results[2])["matches"][0]["body"] == "def area(w, h):\n    return w * h"
+    assert _payload(results[3])["routed"] == [{"operation": "remove_symbol", "name_path": "perimeter"}]
+    assert results[4].is_error and "not_found: no symbol nothing" in results[4].content[0].text
+    assert "perimeter" not in [s["name_path"] for s in _payload(results[5])["symbols"]]
+    assert "def area(w, h):" in (tmp_path / "pkg" / "shapes.py").read_text()
