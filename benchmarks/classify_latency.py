@@ -100,11 +100,11 @@ def time_in_process(language: str, name: str, content: str, edits: list[Edit]) -
     }
 
 
-def time_process(command: list[str], cwd: Path) -> float:
+def time_process(command: list[str], cwd: Path, stdin: str | None = None) -> float:
     samples = []
     for _ in range(PROCESS_RUNS):
         started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, capture_output=True, check=False)
+        subprocess.run(command, cwd=cwd, capture_output=True, check=False, input=stdin, text=True)
         samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
 
@@ -118,10 +118,14 @@ def process_timings(workspace: Path, name: str, edit: Edit) -> dict[str, float]:
         " keyword_gate_blocks('python', sys.argv[2], sys.argv[3])",
         str(ROOT), edit.old, edit.new,
     ]
+    payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "tool_input": {"file_path": name, "old_string": edit.old, "new_string": edit.new}})
+    gateway_script = str(Path(python).parent / "gateway")
     return {
         "python_c_pass_ms": time_process([python, "-c", "pass"], workspace),
         "gateway_classify_ms": time_process(classify, workspace),
         "keyword_gate_process_ms": time_process(keyword, workspace),
+        "hook_claude_code_ms": time_process([gateway_script, "hook", "claude-code"], workspace, payload),
+        "hook_pass_through_ms": time_process([gateway_script, "hook", "claude-code"], workspace, json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}})),
     }
 
 
@@ -147,6 +151,8 @@ def render(rows: list[dict[str, object]], process: dict[str, float]) -> str:
         f"| `python3 -c pass` | {process['python_c_pass_ms']:.0f} |",
         f"| keyword gate as a process | {process['keyword_gate_process_ms']:.0f} |",
         f"| `gateway classify --json` | {process['gateway_classify_ms']:.0f} |",
+        f"| `gateway hook claude-code` (Edit payload, blocked) | {process['hook_claude_code_ms']:.0f} |",
+        f"| `gateway hook claude-code` (Bash payload, passed through) | {process['hook_pass_through_ms']:.0f} |",
     ]
     return "\n".join(out)
 

@@ -294,7 +294,7 @@ def _allow(path: str, language: str | None, reason: str, message: str) -> Classi
 
 
 def read_if_exists(path: str | os.PathLike[str]) -> str | None:
-    from gateway.workspace import decode
+    from gateway.textfile import decode
 
     candidate = Path(path)
     return decode(candidate.read_bytes(), str(path))[0] if candidate.is_file() else None

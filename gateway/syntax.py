@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from importlib import import_module
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
+from pathlib import Path
 
+from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 
 from gateway.langs import Language
@@ -29,19 +33,45 @@ class Definition:
         return start <= self.name_start_byte and self.name_end_byte <= end
 
 
+# Grammars the pack ships as packages of their own rather than in its bindings folder.
+_SEPARATE_PACKAGES = {"csharp": "tree_sitter_c_sharp", "yaml": "tree_sitter_yaml", "embeddedtemplate": "tree_sitter_embedded_template"}
+
+
+@functools.cache
+def _grammar(name: str) -> TreeSitterLanguage:
+    """One grammar, loaded alone.
+
+    Importing tree_sitter_language_pack loads several grammars eagerly (~40 ms, paid by
+    every hook process), so its one binding module is loaded directly; the pack's own
+    loader is the fallback.
+    """
+    try:
+        if name in _SEPARATE_PACKAGES:
+            module = import_module(_SEPARATE_PACKAGES[name])
+        else:
+            pack = find_spec("tree_sitter_language_pack")
+            assert pack is not None and pack.submodule_search_locations
+            binary = next((Path(pack.submodule_search_locations[0]) / "bindings").glob(f"{name}.*so"))
+            spec = spec_from_file_location(f"tree_sitter_language_pack.bindings.{name}", binary)
+            assert spec is not None and spec.loader is not None
+            module = module_from_spec(spec)
+            spec.loader.exec_module(module)
+        return TreeSitterLanguage(module.language())
+    except (AssertionError, ImportError, StopIteration, AttributeError):
+        from tree_sitter_language_pack import get_language
+
+        return get_language(name)  # type: ignore[arg-type]
+
+
 @functools.cache
 def _parser(grammar: str) -> Parser:
-    from tree_sitter_language_pack import get_language
-
-    return Parser(get_language(grammar))  # type: ignore[arg-type]
+    return Parser(_grammar(grammar))
 
 
 @functools.cache
 def _query(lang: Language) -> Query:
-    from tree_sitter_language_pack import get_language
-
     source = lang.query_path.read_text(encoding="utf-8")
-    return Query(get_language(lang.grammar), source)  # type: ignore[arg-type]
+    return Query(_grammar(lang.grammar), source)
 
 
 def parse(lang: Language, source: bytes) -> Tree:

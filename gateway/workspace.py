@@ -5,22 +5,19 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import io
 import os
 import stat
 import tempfile
-import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.textfile import decode, newline_style
 from gateway.errors import (
-    BinaryFile,
     FileMissing,
     OutsideWorkspace,
     Stale,
     Unencodable,
-    UndecodableFile,
     UsageError,
     WriteFailed,
 )
@@ -49,25 +46,6 @@ class SourceFile:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def decode(data: bytes, where: str) -> tuple[str, str]:
-    """(text, codec): UTF-8 with or without BOM, or a `coding:` cookie's encoding."""
-    if b"\x00" in data:
-        raise BinaryFile(f"{where}: binary file (contains NUL bytes); refusing to edit it")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding), encoding
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        raise UndecodableFile(f"{where}: not decodable as text ({error}); refusing to edit it") from None
-
-
-def newline_style(data: bytes) -> str | None:
-    crlf = data.count(b"\r\n")
-    lf = data.count(b"\n") - crlf
-    if crlf and lf:
-        return None
-    return "\r\n" if crlf else "\n"
 
 
 @contextlib.contextmanager

@@ -136,3 +136,17 @@ def test_install_into_empty_project_and_uninstall_leaves_nothing(tmp_path: Path)
     for action in ("install", "uninstall"):
         subprocess.run([sys.executable, "-m", "gateway", "hook", action, "claude-code", "--workspace", str(tmp_path)], check=True, timeout=60)
     assert not (tmp_path / ".claude" / "settings.json").exists() and not (tmp_path / ".mcp.json").exists()
+
+
+def test_hook_path_imports_no_server_machinery(project: Path) -> None:
+    code = (
+        "import io, json, sys; from gateway.hooks.claude_code import run;"
+        f"run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
+        f" 'old_string': {DECORATED!r}, 'new_string': ''}}}}));"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('multilspy', 'pygls', 'mcp', 'lsprotocol')"
+        " or m == 'tree_sitter_language_pack');"
+        "print(json.dumps(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

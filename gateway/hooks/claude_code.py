@@ -2,7 +2,8 @@
 
 Edit, MultiEdit and Write are classified; a block is answered with a `deny` decision
 whose reason names the tool or command to use instead. Everything else passes. Malformed
-input fails closed (exit 2). Only the gate's modules are imported on this path.
+input fails closed (exit 2). The gate is imported only for the tools it judges, and
+nothing of the language-server or MCP machinery ever is: this runs before every edit.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gateway.classify import Classification, classify_edit, read_if_exists
 from gateway.errors import UsageError
-from gateway.write_gate import classify_write
+
+if TYPE_CHECKING:
+    from gateway.classify import Classification
 
 EXIT_MALFORMED = 2
 ROUTE_HINT = (
@@ -30,6 +32,8 @@ def _text(value: Any, field: str) -> str:
 
 
 def _edit(path: Path, tool_input: dict[str, Any]) -> Classification:
+    from gateway.classify import classify_edit
+
     return classify_edit(
         path,
         _text(tool_input.get("old_string"), "old_string"),
@@ -40,6 +44,8 @@ def _edit(path: Path, tool_input: dict[str, Any]) -> Classification:
 
 def _multi_edit(path: Path, tool_input: dict[str, Any]) -> Classification:
     """Each edit judged against the file as the earlier edits leave it."""
+    from gateway.classify import classify_edit, read_if_exists
+
     edits = tool_input.get("edits")
     if not isinstance(edits, list) or not edits or not all(isinstance(e, dict) for e in edits):
         raise UsageError("tool_input.edits must be a non-empty list of objects")
@@ -74,6 +80,8 @@ def decide(payload: Any) -> Classification | None:
         return _edit(path, tool_input)
     if tool == "MultiEdit":
         return _multi_edit(path, tool_input)
+    from gateway.write_gate import classify_write
+
     return classify_write(path, _text(tool_input.get("content"), "content"))
 
 
