@@ -1,7 +1,8 @@
-"""`make demo`: the gate refusing an agent's structural string edit, and the symbol operation doing it."""
+"""`make demo`: the hook refusing an agent's structural edit, and MCP, the CLI and routing doing it right."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -23,19 +24,37 @@ class PriceList:
 '''
 
 STRUCTURAL_OLD = "    @functools.cache\n    def total(self, *items):\n        return sum(self.prices[item] for item in items)"
-STRUCTURAL_NEW = "    def total(self, *items, discount=0):\n        return sum(self.prices[item] for item in items) - discount"
-NEW_INIT = "def __init__(self, prices):\n    self.prices = {name: int(cents) for name, cents in prices}"
-BODY_ONLY_OLD = "        self.prices = {name: int(cents) for name, cents in prices}\n"
+STRUCTURAL_NEW = "    @functools.cache\n    def total(self, *items, discount=0):\n        return sum(self.prices[item] for item in items) - discount"
+NEW_TOTAL = "def total(self, *items, discount=0):\n    return sum(self.prices[item] for item in items) - discount"
+STRUCTURAL_AGAIN = STRUCTURAL_NEW
+STRUCTURAL_OLD_BODY = "    @functools.cache\n    def total(self, *items, discount=0):\n        return max(0, sum(self.prices[item] for item in items) - discount)"
+BODY_ONLY_OLD = "        self.prices = dict(prices)\n"
 BODY_ONLY_NEW = BODY_ONLY_OLD + "        self.currency = 'EUR'\n"
 
 
-def _run(workspace: Path, *args: str) -> int:
+def _run(workspace: Path, *args: str, stdin: str | None = None) -> int:
     shown = " ".join(shlex.quote(arg) if "\n" not in arg else "'...'" for arg in args)
-    print(f"\n$ gateway {shown}")
-    done = subprocess.run([sys.executable, "-m", "gateway", *args], cwd=workspace, capture_output=True, text=True)
+    print(f"\n$ gateway {shown}" + (" < payload.json" if stdin else ""))
+    done = subprocess.run([sys.executable, "-m", "gateway", *args], cwd=workspace, capture_output=True, text=True, input=stdin)
     print((done.stdout + done.stderr).rstrip())
     print(f"[exit {done.returncode}]")
     return done.returncode
+
+
+def _mcp_replace(workspace: Path) -> dict[str, object]:
+    """The refused edit done the way the refusal says, by an MCP client (the SDK's own)."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def call() -> dict[str, object]:
+        server = StdioServerParameters(command=sys.executable, args=["-m", "gateway", "mcp", "--workspace", str(workspace)])
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("replace_symbol", {"name_path": "PriceList/total", "path": "prices.py", "body": NEW_TOTAL})
+            return dict(result.structured_content or {})
+
+    return anyio.run(call)
 
 
 def main() -> None:
@@ -44,16 +63,23 @@ def main() -> None:
         prices = workspace / "prices.py"
         prices.write_text(SAMPLE)
         print(f"Sample workspace {workspace} with prices.py:\n\n{SAMPLE}")
-        print("1. An agent rewrites a decorated method by string replacement. The gate refuses:")
-        blocked = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_OLD, "--new", STRUCTURAL_NEW)
-        print("\n2. The same edit with --route is performed as a symbol operation (range from the language server):")
-        routed = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_OLD, "--new", STRUCTURAL_NEW, "--route")
-        print("\n3. Or call a symbol operation directly, by name path:")
-        replaced = _run(workspace, "replace-symbol", "PriceList/__init__", "prices.py", "--body", NEW_INIT)
+        print("1. Claude Code is about to rewrite a decorated method with its Edit tool. The PreToolUse hook denies it:")
+        payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "tool_input": {
+            "file_path": str(prices), "old_string": STRUCTURAL_OLD, "new_string": STRUCTURAL_NEW}})
+        hooked = _run(workspace, "hook", "claude-code", stdin=payload)
+        print("\n2. The agent calls the MCP tool the refusal names; the range comes from the language server:")
+        result = _mcp_replace(workspace)
+        print(f"replace_symbol via {result.get('backend')}:\n{str(result.get('diff', '')).rstrip()}")
+        print("\n3. The same edit sent to the CLI is refused; with --route it is performed as the symbol operation:")
+        blocked = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_AGAIN, "--new", STRUCTURAL_OLD_BODY)
+        routed = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_AGAIN, "--new", STRUCTURAL_OLD_BODY, "--route")
         print("\n4. An edit inside a body touches no definition and goes through as text:")
         applied = _run(workspace, "edit", "prices.py", "--old", BODY_ONLY_OLD, "--new", BODY_ONLY_NEW)
         print(f"\nprices.py now:\n\n{prices.read_text()}")
-        if (blocked, routed, replaced, applied) != (3, 0, 0, 0) or "discount=0" not in prices.read_text():
+        denied = '"permissionDecision": "deny"' in subprocess.run(
+            [sys.executable, "-m", "gateway", "hook", "claude-code"], input=payload.replace(STRUCTURAL_OLD, STRUCTURAL_AGAIN),
+            capture_output=True, text=True).stdout
+        if (hooked, blocked, routed, applied) != (0, 3, 0, 0) or not denied or result.get("ok") is not True:
             sys.exit("demo: the gateway did not behave as shown above")
 
 

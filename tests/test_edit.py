@@ -186,3 +186,14 @@ def test_workspace_must_exist(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
         Gateway(tmp_path / "nope")
     assert os.path.exists(tmp_path)
+
+
+def test_public_api(tmp_path: Path) -> None:
+    from gateway import Classification, Gateway, classify_edit
+
+    (tmp_path / "m.py").write_text(SOURCE)
+    with Gateway(tmp_path) as gateway:
+        verdict = gateway.classify("m.py", "def f():\n    x = 1", "def g():\n    x = 1")
+        assert isinstance(verdict, Classification) and verdict.blocked
+        assert gateway.replace_symbol("f", "m.py", "def f():\n    return 0")["backend"] == "lsp:jedi-language-server"
+    assert classify_edit("m.py", "a", "b", content="a\n").decision == "allow"
