@@ -164,7 +164,8 @@ def _compare(
     return _Analysis(touched, added, removed_names, inserted, insert_before, before, after, span)
 
 
-def _outermost(defs: list[Definition]) -> list[Definition]:
+def outermost(defs: list[Definition]) -> list[Definition]:
+    """The definitions not nested in another one of `defs`."""
     return [
         d
         for d in defs
@@ -188,7 +189,7 @@ def _neighbour(analysis: _Analysis) -> tuple[str, str]:
         return _addressed(enclosing, before), "after"
     if analysis.span is not None:
         start, _ = analysis.span
-        top = _outermost(before)
+        top = outermost(before)
         previous = [d for d in top if d.end_byte <= start]
         if previous:
             return _addressed(previous[-1], before), "after"
@@ -239,7 +240,7 @@ def _insert_command(anchor: tuple[str, str], path: str) -> str:
 
 def _commands(tool: Tool, path: str, analysis: _Analysis) -> list[str]:
     quoted = shlex.quote(path)
-    top = _outermost(analysis.touched)
+    top = outermost(analysis.touched)
     addressed = [_addressed(d, analysis.before_defs or analysis.touched) for d in top]
     if tool == "remove_symbol":
         return [f"gateway remove-symbol {shlex.quote(name_path)} {quoted}" for name_path in addressed]

@@ -11,7 +11,7 @@ import os
 import shlex
 from collections import defaultdict
 
-from gateway.classify import Classification, TouchedDefinition, block_message, read_if_exists
+from gateway.classify import Classification, TouchedDefinition, block_message, outermost, read_if_exists
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.namepath import address_for
 from gateway.syntax import Definition, find_definitions
@@ -22,10 +22,6 @@ def _texts(source: bytes, defs: list[Definition]) -> dict[str, list[bytes]]:
     for d in defs:
         by_path[d.name_path].append(source[d.start_byte : d.end_byte])
     return by_path
-
-
-def _outermost(defs: list[Definition]) -> list[Definition]:
-    return [d for d in defs if not any(o is not d and o.start_byte <= d.start_byte and d.end_byte <= o.end_byte for o in defs)]
 
 
 def classify_write(
@@ -62,7 +58,7 @@ def classify_write(
     if not touched and not added:
         return Classification("allow", "no_definition", display, lang.name, "Allowed: the write changes no definition.")
     changes = {d.name_path: change for d, change in touched}
-    top_touched = [d for d in _outermost([d for d, _ in touched])]
+    top_touched = outermost([d for d, _ in touched])
     quoted = shlex.quote(display)
     names = [d.name_path for d in old_defs]
     commands = []
@@ -72,7 +68,7 @@ def classify_write(
             commands.append(f"gateway remove-symbol {address} {quoted}")
         else:
             commands.append(f"gateway replace-symbol {address} {quoted} --body-file NEW_DEFINITION_FILE")
-    for d in _outermost(added):
+    for d in outermost(added):
         commands.append(f"gateway insert-code {_anchor(d, new_defs, old_defs)} {quoted} --position after --code-file NEW_CODE_FILE")
     kinds = {change for _, change in touched}
     tool = "insert_code" if not touched else "remove_symbol" if kinds == {"removed"} and not added else "replace_symbol"
