@@ -7,7 +7,7 @@ NODE_DIR := .tools/node
 NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup python-env servers demo test bench clean
+.PHONY: setup python-env servers corpus demo test bench bench-quick clean
 
 setup: python-env servers
 
@@ -15,7 +15,7 @@ python-env: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,servers]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,servers,bench]'
 	touch $@
 
 servers: $(NODE_DIR)/.installed go-server
@@ -41,9 +41,23 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 
-bench: setup
+# Third-party source for the language matrix beyond what setup brings (Debian packages).
+corpus:
+	@if [ -d /usr/lib/ruby/3.1.0 ] && [ -f /usr/lib/jvm/openjdk-17/lib/src.zip ] && [ -d /usr/share/cargo/registry ]; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ruby openjdk-17-source librust-serde-dev >/dev/null; \
+	else \
+		echo "for Ruby, Java and Rust corpora: sudo apt-get install ruby openjdk-17-source librust-serde-dev"; \
+	fi
+
+bench: setup corpus
+	$(PY) benchmarks/matrix.py
 	$(PY) benchmarks/classify_latency.py
 	$(PY) benchmarks/symbol_latency.py
+
+bench-quick: setup corpus
+	$(PY) benchmarks/matrix.py --quick
 
 clean:
 	rm -rf $(VENV) .tools

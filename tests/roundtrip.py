@@ -15,9 +15,15 @@ def _address(symbols: list[Symbol], symbol: Symbol) -> str:
 
 
 def _neighbours(symbols: list[Symbol], symbol: Symbol) -> tuple[Symbol | None, Symbol | None]:
-    beside = [s for s in siblings(symbols, symbol) if s.has_definition]
-    at = beside.index(symbol)
-    return (beside[at - 1] if at > 0 else None), (beside[at + 1] if at + 1 < len(beside) else None)
+    """The siblings right before and after, on lines of their own (a parameter on the
+    definition's first line is no place to anchor)."""
+    first, last = symbol.start_line, symbol.end_line
+    parents = [s for s in symbols if s.contains(symbol)]
+    header = max(parents, key=lambda s: s.start).start_line if parents else 0
+    beside = [s for s in siblings(symbols, symbol) if s.start_line != header]
+    before = [s for s in beside if s.end_line < first]
+    after = [s for s in beside if s.start_line > last]
+    return (before[-1] if before else None), (after[0] if after else None)
 
 
 def round_trip(gateway: Gateway, root: Path, path: str, symbol_index: int) -> tuple[str, bool] | None:

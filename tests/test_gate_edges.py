@@ -133,3 +133,21 @@ def test_incremental_reparse_matches_full_parse() -> None:
             after = before[:start] + case.new.encode() + before[old_end:]
             tree = reparse(lang, parse(lang, before), before, after, start, old_end, start + len(case.new.encode()))
             assert definitions(lang, tree) == find_definitions(lang, after), f"{lang_name}: {case.id}"
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "old", "blocked"),
+    [
+        ("a.js", "var getProto = Object.getPrototypeOf || function (o) {\n  return o.__proto__\n}\n",
+         "var getProto = Object.getPrototypeOf || function (o) {\n  return o.__proto__\n}\n", True),
+        ("a.d.ts", "interface A {\n  filter(x: number): A;\n\n  map(y: string): A;\n}\n", "  filter(x: number): A;\n\n  map", True),
+        ("a.c", "int f(void) {\n    typedef int local_t;\n    return 0;\n}\n", "    typedef int local_t;\n    return 0;", False),
+        ("a.cpp", "namespace n {\ntypedef int t;\nusing u = long;\n}\n", "typedef int t;\nusing u = long;", True),
+        ("a.cpp", "int f() {\n    using u = long;\n    typedef int t;\n    return 0;\n}\n", "    using u = long;\n    typedef int t;", False),
+    ],
+    ids=["js-fallback-function", "ts-interface-method-signature", "c-local-typedef", "cpp-namespace-aliases", "cpp-local-aliases"],
+)
+def test_matrix_findings(filename: str, content: str, old: str, blocked: bool) -> None:
+    """Cases the language matrix found against tsserver and clangd."""
+    result = classify_edit(filename, old, old.replace("\n", " \n", 1), content=content)
+    assert result.blocked is blocked, result.message

@@ -31,8 +31,15 @@
   name: (type_identifier) @name
   body: (enumerator_list)) @definition.enum
 
-(type_definition
-  declarator: (type_identifier) @name) @definition.type
+; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
+; function body, where it is a local name.
+[
+  (translation_unit (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_if (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_else (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_elif (type_definition declarator: (type_identifier) @name) @definition.type)
+]
 
 (preproc_function_def
   name: (identifier) @name) @definition.function

@@ -60,11 +60,27 @@
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.module
 
-(type_definition
-  declarator: (type_identifier) @name) @definition.type
+; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
+; function body, where it is a local name.
+[
+  (translation_unit (type_definition declarator: (type_identifier) @name) @definition.type)
+  (declaration_list (type_definition declarator: (type_identifier) @name) @definition.type)
+  (field_declaration_list (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_if (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_else (type_definition declarator: (type_identifier) @name) @definition.type)
+  (preproc_elif (type_definition declarator: (type_identifier) @name) @definition.type)
+]
 
-(alias_declaration
-  name: (type_identifier) @name) @definition.type
+[
+  (translation_unit (alias_declaration name: (type_identifier) @name) @definition.type)
+  (declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
+  (field_declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (alias_declaration name: (type_identifier) @name) @definition.type)
+  (preproc_if (alias_declaration name: (type_identifier) @name) @definition.type)
+  (preproc_else (alias_declaration name: (type_identifier) @name) @definition.type)
+  (preproc_elif (alias_declaration name: (type_identifier) @name) @definition.type)
+]
 
 (preproc_function_def
   name: (identifier) @name) @definition.function

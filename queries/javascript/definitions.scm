@@ -31,6 +31,18 @@
     name: (identifier) @name
     value: (class))) @definition.class
 
+; A fallback definition: `var f = Object.getPrototypeOf || function (o) { ... }`.
+[
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (binary_expression right: [(arrow_function) (function_expression)])))
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (binary_expression right: [(arrow_function) (function_expression)])))
+] @definition.function
+
 (assignment_expression
   left: [(identifier) @name
          (member_expression property: (property_identifier) @name)]

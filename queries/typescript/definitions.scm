@@ -33,6 +33,9 @@
 (method_definition
   name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
 
+(method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
 (abstract_method_signature
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 
@@ -54,6 +57,18 @@
   (variable_declarator
     name: (identifier) @name
     value: (class))) @definition.class
+
+; A fallback definition: `var f = Object.getPrototypeOf || function (o) { ... }`.
+[
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (binary_expression right: [(arrow_function) (function_expression)])))
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (binary_expression right: [(arrow_function) (function_expression)])))
+] @definition.function
 
 (assignment_expression
   left: [(identifier) @name

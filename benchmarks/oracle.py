@@ -1,0 +1,116 @@
+"""Independent oracles of where definitions are: a language server's documentSymbol, or
+Python's own `ast`. Never the gateway's queries.
+
+Server symbols count as definitions when their kind is one: namespace, class, method,
+constructor, enum, interface, function, struct. Imports, variables, constants, fields and
+properties do not (so tsserver's `const f = () => {}`, reported as a constant, is no
+definition to this oracle, and the report says so).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from gateway.classify import spans_lines
+from gateway.langs import Language
+from gateway.lsp.session import LspSession
+from gateway.symbols.text import LineIndex
+
+DEFINITION_KINDS = {3, 5, 6, 9, 10, 11, 12, 23}
+_HEADER = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
+ANONYMOUS = ("<function>", "<class>")
+
+
+@dataclass(frozen=True)
+class OracleDefinition:
+    """Character offsets of a definition's name and of its whole text."""
+
+    name_start: int
+    name_end: int
+    start: int
+    end: int
+
+
+class Oracle(Protocol):
+    name: str
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None: ...
+
+
+class AstOracle:
+    name = "python ast"
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        index = LineIndex.of(text)
+        found = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                header = _HEADER.match(text, index.line_start(node.lineno - 1) + node.col_offset)
+                if header is None:
+                    continue
+                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                end = index.line_end((node.end_lineno or node.lineno) - 1)
+                found.append(OracleDefinition(*header.span(1), index.line_start(first - 1), end))
+        return sorted(found, key=lambda d: d.start)
+
+
+class LspOracle:
+    def __init__(self, session: LspSession, lang: Language) -> None:
+        self.session = session
+        self.lang = lang
+        self.name = f"documentSymbol ({session.name})"
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        self.session.sync(path, text, self.lang.server.language_id_for(path))
+        uri = path.as_uri()
+        reply = self.session.request("documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
+        if not isinstance(reply, list):
+            return None
+        index = LineIndex.of(text)
+        found: list[OracleDefinition] = []
+
+        def offset(position: dict[str, Any]) -> int:
+            return index.from_utf16(position["line"], position["character"])
+
+        def walk(item: dict[str, Any]) -> None:
+            # An anonymous function (tsserver: "forEach() callback") is no addressable definition.
+            name = str(item.get("name", ""))
+            if item.get("kind") in DEFINITION_KINDS and name not in ANONYMOUS and not name.endswith(" callback"):
+                rng = item.get("range") or item["location"]["range"]
+                selection = item.get("selectionRange", rng)
+                found.append(OracleDefinition(offset(selection["start"]), offset(selection["end"]), offset(rng["start"]), offset(rng["end"])))
+            for child in item.get("children") or []:
+                walk(child)
+
+        for item in reply:
+            walk(item)
+        return sorted(found, key=lambda d: d.start)
+
+
+def oracle_blocks(oracle: Oracle, path: Path, text: str, before: list[OracleDefinition], old: str, new: str) -> bool | None:
+    """The gate's rule applied to the oracle's definitions; None when the oracle cannot judge."""
+    at = text.index(old)
+    touched = [d for d in before if at <= d.name_start and d.name_end <= at + len(old)]
+    edited = text[:at] + new + text[at + len(old) :]
+    after = oracle.definitions(path, edited)
+    if after is None:
+        return None
+    remaining = sorted(text[d.name_start : d.name_end] for d in touched)
+    added = False
+    for d in after:
+        if at <= d.name_start and d.name_end <= at + len(new):
+            name = edited[d.name_start : d.name_end]
+            if name in remaining:
+                remaining.remove(name)
+            else:
+                added = True
+    multi_line = spans_lines(old) or (spans_lines(new) and added)
+    return multi_line and (bool(touched) or added)
