@@ -145,8 +145,6 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                 oracle.session.sync(path, source.text, "") if isinstance(oracle, LspOracle) else None
             count = definition_count(gateway, source.name)
             for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:
-                if index >= definition_count(gateway, source.name):
-                    continue  # clangd reports fewer symbols once it re-reads a file it cannot fully resolve
                 try:
                     outcome = round_trip(gateway, root, source.name, index)
                 except GatewayError as error:

@@ -4,7 +4,8 @@ Python's own `ast`. Never the gateway's queries.
 Server symbols count as definitions when their kind is one: namespace, class, method,
 constructor, enum, interface, function, struct. Imports, variables, constants, fields and
 properties do not (so tsserver's `const f = () => {}`, reported as a constant, is no
-definition to this oracle, and the report says so).
+definition to this oracle, and the report says so), nor do anonymous functions, classes
+and structs (tsserver's "forEach() callback", clangd's "(anonymous struct)").
 """
 
 from __future__ import annotations
@@ -83,16 +84,29 @@ class LspOracle:
         def walk(item: dict[str, Any]) -> None:
             # An anonymous function (tsserver: "forEach() callback") is no addressable definition.
             name = str(item.get("name", ""))
-            if item.get("kind") in DEFINITION_KINDS and name not in ANONYMOUS and not name.endswith(" callback"):
+            anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
+            if item.get("kind") in DEFINITION_KINDS and not anonymous:
                 rng = item.get("range") or item["location"]["range"]
                 selection = item.get("selectionRange", rng)
-                found.append(OracleDefinition(offset(selection["start"]), offset(selection["end"]), offset(rng["start"]), offset(rng["end"])))
+                start, end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
+                found.append(OracleDefinition(start, end, offset(rng["start"]), offset(rng["end"])))
             for child in item.get("children") or []:
                 walk(child)
 
         for item in reply:
             walk(item)
         return sorted(found, key=lambda d: d.start)
+
+
+def _name_span(text: str, index: LineIndex, name: str, start: int, end: int) -> tuple[int, int]:
+    """The name inside a server's selection. Most servers select just the name; tsserver
+    selects a whole constructor, or the function of `var f = a || function () {}`."""
+    if text[start:end] == name:
+        return start, end
+    short = re.split(r"::|\.", name)[-1]
+    pattern = re.compile(r"(?<![\w$])" + re.escape(short) + r"(?![\w$])")
+    match = pattern.search(text, index.line_start(index.line_of(start)), end)
+    return match.span() if match else (start, end)
 
 
 def oracle_blocks(oracle: Oracle, path: Path, text: str, before: list[OracleDefinition], old: str, new: str) -> bool | None:

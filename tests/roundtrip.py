@@ -34,6 +34,8 @@ def round_trip(gateway: Gateway, root: Path, path: str, symbol_index: int) -> tu
     original = (root / path).read_bytes()
     view = gateway.symbol_service.symbols(path)
     definitions = [s for s in view.symbols if s.has_definition]
+    if symbol_index >= len(definitions):
+        return None  # clangd may report fewer symbols on a second look at a file it cannot fully resolve
     symbol = definitions[symbol_index]
     previous, following = _neighbours(view.symbols, symbol)
     if previous is None and following is None and symbol.depth > 0:

@@ -24,6 +24,12 @@
   declarator: (function_declarator
     declarator: [(identifier) (qualified_identifier)] @name)) @definition.function
 
+; `void f() = delete;` parses as an initialised declarator.
+(declaration
+  declarator: (init_declarator
+    declarator: (function_declarator
+      declarator: [(identifier) (qualified_identifier) (field_identifier) (operator_name)] @name))) @definition.function
+
 (field_declaration_list
   [(declaration
      declarator: (function_declarator
