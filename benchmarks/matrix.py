@@ -273,7 +273,10 @@ def main() -> None:
     markdown = render(rows, profile_name)
     print(markdown)
     if not args.corpus:
-        record(markdown, "matrix", "Language matrix (`make bench`, `make bench-quick`)")
+        if profile_name == "full":
+            record(markdown, "matrix", "Language matrix (`make bench`, `make bench-quick`)")
+        else:
+            record(markdown, "matrix-quick", "Language matrix, quick profile (`make bench-quick`)")
 
 
 if __name__ == "__main__":
