@@ -29,7 +29,7 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.oracle import AstOracle, LspOracle, Oracle, oracle_blocks  # noqa: E402
+from benchmarks.oracle import AstOracle, LspOracle, Oracle, RubyOracle, oracle_blocks  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.classify import classify_edit  # noqa: E402
@@ -71,6 +71,8 @@ class Tally:
 def _oracle(gateway: Gateway, lang_name: str) -> Oracle | None:
     if lang_name == "python":
         return AstOracle()
+    if lang_name == "ruby" and shutil.which("ruby"):
+        return RubyOracle(str(shutil.which("ruby")))
     session = gateway.sessions.session_for(gateway.registry.get(lang_name))
     return LspOracle(session, gateway.registry.get(lang_name)) if session else None
 
@@ -193,7 +195,7 @@ def _percent(value: float | None) -> str:
 def render(rows: list[dict[str, Any]], profile_name: str) -> str:
     out = [
         f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracle: the server's documentSymbol where "
-        "one runs (definition kinds only), Python's `ast` for Python; `–` where no oracle or no corpus exists here.",
+        "one runs (definition kinds only), Python's `ast`, Ruby's Ripper; `–` where no oracle or no corpus exists here.",
         "",
         "| language | files | edits (judged) | oracle | ours false-block | ours missed | keyword false-block | keyword missed "
         "| classify p50 ms | routed (exact) | round trips exact | server peak RSS MB |",

@@ -1,5 +1,5 @@
-"""Independent oracles of where definitions are: a language server's documentSymbol, or
-Python's own `ast`. Never the gateway's queries.
+"""Independent oracles of where definitions are: a language server's documentSymbol, or a
+language's own parser (Python's `ast`, Ruby's Ripper). Never the gateway's queries.
 
 Server symbols count as definitions when their kind is one: namespace, class, method,
 constructor, enum, interface, function, struct. Imports, variables, constants, fields and
@@ -11,7 +11,9 @@ and structs (tsserver's "forEach() callback", clangd's "(anonymous struct)").
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,6 +63,32 @@ class AstOracle:
                 end = index.line_end((node.end_lineno or node.lineno) - 1)
                 found.append(OracleDefinition(*header.span(1), index.line_start(first - 1), end))
         return sorted(found, key=lambda d: d.start)
+
+
+class RubyOracle:
+    """Ruby's own parser (Ripper) through benchmarks/ruby_definitions.rb."""
+
+    name = "ruby Ripper"
+    script = Path(__file__).with_name("ruby_definitions.rb")
+
+    def __init__(self, ruby: str) -> None:
+        self.ruby = ruby
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        done = subprocess.run([self.ruby, str(self.script)], input=text.encode(), capture_output=True, timeout=60)
+        found = json.loads(done.stdout or b"null") if done.returncode == 0 else None
+        if found is None:
+            return None
+        index = LineIndex.of(text)
+        lines = text.split("\n")
+        result = []
+        for _, name, line, column in found:
+            row = line - 1
+            start = index.line_start(row) + len(lines[row].encode()[:column].decode("utf-8", "replace"))
+            indent = len(lines[row]) - len(lines[row].lstrip())
+            last = next((n for n in range(row + 1, len(lines)) if lines[n].strip() == "end" and len(lines[n]) - len(lines[n].lstrip()) == indent), row)
+            result.append(OracleDefinition(start, start + len(name), index.line_start(row), index.line_end(last)))
+        return sorted(result, key=lambda d: d.start)
 
 
 class LspOracle:
