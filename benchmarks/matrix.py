@@ -29,7 +29,7 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.oracle import AstOracle, LspOracle, Oracle, RubyOracle, oracle_blocks  # noqa: E402
+from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, oracle_blocks  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.classify import classify_edit  # noqa: E402
@@ -73,6 +73,9 @@ def _oracle(gateway: Gateway, lang_name: str) -> Oracle | None:
         return AstOracle()
     if lang_name == "ruby" and shutil.which("ruby"):
         return RubyOracle(str(shutil.which("ruby")))
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if lang_name == "java" and javac and java:
+        return JavaOracle(javac, java)
     session = gateway.sessions.session_for(gateway.registry.get(lang_name))
     return LspOracle(session, gateway.registry.get(lang_name)) if session else None
 
@@ -195,7 +198,7 @@ def _percent(value: float | None) -> str:
 def render(rows: list[dict[str, Any]], profile_name: str) -> str:
     out = [
         f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracle: the server's documentSymbol where "
-        "one runs (definition kinds only), Python's `ast`, Ruby's Ripper; `–` where no oracle or no corpus exists here.",
+        "one runs (definition kinds only), Python's `ast`, Ruby's Ripper, javac's parser; `–` where no oracle or no corpus exists here.",
         "",
         "| language | files | edits (judged) | oracle | ours false-block | ours missed | keyword false-block | keyword missed "
         "| classify p50 ms | routed (exact) | round trips exact | server peak RSS MB |",

@@ -1,5 +1,5 @@
 """Independent oracles of where definitions are: a language server's documentSymbol, or a
-language's own parser (Python's `ast`, Ruby's Ripper). Never the gateway's queries.
+language's own parser (Python's `ast`, Ruby's Ripper, javac's parser). Never the gateway's queries.
 
 Server symbols count as definitions when their kind is one: namespace, class, method,
 constructor, enum, interface, function, struct. Imports, variables, constants, fields and
@@ -11,9 +11,11 @@ and structs (tsserver's "forEach() callback", clangd's "(anonymous struct)").
 from __future__ import annotations
 
 import ast
+import atexit
 import json
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -89,6 +91,27 @@ class RubyOracle:
             last = next((n for n in range(row + 1, len(lines)) if lines[n].strip() == "end" and len(lines[n]) - len(lines[n].lstrip()) == indent), row)
             result.append(OracleDefinition(start, start + len(name), index.line_start(row), index.line_end(last)))
         return sorted(result, key=lambda d: d.start)
+
+
+class JavaOracle:
+    """javac's own parser through benchmarks/JavaDefinitions.java, kept running (one JVM start)."""
+
+    name = "javac parser"
+    source = Path(__file__).with_name("JavaDefinitions.java")
+
+    def __init__(self, javac: str, java: str) -> None:
+        build = Path(tempfile.mkdtemp(prefix="java-oracle-"))
+        subprocess.run([javac, "-d", str(build), str(self.source)], check=True, capture_output=True, timeout=120)
+        self.process = subprocess.Popen([java, "-cp", str(build), "JavaDefinitions"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        atexit.register(self.process.kill)
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        assert self.process.stdin and self.process.stdout
+        data = text.encode()
+        self.process.stdin.write(b"%d\n" % len(data) + data)
+        self.process.stdin.flush()
+        found = json.loads(self.process.stdout.readline() or b"null")
+        return None if found is None else sorted((OracleDefinition(*entry) for entry in found), key=lambda d: d.start)
 
 
 class LspOracle:
