@@ -29,7 +29,7 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, oracle_blocks  # noqa: E402
+from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, oracle_blocks  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.classify import classify_edit  # noqa: E402
@@ -146,8 +146,8 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                     done, exact, failure = _route(gateway, root, source.name, source.text, edit.old, edit.new)
                     routed, route_exact = routed + done, route_exact + exact
                     failures += [failure] if failure else []
-            if oracle is not None:
-                oracle.session.sync(path, source.text, "") if isinstance(oracle, LspOracle) else None
+            if isinstance(oracle, LspOracle):
+                oracle.session.sync(path, source.text, "")  # the server last saw an edited copy
             count = definition_count(gateway, source.name)
             for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:
                 try:
@@ -183,10 +183,8 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
     }
 
 
-def _our_definitions(gateway: Gateway, name: str) -> list[Any]:
+def _our_definitions(gateway: Gateway, name: str) -> list[OracleDefinition]:
     """Without an oracle, edits are still generated around definitions (ours), for latency and routing."""
-    from benchmarks.oracle import OracleDefinition
-
     view = gateway.symbol_service.symbols(name)
     return [OracleDefinition(s.name_start, s.name_start + len(s.name), s.start, s.end) for s in view.symbols if s.has_definition]
 
