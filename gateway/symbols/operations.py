@@ -55,17 +55,17 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: in
     `start` (one of the symbol's doc_start, start, header_start) overrides that choice.
     """
     code = reindent(_code_lines(body), symbol.indent)
+    index = LineIndex.of(text)
     if start is None:
         probe = text[: symbol.doc_start] + code + text[symbol.end :]
         locate = Locator(lang, probe, parse(lang, probe.encode()))
-        first = LineIndex.of(text).line_of(symbol.doc_start)
+        first = index.line_of(symbol.doc_start)
         if locate.is_comment_line(first):
             start = symbol.doc_start
         elif locate.is_decorator_line(first):
             start = symbol.start
         else:
             start = symbol.header_start
-    index = LineIndex.of(text)
     if text[index.line_start(index.line_of(start)) : start].strip():
         code = code.lstrip()
     if text[symbol.end - 1] == ";" and not code.endswith(";"):

@@ -114,8 +114,9 @@ def _insert_anchor(symbols: list[Symbol], covered: list[Symbol] | None, span: tu
     """Where added definitions go: next to the definitions old_string covers, or the one it ends (starts) with."""
     if covered:
         return covered[-1] if position == "after" else covered[0]
-    trimmed_start = span[0] + len(text[span[0] : span[1]]) - len(text[span[0] : span[1]].lstrip())
-    trimmed_end = span[1] - (len(text[span[0] : span[1]]) - len(text[span[0] : span[1]].rstrip()))
+    chunk = text[span[0] : span[1]]
+    trimmed_start = span[0] + len(chunk) - len(chunk.lstrip())
+    trimmed_end = span[1] - (len(chunk) - len(chunk.rstrip()))
     if position == "after":
         ending = [s for s in symbols if s.has_definition and s.end == trimmed_end]
         return min(ending, key=lambda s: s.depth) if ending else None
