@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING, Any
 from gateway.classify import Classification, classify_edit
 from gateway.diffs import unified_diff
 from gateway.edits import apply_string_edit
-from gateway.errors import Blocked
+from gateway.errors import Blocked, UsageError
 from gateway.langs import LanguageRegistry, default_registry
+from gateway.typed.audit import select, summarize
+from gateway.typed.declaration import Declaration
+from gateway.typed.kinds import catalogue
+from gateway.typed.service import TypedEdits
 from gateway.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -59,6 +63,8 @@ class Gateway:
         self.workspace = Workspace(workspace)
         self.registry = registry or default_registry()
         self.use_servers = use_servers
+        self.typed = TypedEdits(self.workspace)
+        self.workspace.authorizer = self.typed
         self._sessions: SessionManager | None = None
         self._symbol_service: SymbolService | None = None
 
@@ -100,13 +106,16 @@ class Gateway:
             registry=self.registry,
         )
 
-    def edit(self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False) -> EditResult:
+    def edit(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None
+    ) -> EditResult:
         """Apply an exact-match edit if the gate allows it.
 
         A blocked edit raises Blocked with the file untouched, unless `route` is set and
         the edit maps unambiguously onto symbol operations, which are then performed.
+        With typed edits enforced, the write also needs a grant (`token`, or a live one).
         """
-        with self.workspace.locked(path):
+        with self.typed.attempt("edit", token, [path]), self.workspace.locked(path):
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
             classification = classify_edit(
@@ -148,19 +157,41 @@ class Gateway:
             matches.append(entry)
         return {"ok": True, "name_path": name_path, "matches": matches}
 
-    def replace_symbol(self, name_path: str, path: str, body: str) -> dict[str, Any]:
-        return self.symbol_service.replace_symbol(name_path, path, body).to_json()
+    def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None) -> dict[str, Any]:
+        with self.typed.attempt("replace_symbol", token, [path]):
+            return self.symbol_service.replace_symbol(name_path, path, body).to_json()
 
-    def insert_code(self, name_path: str, path: str, code: str, position: str) -> dict[str, Any]:
-        return self.symbol_service.insert_code(name_path, path, code, position).to_json()
+    def insert_code(self, name_path: str, path: str, code: str, position: str, token: str | None = None) -> dict[str, Any]:
+        with self.typed.attempt("insert_code", token, [path]):
+            return self.symbol_service.insert_code(name_path, path, code, position).to_json()
 
-    def remove_symbol(self, name_path: str, path: str) -> dict[str, Any]:
-        return self.symbol_service.remove_symbol(name_path, path).to_json()
+    def remove_symbol(self, name_path: str, path: str, token: str | None = None) -> dict[str, Any]:
+        with self.typed.attempt("remove_symbol", token, [path]):
+            return self.symbol_service.remove_symbol(name_path, path).to_json()
 
-    def rename_symbol(self, name_path: str, path: str, new_name: str) -> dict[str, Any]:
+    def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None) -> dict[str, Any]:
         from gateway.symbols.rename import rename_symbol
 
-        return rename_symbol(self.symbol_service, name_path, path, new_name).to_json()
+        with self.typed.attempt("rename_symbol", token, [path]):
+            return rename_symbol(self.symbol_service, name_path, path, new_name).to_json()
+
+    def declare(self, declaration: Declaration) -> dict[str, Any]:
+        return self.typed.declare(declaration)
+
+    def kinds(self) -> dict[str, Any]:
+        return {"ok": True, "kinds": [kind.to_json() for kind in catalogue().kinds.values()]}
+
+    def audit_log(self, since: str | None = None, kind: str | None = None) -> dict[str, Any]:
+        read = self.typed.log.read()
+        try:
+            entries = select(read.entries, since, kind)
+        except ValueError:
+            raise UsageError(f"--since wants an ISO 8601 time such as 2026-11-21T09:30:00Z, not {since!r}") from None
+        return {"ok": True, "entries": entries, "log_warnings": read.warnings}
+
+    def audit_summary(self) -> dict[str, Any]:
+        read = self.typed.log.read()
+        return {**summarize(read.entries), "log_warnings": read.warnings}
 
     def servers(self) -> dict[str, Any]:
         from gateway.lsp.status import server_status

@@ -46,6 +46,10 @@ def _add_edit_text_args(parser: argparse.ArgumentParser, required: bool) -> None
         group.add_argument(f"--{name}-file", metavar="F", help=f"read the {name} text from file F")
 
 
+def _add_token_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--token", metavar="TOKEN", help="the grant from `gateway declare` (default: a live grant for the file)")
+
+
 def _gateway(args: argparse.Namespace) -> Any:
     """The run's one Gateway, closed (servers shut down) when the command ends."""
     if getattr(args, "gateway", None) is None:
@@ -84,19 +88,19 @@ def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).replace_symbol(args.name_path, args.path, _text_arg(args, "body")))
+    return _operation(_gateway(args).replace_symbol(args.name_path, args.path, _text_arg(args, "body"), args.token))
 
 
 def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).insert_code(args.name_path, args.path, _text_arg(args, "code"), args.position))
+    return _operation(_gateway(args).insert_code(args.name_path, args.path, _text_arg(args, "code"), args.position, args.token))
 
 
 def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).remove_symbol(args.name_path, args.path))
+    return _operation(_gateway(args).remove_symbol(args.name_path, args.path, args.token))
 
 
 def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).rename_symbol(args.name_path, args.path, args.new_name))
+    return _operation(_gateway(args).rename_symbol(args.name_path, args.path, args.new_name, args.token))
 
 
 def _cmd_servers(args: argparse.Namespace) -> Outcome:
@@ -105,6 +109,64 @@ def _cmd_servers(args: argparse.Namespace) -> Outcome:
     for row in result["languages"]:
         found = f"found {row['path']} ({row['version'] or 'version unknown'})" if row["found"] else f"not found; {row['install']}"
         lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}")
+    return result, "\n".join(lines), EXIT_OK
+
+
+def _cmd_kinds(args: argparse.Namespace) -> Outcome:
+    result = _gateway(args).kinds()
+    lines = []
+    for kind in result["kinds"]:
+        lines.append(f"{kind['kind']} ({kind['group']}): {kind['summary']}")
+        for key in ("use_when", "do_not_use", "tests", "stop_and_ask"):
+            lines.append(f"    {key.replace('_', ' ')}: {kind[key]}")
+    return result, "\n".join(lines), EXIT_OK
+
+
+def _cmd_declare(args: argparse.Namespace) -> Outcome:
+    from gateway.surface import declaration_from
+
+    params = {
+        "kind": args.kind,
+        "files": args.file,
+        "provenance": args.provenance,
+        "rationale": args.rationale,
+        "target": args.target,
+        "test_files": args.test_file,
+        "execution_state": args.execution_state,
+        "additional_files": args.additional_file,
+    }
+    result = _gateway(args).declare(declaration_from(params))
+    warnings = [f"warning {w['code']}: {w['message']}" for w in result["audit_warnings"]]
+    if not result["issued"]:
+        error = result["audit_error"]
+        return result, f"Rejected ({error['code']}): {error['message']}", EXIT_BLOCKED
+    text = [f"Issued {result['edit_id']} for {', '.join(f['path'] for f in result['files'])}; expires {result['expires_at']}",
+            f"token: {result['token']}", *warnings]
+    return result, "\n".join(text), EXIT_OK
+
+
+def _cmd_audit(args: argparse.Namespace) -> Outcome:
+    if args.view == "summary":
+        if args.since or args.kind:
+            raise UsageError("audit summary takes no --since or --kind")
+        result = _gateway(args).audit_summary()
+        lines = [f"{result['entries']} entries: " + ", ".join(f"{n} {phase}" for phase, n in result["phases"].items())]
+        lines += [f"  {kind}: {c['total']} (prod {c['prod']}, test {c['test']})" for kind, c in result["by_kind"].items()]
+        for title in ("by_provenance", "by_execution_state", "warnings", "rejections"):
+            if result[title]:
+                lines.append(f"{title.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in result[title].items()))
+        lines += [f"never consumed: {e['edit_id']} {e['kind']} {', '.join(e['files'])}" for e in result["never_consumed"]]
+        lines += [f"most edited: {e['path']} ({e['edits']})" for e in result["most_edited"]]
+    else:
+        result = _gateway(args).audit_log(args.since, args.kind)
+        lines = []
+        for e in result["entries"]:
+            files = ", ".join(f["path"] for f in e.get("files", []))
+            error = e.get("audit_error") or {}
+            why = f" [{error.get('code')}]" if error else ""
+            lines.append(f"{e.get('timestamp')} {e.get('phase'):<8} {e.get('kind') or e.get('operation') or '-'} {files}{why}")
+    for warning in result["log_warnings"]:
+        print(f"gateway: {warning}", file=sys.stderr)
     return result, "\n".join(lines), EXIT_OK
 
 
@@ -131,7 +193,7 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
             raise UsageError("PATH is required (or --stdin)")
         path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
     try:
-        result = _gateway(args).edit(path, old, new, replace_all, route=args.route)
+        result = _gateway(args).edit(path, old, new, replace_all, route=args.route, token=args.token)
     except Blocked as blocked:
         classification = blocked.classification
         return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
@@ -204,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--replace-all", action="store_true", help="replace every occurrence")
     edit.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
     edit.add_argument("--route", action="store_true", help="perform a blocked edit as symbol operations when unambiguous")
+    _add_token_arg(edit)
     edit.set_defaults(handler=_cmd_edit)
 
     symbols = commands.add_parser("symbols", parents=[common], help="a file's symbol tree")
@@ -221,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     replace.add_argument("name_path", metavar="NAME_PATH")
     replace.add_argument("path", metavar="PATH")
     _add_text_arg(replace, "body", "the new definition")
+    _add_token_arg(replace)
     replace.set_defaults(handler=_cmd_replace_symbol)
 
     insert = commands.add_parser("insert-code", parents=[common], help="insert code as a sibling of a symbol")
@@ -228,17 +292,20 @@ def build_parser() -> argparse.ArgumentParser:
     insert.add_argument("path", metavar="PATH")
     _add_text_arg(insert, "code", "the code to insert")
     insert.add_argument("--position", choices=("before", "after"), required=True)
+    _add_token_arg(insert)
     insert.set_defaults(handler=_cmd_insert_code)
 
     remove = commands.add_parser("remove-symbol", parents=[common], help="remove a definition")
     remove.add_argument("name_path", metavar="NAME_PATH")
     remove.add_argument("path", metavar="PATH")
+    _add_token_arg(remove)
     remove.set_defaults(handler=_cmd_remove_symbol)
 
     rename = commands.add_parser("rename-symbol", parents=[common], help="rename a symbol across the workspace")
     rename.add_argument("name_path", metavar="NAME_PATH")
     rename.add_argument("path", metavar="PATH")
     rename.add_argument("new_name", metavar="NEW_NAME")
+    _add_token_arg(rename)
     rename.set_defaults(handler=_cmd_rename_symbol)
 
     serve = commands.add_parser("serve", help="run the JSON-RPC server (pygls) for middleware")
@@ -255,6 +322,26 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
     mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
     mcp.set_defaults(handler=_cmd_mcp, json=False)
+
+    kinds = commands.add_parser("kinds", parents=[common], help="the typed-edit kinds and their obligations")
+    kinds.set_defaults(handler=_cmd_kinds)
+
+    declare = commands.add_parser("declare", parents=[common], help="declare a typed edit; issues a single-use grant")
+    declare.add_argument("kind", metavar="KIND")
+    declare.add_argument("--file", action="append", required=True, metavar="PATH", help="a file the edit writes (repeatable)")
+    declare.add_argument("--target", metavar="prod|test", help="what the files are (implementation kinds)")
+    declare.add_argument("--provenance", required=True, metavar="P", help="user_confirmed, accepted_artifact, direct_observation, inference or speculation")
+    declare.add_argument("--rationale", required=True, metavar="TEXT", help="why, grounded in what")
+    declare.add_argument("--test-file", action="append", default=[], metavar="T", help="a test that accompanies the edit (repeatable)")
+    declare.add_argument("--execution-state", default="normal", metavar="S", help="normal, repeating_failure or recovery")
+    declare.add_argument("--additional-file", action="append", default=[], metavar="PATH", help="another file a workflow kind writes")
+    declare.set_defaults(handler=_cmd_declare)
+
+    audit = commands.add_parser("audit", parents=[common], help="the typed-edit audit log: audit log | audit summary")
+    audit.add_argument("view", choices=("log", "summary"))
+    audit.add_argument("--since", metavar="ISO", help="entries at or after this time (UTC when no offset is given)")
+    audit.add_argument("--kind", metavar="K", help="entries of this kind")
+    audit.set_defaults(handler=_cmd_audit)
 
     servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
     servers.set_defaults(handler=_cmd_servers)

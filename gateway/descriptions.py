@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gateway.typed.kinds import Kind
+
 _NAME_PATHS = (
     "Name paths: `Class/method` matches as a suffix, `/Top/exact` is absolute, `name[1]` picks the "
     "second of several matches (overloads); an ambiguous or unknown path is answered with the candidates."
@@ -62,3 +67,20 @@ TOOL_DESCRIPTIONS = {
         "definition's text. USE to read a definition before replacing it. Read-only. " + _NAME_PATHS
     ),
 }
+
+
+def kind_tool_description(kind: Kind) -> str:
+    """A typed-edit kind's MCP tool: the kind's obligations, then how the call works."""
+    fields = (
+        "target (prod|test) is required"
+        if not kind.is_workflow
+        else "no target; additional_files may list further notes it writes"
+    )
+    tests = " A prod edit needs test_files." if kind.requires_test_files else ""
+    return (
+        f"Typed edit {kind.name}: {kind.description} "
+        f"CALL: declare the change (files, provenance, rationale; {fields}).{tests} Given file_path, "
+        "old_string and new_string, the edit is applied through the structural gate in the same call; "
+        "without them you get a single-use grant (token, short-lived, bound to each file's current hash) for "
+        "your own edit or a symbol tool's `token`. A refusal (audit_error) says what the declaration lacks."
+    )

@@ -102,13 +102,38 @@ class Blocked(GatewayError):
         return {**super().to_json(), "classification": self.classification.to_json()}
 
 
+class GrantRefused(GatewayError):
+    """Typed edits: the write has no live grant matching the file as it is now.
+
+    `reason` is one of undeclared, stale, expired, consumed, protected, bash_write.
+    """
+
+    kind = "grant_refused"
+    exit_code = EXIT_BLOCKED
+
+    def __init__(self, reason: str, path: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.path = path
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "reason": self.reason, "path": self.path}
+
+
 def exit_code_for(error: BaseException) -> int:
     return error.exit_code if isinstance(error, GatewayError) else EXIT_ERROR
 
 
 # JSON-RPC error codes of `gateway serve` (the server-defined range -32000..-32099).
 RPC_BLOCKED = -32001
-RPC_CODES = {"blocked": RPC_BLOCKED, "stale": -32002, "server_failed": -32003, "syntax_error": -32004, "usage": -32602}
+RPC_CODES = {
+    "blocked": RPC_BLOCKED,
+    "stale": -32002,
+    "server_failed": -32003,
+    "syntax_error": -32004,
+    "grant_refused": -32005,
+    "usage": -32602,
+}
 RPC_OTHER = -32000
 
 

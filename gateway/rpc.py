@@ -33,6 +33,10 @@ METHODS = {
     "gateway/removeSymbol": "remove_symbol",
     "gateway/renameSymbol": "rename_symbol",
     "gateway/servers": "servers",
+    "gateway/kinds": "kinds",
+    "gateway/declare": "declare",
+    "gateway/auditLog": "audit_log",
+    "gateway/auditSummary": "audit_summary",
 }
 WORKERS = 8
 logger = logging.getLogger(__name__)

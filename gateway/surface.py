@@ -12,6 +12,7 @@ from typing import Any
 
 from gateway.api import Gateway
 from gateway.errors import UsageError
+from gateway.typed.declaration import Declaration
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,26 @@ class Param:
 class Operation:
     params: tuple[Param, ...]
     run: Callable[[Gateway, dict[str, Any]], dict[str, Any]]
+
+
+_TOKEN = Param("token", str, False, None)
+
+
+def declaration_from(params: dict[str, Any]) -> Declaration:
+    """A Declaration from snake_case parameters (the JSON-RPC/MCP object, the CLI's flags)."""
+    for name in ("files", "test_files", "additional_files"):
+        if not all(isinstance(item, str) for item in params.get(name) or []):
+            raise UsageError(f"declare: {name} must be a list of paths")
+    return Declaration(
+        kind=params["kind"],
+        files=tuple(params["files"]),
+        provenance=params["provenance"],
+        rationale=params["rationale"],
+        target=params.get("target"),
+        test_files=tuple(params.get("test_files") or ()),
+        execution_state=params.get("execution_state") or "normal",
+        additional_files=tuple(params.get("additional_files") or ()),
+    )
 
 
 def _path(params: dict[str, Any]) -> dict[str, Any]:
@@ -47,8 +68,9 @@ OPERATIONS: dict[str, Operation] = {
             Param("new_string", str),
             Param("replace_all", bool, False, False),
             Param("route", bool, False, False),
+            _TOKEN,
         ),
-        lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"]).to_json(),
+        lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"], p["token"]).to_json(),
     ),
     "symbols": Operation(
         (Param("path", str), Param("depth", int, False, None)), lambda g, p: g.symbols(p["path"], p["depth"])
@@ -58,21 +80,40 @@ OPERATIONS: dict[str, Operation] = {
         lambda g, p: g.find_symbol(p["name_path"], p["path"], p["body"]),
     ),
     "replace_symbol": Operation(
-        (Param("name_path", str), Param("path", str), Param("body", str)),
-        lambda g, p: g.replace_symbol(p["name_path"], p["path"], p["body"]),
+        (Param("name_path", str), Param("path", str), Param("body", str), _TOKEN),
+        lambda g, p: g.replace_symbol(p["name_path"], p["path"], p["body"], p["token"]),
     ),
     "insert_code": Operation(
-        (Param("name_path", str), Param("path", str), Param("code", str), Param("position", str)),
-        lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"]),
+        (Param("name_path", str), Param("path", str), Param("code", str), Param("position", str), _TOKEN),
+        lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"], p["token"]),
     ),
     "remove_symbol": Operation(
-        (Param("name_path", str), Param("path", str)), lambda g, p: g.remove_symbol(p["name_path"], p["path"])
+        (Param("name_path", str), Param("path", str), _TOKEN),
+        lambda g, p: g.remove_symbol(p["name_path"], p["path"], p["token"]),
     ),
     "rename_symbol": Operation(
-        (Param("name_path", str), Param("path", str), Param("new_name", str)),
-        lambda g, p: g.rename_symbol(p["name_path"], p["path"], p["new_name"]),
+        (Param("name_path", str), Param("path", str), Param("new_name", str), _TOKEN),
+        lambda g, p: g.rename_symbol(p["name_path"], p["path"], p["new_name"], p["token"]),
     ),
     "servers": Operation((), lambda g, p: g.servers()),
+    "kinds": Operation((), lambda g, p: g.kinds()),
+    "declare": Operation(
+        (
+            Param("kind", str),
+            Param("files", list),
+            Param("provenance", str),
+            Param("rationale", str),
+            Param("target", str, False, None),
+            Param("test_files", list, False, []),
+            Param("execution_state", str, False, "normal"),
+            Param("additional_files", list, False, []),
+        ),
+        lambda g, p: g.declare(declaration_from(p)),
+    ),
+    "audit_log": Operation(
+        (Param("since", str, False, None), Param("kind", str, False, None)), lambda g, p: g.audit_log(p["since"], p["kind"])
+    ),
+    "audit_summary": Operation((), lambda g, p: g.audit_summary()),
 }
 
 

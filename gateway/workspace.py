@@ -8,9 +8,10 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from gateway.textfile import decode, newline_style
 from gateway.errors import (
@@ -65,12 +66,19 @@ def file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+class WriteAuthorizer(Protocol):
+    """Decides, around the moment of writing, whether a set of files may be written (typed edits)."""
+
+    def authorize(self, sources: Sequence[SourceFile]) -> contextlib.AbstractContextManager[None]: ...
+
+
 class Workspace:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         root_path = Path(root)
         if not root_path.is_dir():
             raise UsageError(f"workspace {root_path} is not a directory")
         self.root = root_path.resolve()
+        self.authorizer: WriteAuthorizer | None = None
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """The real path of `path` (relative to the root), refused if it leaves the workspace."""
@@ -115,31 +123,54 @@ class Workspace:
 
         Refused as stale if the bytes on disk are no longer the ones `source` was read from.
         """
-        if source.newline == "\r\n":
-            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        try:
-            data = text.encode(source.encoding)
-        except UnicodeEncodeError as error:
-            raise Unencodable(
-                f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})"
-            ) from None
-        self._replace(source, data)
+        self.write_all([(source, text)])
 
-    def restore(self, source: SourceFile, original: bytes) -> None:
-        """Put back a file's earlier bytes exactly (a multi-file change undoing itself)."""
-        self._replace(source, original)
+    def write_all(self, changes: Sequence[tuple[SourceFile, str]]) -> None:
+        """Write every changed file, or none: a failure puts back the files already written.
 
-    def _replace(self, source: SourceFile, data: bytes) -> None:
+        Every file is encoded before the first is written, and the authorizer (typed edits)
+        sees the whole set first.
+        """
+        encoded = [(source, _encode(source, text)) for source, text in changes if text != source.text]
+        if not encoded:
+            return
+        guard = self.authorizer.authorize([s for s, _ in encoded]) if self.authorizer else contextlib.nullcontext()
+        with guard:
+            written: list[tuple[SourceFile, bytes]] = []
+            try:
+                for source, data in encoded:
+                    original = self._current(source)
+                    self._write_bytes(source, data)
+                    written.append((source, original))
+            except BaseException:
+                for source, original in reversed(written):
+                    _replace_atomically(source.path, original, source.mode)
+                raise
+
+    def _current(self, source: SourceFile) -> bytes:
+        """The file's bytes, refused as stale unless they are the ones `source` was read from."""
         try:
             current = source.path.read_bytes()
         except FileNotFoundError:
             raise Stale(f"{source.display}: deleted since it was read; nothing written") from None
         if sha256(current) != source.digest:
             raise Stale(f"{source.display}: changed on disk since it was read; nothing written")
+        return current
+
+    def _write_bytes(self, source: SourceFile, data: bytes) -> None:
         try:
             _replace_atomically(source.path, data, source.mode)
         except OSError as error:
             raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
+
+
+def _encode(source: SourceFile, text: str) -> bytes:
+    if source.newline == "\r\n":
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    try:
+        return text.encode(source.encoding)
+    except UnicodeEncodeError as error:
+        raise Unencodable(f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})") from None
 
 
 def write_new_text(path: Path, text: str) -> None:

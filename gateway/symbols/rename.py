@@ -27,7 +27,6 @@ _IDENTIFIER = re.compile(r"^[^\W\d]\w*[?!]?$")
 @dataclass(frozen=True)
 class StagedFile:
     source: SourceFile
-    original: bytes
     text: str
 
 
@@ -118,8 +117,8 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
             text = _apply_edits(source.text, edits) if edits else _same_file_identifiers(view, symbol, new_name)
             lang = service.language(source)
             verify(lang, source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
-            staged.append(StagedFile(source, source.path.read_bytes(), text))
-        _write_all(service, staged)
+            staged.append(StagedFile(source, text))
+        workspace.write_all([(s.source, s.text) for s in staged])
     changed = [s for s in staged if s.text != s.source.text]
     if isinstance(view.backend, LspBackend):
         for file in changed:
@@ -137,17 +136,3 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         message=f"renamed {name_path} to {new_name} in {len(changed)} file(s){scope} via {view.backend.name}",
         details={"files": [s.source.display for s in changed], "new_name": new_name},
     )
-
-
-def _write_all(service: SymbolService, staged: list[StagedFile]) -> None:
-    """Write every staged file; if one fails, put back the ones already written."""
-    written: list[StagedFile] = []
-    try:
-        for file in staged:
-            if file.text != file.source.text:
-                service.workspace.write(file.source, file.text)
-                written.append(file)
-    except BaseException:
-        for file in written:
-            service.workspace.restore(service.workspace.read(file.source.path), file.original)
-        raise

@@ -1,0 +1,133 @@
+"""Grants: single-use permissions per file, bound to the file's SHA-256, expiring.
+
+Kept in `.gateway/state/grants.json`, rewritten atomically under a lock file so that
+concurrent declarations and writes (several processes) never lose or double-spend one.
+Only a token's hash is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from gateway.errors import GrantRefused
+from gateway.typed.audit import locked
+from gateway.workspace import write_new_text
+
+STORE_NAME = "grants.json"
+# Long-expired grants are dropped from the store; the audit log keeps their history.
+RETAIN_EXPIRED_SECONDS = 24 * 3600
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Grant:
+    edit_id: str
+    token_sha256: str
+    kind: str
+    target: str | None
+    provenance: str
+    execution_state: str
+    issued_at: float
+    expires_at: float
+    files: dict[str, str | None]
+    """Workspace-relative path -> the file's SHA-256 when declared (None: the file did not exist)."""
+    consumed: dict[str, float] = field(default_factory=dict)
+
+    def state(self, path: str, digest: str | None, now: float) -> str:
+        """live, consumed, expired or stale for one of its files."""
+        if path in self.consumed:
+            return "consumed"
+        if now >= self.expires_at:
+            return "expired"
+        return "live" if self.files[path] == digest else "stale"
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """The grants a write consumed, one per file, until the write succeeds or is released."""
+
+    uses: tuple[tuple[Grant, str], ...]
+
+
+_PRECEDENCE = ("stale", "consumed", "expired")
+_EXPLAIN = {
+    "undeclared": "no declaration covers it; declare the edit first (gateway declare KIND --file {path} ...)",
+    "stale": "it changed since it was declared (hash mismatch); declare again against the current file",
+    "consumed": "its grant was already used (grants are single use per file); declare again",
+    "expired": "its grant expired; declare again",
+}
+
+
+class GrantStore:
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / STORE_NAME
+        self.lock_path = state_dir / "grants.lock"
+
+    def _load(self) -> list[Grant]:
+        if not self.path.exists():
+            return []
+        return [Grant(**entry) for entry in json.loads(self.path.read_text("utf-8"))["grants"]]
+
+    def _save(self, grants: list[Grant], now: float) -> None:
+        kept = [g for g in grants if g.expires_at > now - RETAIN_EXPIRED_SECONDS]
+        write_new_text(self.path, json.dumps({"grants": [asdict(g) for g in kept]}, indent=1) + "\n")
+
+    def issue(self, template: Grant, now: float) -> tuple[str, Grant]:
+        """Store a grant like `template` under a new token; returns the token (shown once) and the grant."""
+        token = secrets.token_urlsafe(18)
+        grant = Grant(**{**asdict(template), "token_sha256": token_digest(token)})
+        with locked(self.lock_path):
+            grants = self._load()
+            grants.append(grant)
+            self._save(grants, now)
+        return token, grant
+
+    def reserve(self, files: dict[str, str | None], token: str | None, now: float, required: bool) -> Reservation:
+        """Consume one live grant per file whose hash matches, or none at all.
+
+        `required`: refuse (GrantRefused with the tagged reason) a file without one; else
+        such a file is simply left out. A presented token must match, enforced or not.
+        """
+        with locked(self.lock_path):
+            grants = self._load()
+            wanted = token_digest(token) if token else None
+            uses = []
+            for path, digest in files.items():
+                candidates = [g for g in grants if path in g.files and (wanted is None or g.token_sha256 == wanted)]
+                live = [g for g in candidates if g.state(path, digest, now) == "live"]
+                if live:
+                    uses.append((min(live, key=lambda g: g.expires_at), path))
+                    continue
+                if not required and token is None:
+                    continue
+                states = {g.state(path, digest, now) for g in candidates}
+                reason = next((s for s in _PRECEDENCE if s in states), "undeclared")
+                detail = "the token matches no declaration covering it" if wanted and not candidates else _EXPLAIN[reason].format(path=path)
+                raise GrantRefused(reason, path, f"{path}: refused ({reason}): {detail}")
+            for grant, path in uses:
+                grant.consumed[path] = now
+            if uses:
+                self._save(grants, now)
+        return Reservation(tuple(uses))
+
+    def release(self, reservation: Reservation, now: float) -> None:
+        """Give back what a failed write reserved."""
+        if not reservation.uses:
+            return
+        with locked(self.lock_path):
+            grants = {g.edit_id: g for g in self._load()}
+            for grant, path in reservation.uses:
+                if grant.edit_id in grants:
+                    grants[grant.edit_id].consumed.pop(path, None)
+            self._save(list(grants.values()), now)
+
+    def live_grants(self, now: float) -> list[Grant]:
+        with locked(self.lock_path):
+            return [g for g in self._load() if g.expires_at > now and len(g.consumed) < len(g.files)]

@@ -1,0 +1,215 @@
+"""Typed edits on one workspace: declare, authorize writes against grants, log every attempt."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import GatewayError, GrantRefused, OutsideWorkspace
+from gateway.typed.audit import AuditLog, timestamp
+from gateway.typed.config import STATE_DIR, TypedEditsConfig, load_config
+from gateway.typed.declaration import Declaration, Finding, Verdict, judge
+from gateway.typed.grants import Grant, GrantStore, Reservation
+from gateway.workspace import SourceFile, Workspace, sha256
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The write being attempted: which operation, with which token (None: look one up)."""
+
+    operation: str
+    token: str | None
+
+
+# Set around one gateway operation; the workspace's write consults it at the moment of writing.
+_attempt: ContextVar[Attempt | None] = ContextVar("gateway_typed_attempt", default=None)
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return sha256(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+class TypedEdits:
+    """The workspace's declarations, grants and audit log; also its write authorizer."""
+
+    def __init__(self, workspace: Workspace, clock: Callable[[], float] = time.time) -> None:
+        self.workspace = workspace
+        self.clock = clock
+        state = workspace.root / STATE_DIR
+        self.grants = GrantStore(state)
+        self.log = AuditLog(state)
+
+    def config(self) -> TypedEditsConfig:
+        return load_config(self.workspace.root)
+
+    # Declarations
+
+    def declare(self, declaration: Declaration) -> dict[str, Any]:
+        """Judge a declaration; issue a grant bound to the files' current hashes if accepted."""
+        now, edit_id = self.clock(), uuid.uuid4().hex[:16]
+        config = self.config()
+        resolved, problem = self._resolve(declaration, config)
+        declaration = resolved
+        verdict = Verdict(problem) if problem else judge(declaration)
+        files = {path: _digest(self.workspace.root / path) for path in declaration.all_files}
+        entry: dict[str, Any] = {
+            "edit_id": edit_id,
+            "timestamp": timestamp(now),
+            "kind": declaration.kind,
+            "files": [{"path": path, "sha256": digest} for path, digest in files.items()],
+            "target": declaration.target,
+            "provenance": declaration.provenance,
+            "execution_state": declaration.execution_state,
+            "rationale": declaration.rationale,
+            "test_files": list(declaration.test_files),
+            "additional_files": list(declaration.additional_files),
+            **verdict.to_json(),
+        }
+        if not verdict.accepted:
+            self.log.append({"phase": "rejected", "operation": "declare", **entry})
+            return {"ok": False, "issued": False, **entry}
+        template = Grant(
+            edit_id=edit_id,
+            token_sha256="",
+            kind=declaration.kind,
+            target=declaration.target,
+            provenance=declaration.provenance,
+            execution_state=declaration.execution_state,
+            issued_at=now,
+            expires_at=now + config.grant_ttl_seconds,
+            files=files,
+        )
+        token, grant = self.grants.issue(template, now)
+        entry["expires_at"] = timestamp(grant.expires_at)
+        self.log.append({"phase": "issued", **entry})
+        return {"ok": True, "issued": True, "token": token, **entry}
+
+    def _resolve(self, declaration: Declaration, config: TypedEditsConfig) -> tuple[Declaration, Finding | None]:
+        """Paths made workspace-relative; a path outside, a directory or a protected path refuses."""
+
+        def each(paths: Sequence[str]) -> tuple[str, ...]:
+            return tuple(self.workspace.display(self.workspace.resolve(p)) for p in paths)
+
+        try:
+            resolved = Declaration(
+                **{
+                    **declaration.__dict__,
+                    "files": each(declaration.files),
+                    "test_files": each(declaration.test_files),
+                    "additional_files": each(declaration.additional_files),
+                }
+            )
+        except OutsideWorkspace as error:
+            return declaration, Finding("outside_workspace", str(error))
+        for path in resolved.all_files:
+            if (self.workspace.root / path).is_dir():
+                return resolved, Finding("not_a_file", f"{path or '.'}: a directory; declare files")
+            glob = config.protected_glob(path)
+            if glob:
+                return resolved, Finding("protected_path", f"{path}: protected ({glob}); no declaration may cover it")
+        return resolved, None
+
+    # Writes
+
+    @contextlib.contextmanager
+    def attempt(self, operation: str, token: str | None, paths: Sequence[str]) -> Iterator[None]:
+        """Around one gateway write operation: the token reaches the write; a failure is logged."""
+        marker = _attempt.set(Attempt(operation, token))
+        try:
+            yield
+        except GatewayError as error:
+            if token is not None or self.config().enforce:
+                self._log_rejection(operation, [error.path] if isinstance(error, GrantRefused) else paths, error)
+            raise
+        finally:
+            _attempt.reset(marker)
+
+    @contextlib.contextmanager
+    def authorize(self, sources: Sequence[SourceFile]) -> Iterator[None]:
+        """The workspace's write authorizer: consume a grant per file, give them back on failure."""
+        attempt = _attempt.get() or Attempt("write", None)
+        files = {s.display: s.digest for s in sources}
+        reservation = self._reserve(files, attempt.token)
+        try:
+            yield
+        except BaseException:
+            self.grants.release(reservation, self.clock())
+            raise
+        self._log_consumed(attempt.operation, reservation, {s.display: _digest(s.path) for s in sources})
+
+    def native_write(self, path: Path, operation: str) -> None:
+        """An agent's own edit tool is about to write `path` (the hook): consume its grant now."""
+        display = self.workspace.display(self.workspace.resolve(path))
+        try:
+            reservation = self._reserve({display: _digest(path)}, None)
+        except GrantRefused as error:
+            self._log_rejection(operation, [display], error)
+            raise
+        self._log_consumed(operation, reservation, {})
+
+    def refuse(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
+        """Record an attempt refused before it reached a write (gate block, Bash guard)."""
+        self._log_rejection(operation, paths, error)
+
+    def _reserve(self, files: dict[str, str | None], token: str | None) -> Reservation:
+        config = self.config()
+        if config.enforce:
+            for path in files:
+                glob = config.protected_glob(path)
+                if glob:
+                    raise GrantRefused("protected", path, f"{path}: refused (protected): {glob} is protected")
+        if not config.enforce and token is None and not self.grants.path.exists():
+            return Reservation(())
+        return self.grants.reserve(files, token, self.clock(), required=config.enforce)
+
+    def _log_consumed(self, operation: str, reservation: Reservation, after: dict[str, str | None]) -> None:
+        by_grant: dict[str, tuple[Grant, list[str]]] = {}
+        for grant, path in reservation.uses:
+            by_grant.setdefault(grant.edit_id, (grant, []))[1].append(path)
+        for grant, paths in by_grant.values():
+            files = [{"path": p, "sha256": grant.files[p], **({"sha256_after": after[p]} if p in after else {})} for p in paths]
+            self.log.append({
+                "phase": "consumed",
+                "edit_id": grant.edit_id,
+                "timestamp": timestamp(self.clock()),
+                "operation": operation,
+                "kind": grant.kind,
+                "files": files,
+                "target": grant.target,
+                "provenance": grant.provenance,
+                "execution_state": grant.execution_state,
+                "audit_warnings": [],
+                "audit_error": None,
+            })
+
+    def _file_entry(self, path: str) -> dict[str, Any]:
+        try:
+            real = self.workspace.resolve(path)
+        except OutsideWorkspace:
+            return {"path": path, "sha256": None}
+        return {"path": self.workspace.display(real), "sha256": _digest(real)}
+
+    def _log_rejection(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
+        code = error.reason if isinstance(error, GrantRefused) else error.kind
+        self.log.append({
+            "phase": "rejected",
+            "edit_id": None,
+            "timestamp": timestamp(self.clock()),
+            "operation": operation,
+            "kind": None,
+            "files": [self._file_entry(p) for p in dict.fromkeys(paths)],
+            "target": None,
+            "provenance": None,
+            "execution_state": None,
+            "audit_warnings": [],
+            "audit_error": {"code": code, "message": str(error)},
+        })
