@@ -50,20 +50,24 @@ def sha256(data: bytes) -> str:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock per real path, across threads and processes.
-
-    The lock lives outside the file because every write replaces the file's inode.
-    """
-    lock_dir = Path(tempfile.gettempdir()) / f"gateway-locks-{os.getuid()}"
-    lock_dir.mkdir(mode=0o700, exist_ok=True)
-    lock_path = lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:40] + ".lock")
+def exclusive(lock_path: Path) -> Iterator[None]:
+    """An exclusive flock on `lock_path`, across threads and processes."""
     with open(lock_path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def file_lock(path: Path) -> contextlib.AbstractContextManager[None]:
+    """An exclusive lock per real path.
+
+    The lock lives outside the file because every write replaces the file's inode.
+    """
+    lock_dir = Path(tempfile.gettempdir()) / f"gateway-locks-{os.getuid()}"
+    lock_dir.mkdir(mode=0o700, exist_ok=True)
+    return exclusive(lock_dir / (hashlib.sha256(str(path).encode()).hexdigest()[:40] + ".lock"))
 
 
 class WriteAuthorizer(Protocol):

@@ -12,8 +12,11 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from gateway.typed.kinds import catalogue
+
 FIXTURES = Path(__file__).parent / "fixtures"
 TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol"}
+KIND_TOOLS = set(catalogue().kinds)
 
 
 def _session_calls(workspace: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
@@ -36,9 +39,14 @@ def _payload(result: Any) -> dict[str, Any]:
 
 def test_tools_listed_with_their_obligations(tmp_path: Path) -> None:
     tools, _ = _session_calls(tmp_path, [])
-    assert {tool.name for tool in tools} == TOOLS
+    assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS and len(KIND_TOOLS) == 21
     for tool in tools:
         description = tool.description or ""
+        if tool.name in KIND_TOOLS:
+            kind = catalogue().kinds[tool.name]
+            assert all(text in description for text in (kind.use_when, kind.do_not_use, kind.tests, kind.stop_and_ask))
+            assert {"provenance", "rationale", "file_path", "old_string", "new_string"} <= set(tool.input_schema["properties"])
+            continue
         assert "USE" in description or "Read-only" in description
         if tool.name not in ("symbols", "find_symbol"):
             assert "TESTS:" in description and "STOP AND ASK" in description and "DO NOT USE" in description

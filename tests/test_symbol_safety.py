@@ -51,15 +51,15 @@ def test_rename_is_all_files_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyP
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
     before = {p: p.read_bytes() for p in tmp_path.rglob("*.py")}
     writes = []
-    real_write = Workspace.write
+    real_write = Workspace._write_bytes
 
-    def failing_second_write(self: Workspace, source: object, text: str) -> None:
+    def failing_second_write(self: Workspace, source: object, data: bytes) -> None:
         writes.append(source)
         if len(writes) == 2:
             raise WriteFailed("use.py: cannot write (No space left on device); the file is unchanged")
-        real_write(self, source, text)  # type: ignore[arg-type]
+        real_write(self, source, data)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Workspace, "write", failing_second_write)
+    monkeypatch.setattr(Workspace, "_write_bytes", failing_second_write)
     with Gateway(tmp_path) as gateway, pytest.raises(WriteFailed):
         gateway.rename_symbol("area", "pkg/shapes.py", "surface")
     assert len(writes) == 2, "the first file was written before the failure"

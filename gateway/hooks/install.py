@@ -19,7 +19,7 @@ from gateway.errors import UsageError
 from gateway.workspace import write_new_text
 
 SERVER = "gateway"
-MATCHER = "Edit|MultiEdit|Write"
+MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"
 
 
 def _gateway_program() -> str:

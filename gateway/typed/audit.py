@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from gateway.workspace import exclusive
 
 LOG_NAME = "edits.jsonl"
 
@@ -26,16 +26,10 @@ def parse_timestamp(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on `path` (a lock file next to the state it guards), across processes."""
+def locked(path: Path) -> contextlib.AbstractContextManager[None]:
+    """An exclusive lock on a lock file next to the state it guards."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return exclusive(path)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ _attempt: ContextVar[Attempt | None] = ContextVar("gateway_typed_attempt", defau
 def _digest(path: Path) -> str | None:
     try:
         return sha256(path.read_bytes())
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):
         return None
 
 
@@ -60,7 +60,7 @@ class TypedEdits:
         resolved, problem = self._resolve(declaration, config)
         declaration = resolved
         verdict = Verdict(problem) if problem else judge(declaration)
-        files = {path: _digest(self.workspace.root / path) for path in declaration.all_files}
+        files = {entry["path"]: entry["sha256"] for entry in map(self._file_entry, declaration.all_files)}
         entry: dict[str, Any] = {
             "edit_id": edit_id,
             "timestamp": timestamp(now),

@@ -1,0 +1,203 @@
+"""Typed edits through the other interfaces: the Claude Code hook (and its Bash guard), JSON-RPC, MCP."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.hooks.bash_guard import workspace_writes
+from tests.rpc_client import RpcClient, RpcError
+from tests.test_mcp import _payload, _session_calls
+from tests.test_typed_grants import FIXTURES, SHAPES, enforce, log
+
+# Real ways agents write files behind an edit tool's back; each names a file in the workspace.
+BYPASSES = [
+    "sed -i 's/width/w/' pkg/shapes.py",
+    "sed -i.bak -e 's/width/w/' pkg/shapes.py",
+    "perl -pi -e 's/width/w/' pkg/shapes.py",
+    "ruby -pi -e 'gsub(/width/, \"w\")' pkg/shapes.py",
+    "echo '# x' | tee pkg/shapes.py",
+    "echo '# x' | tee -a pkg/shapes.py > /dev/null",
+    "cat > pkg/shapes.py <<'EOF'\ndef area():\n    pass\nEOF",
+    "cat <<EOF > pkg/new.py\nx = 1\nEOF\n",
+    "echo 'x = 1' > pkg/shapes.py",
+    "echo 'x = 1' >> pkg/shapes.py",
+    "printf x &> pkg/shapes.py",
+    "python -c \"open('pkg/shapes.py', 'w').write('')\"",
+    "python3 -c 'import pathlib; pathlib.Path(\"pkg/shapes.py\").write_text(\"\")'",
+    "python3 - <<'EOF'\nopen('pkg/shapes.py', 'a').write('# x')\nEOF",
+    "node -e \"require('fs').writeFileSync('pkg/shapes.py', '')\"",
+    "git apply fix.patch",
+    "patch -p1 < fix.patch",
+    "cp /tmp/shapes.py pkg/shapes.py",
+    "mv /tmp/shapes.py pkg/",
+    "dd if=/dev/zero of=pkg/shapes.py count=1",
+    "truncate -s 0 pkg/shapes.py",
+    "git checkout -- pkg/shapes.py",
+    "find . -name '*.py' -exec sed -i 's/width/w/' {} +",
+    "ls pkg/*.py | xargs sed -i 's/width/w/'",
+    "bash -c 'echo x > pkg/shapes.py'",
+    "sudo -u root tee pkg/shapes.py < /dev/null",
+    "env LC_ALL=C sed -i 's/width/w/' pkg/shapes.py",
+    "timeout 5 perl -i -pe 's/a/b/' pkg/shapes.py",
+    "[[ -f pkg/shapes.py ]] && echo x > pkg/shapes.py",
+    "case $1 in a) echo x > pkg/shapes.py;; esac",
+    "x=$(sed -i 's/a/b/' pkg/shapes.py)",
+    "echo x > \"$TARGET\"",
+    "eval 'echo x > pkg/shapes.py'",
+    "cd pkg && sed -i 's/a/b/' shapes.py",
+]
+HARMLESS = [
+    "cat pkg/shapes.py",
+    "grep -rn width .",
+    "pytest -q",
+    "python -m pytest -q tests",
+    "ls > /dev/null 2>&1",
+    "echo hi > /tmp/out.txt",
+    "git status && git diff > /tmp/change.patch",
+    "sed -n 1,10p pkg/shapes.py",
+    "python -c 'print(1)'",
+    "python3 -c 'import json; print(json.load(open(\"pkg/data.json\")))'",
+    "node -e 'console.log(1)'",
+    "find . -name '*.py'",
+    "make test 2>&1 | tail -5",
+    "git apply --check fix.patch",
+    "patch --dry-run -p1 < fix.patch",
+    "perl -ne 'print if /width/' pkg/shapes.py",
+    "for f in pkg/*.py; do wc -l $f; done",
+    "[[ -f pkg/shapes.py ]] && cat pkg/shapes.py",
+    "grep -c width pkg/shapes.py >&2",
+    "cat <<'EOF'\nnot > a redirect\nEOF",
+    "cp pkg/shapes.py /tmp/shapes.py",
+    "diff pkg/shapes.py pkg/use.py",
+]
+
+
+@pytest.mark.parametrize("command", BYPASSES)
+def test_the_bash_guard_finds_each_bypass(command: str, tmp_path: Path) -> None:
+    assert workspace_writes(command, tmp_path, tmp_path), command
+
+
+@pytest.mark.parametrize("command", HARMLESS)
+def test_the_bash_guard_passes_harmless_commands(command: str, tmp_path: Path) -> None:
+    assert workspace_writes(command, tmp_path, tmp_path) == []
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
+    enforce(tmp_path)
+    return tmp_path
+
+
+def hook(payload: dict[str, Any], cwd: Path) -> dict[str, Any] | None:
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "claude-code"], input=json.dumps({"cwd": str(cwd), **payload}),
+                          capture_output=True, text=True, cwd=cwd, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def declare(workspace: Path, *files: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "gateway", "declare", "edit_boundary_condition", *[a for f in files for a in ("--file", f)],
+                           "--target", "prod", "--provenance", "user_confirmed", "--rationale", "asked", "--test-file", "tests/t.py",
+                           "--workspace", str(workspace), "--json"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)["token"]
+
+
+def reason(decision: dict[str, Any] | None) -> str:
+    assert decision is not None
+    return decision["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(workspace / SHAPES), "old_string": "width * height", "new_string": "height * width"}}
+    assert "(undeclared)" in reason(hook(edit, workspace))
+    declare(workspace, SHAPES)
+    assert hook(edit, workspace) is None
+    assert "(consumed)" in reason(hook(edit, workspace))
+    write = {"tool_name": "Write", "tool_input": {"file_path": "pkg/new.py", "content": "X = 1\n"}}
+    assert "(undeclared)" in reason(hook(write, workspace))
+    declare(workspace, "pkg/new.py")  # declared while absent: the grant is for creating it
+    assert hook(write, workspace) is None
+    notebook = {"tool_name": "NotebookEdit", "tool_input": {"notebook_path": "pkg/n.ipynb", "new_source": "1"}}
+    assert "(undeclared)" in reason(hook(notebook, workspace))
+    outside = {"tool_name": "Write", "tool_input": {"file_path": "/tmp/gateway-hook-outside.txt", "content": "x"}}
+    assert hook(outside, workspace) is None
+    blocked = {"tool_name": "Edit", "tool_input": {"file_path": SHAPES, "old_string": "def area(width, height):\n    return width * height\n",
+                                                   "new_string": "def area(w, h):\n    return w * h\n"}}
+    assert "replace_symbol" in reason(hook(blocked, workspace))
+    assert [(e["phase"], e.get("operation"), (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [
+        ("rejected", "hook:Edit", "undeclared"),
+        ("issued", None, None),
+        ("consumed", "hook:Edit", None),
+        ("rejected", "hook:Edit", "consumed"),
+        ("rejected", "hook:Write", "undeclared"),
+        ("issued", None, None),
+        ("consumed", "hook:Write", None),
+        ("rejected", "hook:NotebookEdit", "undeclared"),
+        ("rejected", "hook:Edit", "blocked"),
+    ]
+
+
+def test_the_hook_refuses_bash_writes_only_when_enforced(workspace: Path) -> None:
+    for command in ("sed -i 's/width/w/' pkg/shapes.py", "cat > pkg/shapes.py <<'EOF'\nx\nEOF"):
+        assert "behind the gate" in reason(hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace))
+    for command in ("cat pkg/shapes.py", "grep -rn width .", "pytest -q"):
+        assert hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace) is None
+    assert [(e["operation"], e["audit_error"]["code"]) for e in log(workspace)] == [("hook:Bash", "bash_write")] * 2
+    (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = false\n")
+    assert hook({"tool_name": "Bash", "tool_input": {"command": "sed -i 's/width/w/' pkg/shapes.py"}}, workspace) is None
+
+
+def test_rpc_declare_and_write_with_the_token(workspace: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "gateway", "serve", "--workspace", str(workspace)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        client = RpcClient.over_process(process)
+        assert len(client.request("gateway/kinds")["kinds"]) == 21
+        edit = {"path": SHAPES, "old_string": "width * height", "new_string": "height * width"}
+        with pytest.raises(RpcError) as caught:
+            client.request("gateway/edit", edit)
+        assert caught.value.code == -32005 and caught.value.data["reason"] == "undeclared"
+        declared = client.request("gateway/declare", {"kind": "edit_boundary_condition", "files": [SHAPES], "target": "prod",
+                                                      "provenance": "user_confirmed", "rationale": "asked", "test_files": ["tests/t.py"]})
+        assert client.request("gateway/edit", {**edit, "token": declared["token"]})["applied"] is True
+        rejected = client.request("gateway/declare", {"kind": "edit_decision", "files": ["DECISIONS.md"], "provenance": "inference", "rationale": "x"})
+        assert rejected["issued"] is False and rejected["audit_error"]["code"] == "provenance_rejected"
+        summary = client.request("gateway/auditSummary")
+        assert summary["phases"] == {"issued": 1, "consumed": 1, "rejected": 2}
+        assert [e["phase"] for e in client.request("gateway/auditLog", {"kind": "edit_decision"})["entries"]] == ["rejected"]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_mcp_kind_tools_declare_and_apply(workspace: Path) -> None:
+    _, results = _session_calls(workspace, [
+        ("edit_file", {"file_path": SHAPES, "old_string": "width * height", "new_string": "height * width"}),
+        ("edit_boundary_condition", {"provenance": "user_confirmed", "rationale": "asked", "target": "prod", "test_files": ["tests/t.py"],
+                                     "file_path": SHAPES, "old_string": "width * height", "new_string": "height * width"}),
+        ("edit_api_contract", {"provenance": "user_confirmed", "rationale": "asked", "target": "prod", "test_files": ["tests/t.py"],
+                               "files": [SHAPES]}),
+        ("edit_cosmetic", {"provenance": "speculation", "rationale": "tidy", "target": "prod", "files": [SHAPES]}),
+    ])
+    assert results[0].is_error and "grant_refused" in results[0].content[0].text
+    applied = _payload(results[1])
+    assert applied["issued"] and applied["edit"]["applied"] is True
+    grant = _payload(results[2])
+    assert grant["issued"] and "edit" not in grant
+    assert _payload(results[3])["audit_error"]["code"] == "provenance_rejected"
+    _, results = _session_calls(workspace, [
+        ("replace_symbol", {"name_path": "area", "path": SHAPES, "body": "def area(w, h):\n    return h * w", "token": grant["token"]}),
+        ("remove_symbol", {"name_path": "perimeter", "path": SHAPES, "token": grant["token"]}),
+    ])
+    assert _payload(results[0])["ok"] is True
+    assert results[1].is_error and "consumed" in results[1].content[0].text
+    assert "def area(w, h):" in (workspace / SHAPES).read_text()
