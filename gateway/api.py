@@ -193,6 +193,27 @@ class Gateway:
         read = self.typed.log.read()
         return {**summarize(read.entries), "log_warnings": read.warnings}
 
+    def contract_check(self, path: str) -> dict[str, Any]:
+        from gateway.contracts.apply import read_contract, report
+        from gateway.contracts.check import check_contract
+
+        return report(check_contract(self, read_contract(self, path)))
+
+    def contract_apply(self, path: str, keep_on_failure: bool = False) -> dict[str, Any]:
+        from gateway.contracts.apply import apply_contract
+
+        return apply_contract(self, path, keep_on_failure)
+
+    def contract_new(self, contract_id: str, files: list[str], output: str | None = None) -> dict[str, Any]:
+        from gateway.contracts.context import new_contract
+
+        return new_contract(self, contract_id, files, output)
+
+    def context(self) -> dict[str, Any]:
+        from gateway.contracts.context import workspace_context
+
+        return workspace_context(self)
+
     def servers(self) -> dict[str, Any]:
         from gateway.lsp.status import server_status
 

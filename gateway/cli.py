@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from gateway.cli_plans import add_plan_commands
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, HookFailed, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
@@ -109,64 +110,6 @@ def _cmd_servers(args: argparse.Namespace) -> Outcome:
     for row in result["languages"]:
         found = f"found {row['path']} ({row['version'] or 'version unknown'})" if row["found"] else f"not found; {row['install']}"
         lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}")
-    return result, "\n".join(lines), EXIT_OK
-
-
-def _cmd_kinds(args: argparse.Namespace) -> Outcome:
-    result = _gateway(args).kinds()
-    lines = []
-    for kind in result["kinds"]:
-        lines.append(f"{kind['kind']} ({kind['group']}): {kind['summary']}")
-        for key in ("use_when", "do_not_use", "tests", "stop_and_ask"):
-            lines.append(f"    {key.replace('_', ' ')}: {kind[key]}")
-    return result, "\n".join(lines), EXIT_OK
-
-
-def _cmd_declare(args: argparse.Namespace) -> Outcome:
-    from gateway.surface import declaration_from
-
-    params = {
-        "kind": args.kind,
-        "files": args.file,
-        "provenance": args.provenance,
-        "rationale": args.rationale,
-        "target": args.target,
-        "test_files": args.test_file,
-        "execution_state": args.execution_state,
-        "additional_files": args.additional_file,
-    }
-    result = _gateway(args).declare(declaration_from(params))
-    warnings = [f"warning {w['code']}: {w['message']}" for w in result["audit_warnings"]]
-    if not result["issued"]:
-        error = result["audit_error"]
-        return result, f"Rejected ({error['code']}): {error['message']}", EXIT_BLOCKED
-    text = [f"Issued {result['edit_id']} for {', '.join(f['path'] for f in result['files'])}; expires {result['expires_at']}",
-            f"token: {result['token']}", *warnings]
-    return result, "\n".join(text), EXIT_OK
-
-
-def _cmd_audit(args: argparse.Namespace) -> Outcome:
-    if args.view == "summary":
-        if args.since or args.kind:
-            raise UsageError("audit summary takes no --since or --kind")
-        result = _gateway(args).audit_summary()
-        lines = [f"{result['entries']} entries: " + ", ".join(f"{n} {phase}" for phase, n in result["phases"].items())]
-        lines += [f"  {kind}: {c['total']} (prod {c['prod']}, test {c['test']})" for kind, c in result["by_kind"].items()]
-        for title in ("by_provenance", "by_execution_state", "warnings", "rejections"):
-            if result[title]:
-                lines.append(f"{title.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in result[title].items()))
-        lines += [f"never consumed: {e['edit_id']} {e['kind']} {', '.join(e['files'])}" for e in result["never_consumed"]]
-        lines += [f"most edited: {e['path']} ({e['edits']})" for e in result["most_edited"]]
-    else:
-        result = _gateway(args).audit_log(args.since, args.kind)
-        lines = []
-        for e in result["entries"]:
-            files = ", ".join(f["path"] for f in e.get("files", []))
-            error = e.get("audit_error") or {}
-            why = f" [{error.get('code')}]" if error else ""
-            lines.append(f"{e.get('timestamp')} {e.get('phase'):<8} {e.get('kind') or e.get('operation') or '-'} {files}{why}")
-    for warning in result["log_warnings"]:
-        print(f"gateway: {warning}", file=sys.stderr)
     return result, "\n".join(lines), EXIT_OK
 
 
@@ -323,25 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
     mcp.set_defaults(handler=_cmd_mcp, json=False)
 
-    kinds = commands.add_parser("kinds", parents=[common], help="the typed-edit kinds and their obligations")
-    kinds.set_defaults(handler=_cmd_kinds)
-
-    declare = commands.add_parser("declare", parents=[common], help="declare a typed edit; issues a single-use grant")
-    declare.add_argument("kind", metavar="KIND")
-    declare.add_argument("--file", action="append", required=True, metavar="PATH", help="a file the edit writes (repeatable)")
-    declare.add_argument("--target", metavar="prod|test", help="what the files are (implementation kinds)")
-    declare.add_argument("--provenance", required=True, metavar="P", help="user_confirmed, accepted_artifact, direct_observation, inference or speculation")
-    declare.add_argument("--rationale", required=True, metavar="TEXT", help="why, grounded in what")
-    declare.add_argument("--test-file", action="append", default=[], metavar="T", help="a test that accompanies the edit (repeatable)")
-    declare.add_argument("--execution-state", default="normal", metavar="S", help="normal, repeating_failure or recovery")
-    declare.add_argument("--additional-file", action="append", default=[], metavar="PATH", help="another file a workflow kind writes")
-    declare.set_defaults(handler=_cmd_declare)
-
-    audit = commands.add_parser("audit", parents=[common], help="the typed-edit audit log: audit log | audit summary")
-    audit.add_argument("view", choices=("log", "summary"))
-    audit.add_argument("--since", metavar="ISO", help="entries at or after this time (UTC when no offset is given)")
-    audit.add_argument("--kind", metavar="K", help="entries of this kind")
-    audit.set_defaults(handler=_cmd_audit)
+    add_plan_commands(commands, common, _gateway)
 
     servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
     servers.set_defaults(handler=_cmd_servers)

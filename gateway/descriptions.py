@@ -58,6 +58,23 @@ TOOL_DESCRIPTIONS = {
         "TESTS: run the tests that cover the renamed symbol. "
         "STOP AND ASK before renaming a public or exported name."
     ),
+    "contract_check": (
+        "Check a contract (a TOML edit plan a person reviewed) without writing: schema, every step's file "
+        "listed in [[files]], stale hashes, each anchor matching exactly once after the earlier steps, each "
+        "symbol resolving, and the structural gate on every text step. Returns ready, or the problems with "
+        "their lines. USE before contract_apply, and after writing or regenerating a contract. Read-only. "
+        "DO NOT USE as a reason to edit the files until a contract fits: regenerate the contract (its `fallback` says how). "
+        "TESTS: the contract's [[validate]] commands are the tests; a contract without one proves nothing. "
+        "STOP AND ASK when a reviewed contract is refused: it was approved as written."
+    ),
+    "contract_apply": (
+        "Apply a contract exactly: check it, write every file atomically, run its [[validate]] commands with "
+        "their timeouts, and on any failure restore every file to its previous bytes (keep_on_failure=true "
+        "keeps the failed result for inspection). Nothing outside the contract is touched; an anchor that does "
+        "not match stops the run. USE to execute a reviewed plan. DO NOT USE to improvise: change the contract "
+        "and have it reviewed instead. TESTS: the validation commands run as part of the call. "
+        "STOP AND ASK after a rollback instead of editing around it."
+    ),
     "symbols": (
         "List a file's symbols (name path, kind, lines), from its language server where one runs. "
         "USE before a symbol operation to find the exact name path. Read-only."

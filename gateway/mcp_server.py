@@ -71,6 +71,14 @@ def build_server(gateway: Gateway) -> MCPServer:
     def find_symbol(name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:
         return run("find_symbol", {"name_path": name_path, "path": path, "body": body})
 
+    @server.tool(description=TOOL_DESCRIPTIONS["contract_check"])
+    def contract_check(path: str) -> dict[str, Any]:
+        return run("contract_check", {"path": path})
+
+    @server.tool(description=TOOL_DESCRIPTIONS["contract_apply"])
+    def contract_apply(path: str, keep_on_failure: bool = False) -> dict[str, Any]:
+        return run("contract_apply", {"path": path, "keep_on_failure": keep_on_failure})
+
     for kind in catalogue().kinds.values():
         server.add_tool(_kind_tool(kind, run), name=kind.name, description=kind_tool_description(kind))
     return server

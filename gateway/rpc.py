@@ -37,6 +37,9 @@ METHODS = {
     "gateway/declare": "declare",
     "gateway/auditLog": "audit_log",
     "gateway/auditSummary": "audit_summary",
+    "gateway/contractCheck": "contract_check",
+    "gateway/contractApply": "contract_apply",
+    "gateway/context": "context",
 }
 WORKERS = 8
 logger = logging.getLogger(__name__)

@@ -114,6 +114,12 @@ OPERATIONS: dict[str, Operation] = {
         (Param("since", str, False, None), Param("kind", str, False, None)), lambda g, p: g.audit_log(p["since"], p["kind"])
     ),
     "audit_summary": Operation((), lambda g, p: g.audit_summary()),
+    "contract_check": Operation((Param("path", str),), lambda g, p: g.contract_check(p["path"])),
+    "contract_apply": Operation(
+        (Param("path", str), Param("keep_on_failure", bool, False, False)),
+        lambda g, p: g.contract_apply(p["path"], p["keep_on_failure"]),
+    ),
+    "context": Operation((), lambda g, p: g.context()),
 }
 
 

@@ -8,7 +8,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -73,7 +73,9 @@ def file_lock(path: Path) -> contextlib.AbstractContextManager[None]:
 class WriteAuthorizer(Protocol):
     """Decides, around the moment of writing, whether a set of files may be written (typed edits)."""
 
-    def authorize(self, sources: Sequence[SourceFile]) -> contextlib.AbstractContextManager[None]: ...
+    def authorize(self, files: Mapping[str, str | None]) -> contextlib.AbstractContextManager[None]:
+        """`files`: workspace-relative path -> SHA-256 of its bytes now (None: the write creates it)."""
+        ...
 
 
 class Workspace:
@@ -129,27 +131,40 @@ class Workspace:
         """
         self.write_all([(source, text)])
 
-    def write_all(self, changes: Sequence[tuple[SourceFile, str]]) -> None:
-        """Write every changed file, or none: a failure puts back the files already written.
+    def write_all(self, changes: Sequence[tuple[SourceFile, str]], created: Sequence[tuple[str, str]] = ()) -> None:
+        """Write every changed file and create every new one (UTF-8), or none of them.
 
-        Every file is encoded before the first is written, and the authorizer (typed edits)
-        sees the whole set first.
+        Everything is encoded first and the authorizer (typed edits) sees the whole set
+        before the first write; a failure puts back the files written and removes the
+        ones created.
         """
         encoded = [(source, _encode(source, text)) for source, text in changes if text != source.text]
-        if not encoded:
+        new = [(self.resolve(path), text.encode("utf-8")) for path, text in created]
+        if not encoded and not new:
             return
-        guard = self.authorizer.authorize([s for s, _ in encoded]) if self.authorizer else contextlib.nullcontext()
+        files = {**{s.display: s.digest for s, _ in encoded}, **{self.display(real): None for real, _ in new}}
+        guard = self.authorizer.authorize(files) if self.authorizer else contextlib.nullcontext()
         with guard:
             written: list[tuple[SourceFile, bytes]] = []
+            made: list[Path] = []
             try:
                 for source, data in encoded:
                     original = self._current(source)
                     self._write_bytes(source, data)
                     written.append((source, original))
+                for real, data in new:
+                    _create_exclusively(real, data, self.display(real))
+                    made.append(real)
             except BaseException:
+                for real in made:
+                    real.unlink(missing_ok=True)
                 for source, original in reversed(written):
-                    _replace_atomically(source.path, original, source.mode)
+                    self.put_back(source, original)
                 raise
+
+    def put_back(self, source: SourceFile, original: bytes) -> None:
+        """Restore a file's exact earlier bytes and mode (undoing a change the gateway made)."""
+        _replace_atomically(source.path, original, source.mode)
 
     def _current(self, source: SourceFile) -> bytes:
         """The file's bytes, refused as stale unless they are the ones `source` was read from."""
@@ -175,6 +190,32 @@ def _encode(source: SourceFile, text: str) -> bytes:
         return text.encode(source.encoding)
     except UnicodeEncodeError as error:
         raise Unencodable(f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})") from None
+
+
+def _create_exclusively(path: Path, data: bytes, display: str) -> None:
+    """A new file, complete or absent: written aside, then linked in only if the name is still free."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o666 & ~_umask())
+        os.link(temp, path)
+    except FileExistsError:
+        raise Stale(f"{display}: created by someone else meanwhile; nothing written") from None
+    except OSError as error:
+        raise WriteFailed(f"{display}: cannot create ({error.strerror or error})") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def write_new_text(path: Path, text: str) -> None:

@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from gateway.typed.kinds import catalogue
 
 FIXTURES = Path(__file__).parent / "fixtures"
-TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol"}
+TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol", "contract_check", "contract_apply"}
 KIND_TOOLS = set(catalogue().kinds)
 
 

@@ -6,6 +6,7 @@ import contextlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -84,40 +85,55 @@ def _same_file_identifiers(view: FileSymbols, symbol: Symbol, new_name: str) -> 
     return text
 
 
-def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: str) -> OperationResult:
+def plan_rename(
+    service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str, read: Callable[[Path], SourceFile]
+) -> list[StagedFile]:
+    """Every file's text after renaming `symbol`, each re-parsed; `read` supplies the other files.
+
+    The server is asked about the text in `view` (which it was just given), so a caller may
+    rename in text not yet written (a contract's earlier steps).
+    """
     if not _IDENTIFIER.match(new_name):
         raise UsageError(f"{new_name!r} is not an identifier")
+    if isinstance(view.backend, LspBackend):
+        session = view.backend.session
+        # A rename answered while the server still loads the project misses other files.
+        session.wait_until_idle(session.timeout / 2)
+        line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
+        uri = view.source.path.as_uri()
+        reply = session.request(
+            "textDocument/rename",
+            lambda h: h.send.rename(
+                {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
+            ),
+        )
+        if not reply:
+            raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")
+        planned = _edits_by_file(reply)
+    else:
+        planned = {view.source.path: []}
+    staged = []
+    for file, edits in sorted(planned.items()):
+        source = view.source if file == view.source.path else read(file)
+        text = _apply_edits(source.text, edits) if edits else _same_file_identifiers(view, symbol, new_name)
+        lang = service.language(source)
+        verify(lang, source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
+        staged.append(StagedFile(source, text))
+    return staged
+
+
+def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: str) -> OperationResult:
     workspace = service.workspace
     with contextlib.ExitStack() as locks:
         locks.enter_context(workspace.locked(path))
         view = service.symbols(path)
         symbol = view.resolve(name_path)
-        if isinstance(view.backend, LspBackend):
-            session = view.backend.session
-            # A rename answered while the server still loads the project misses other files.
-            session.wait_until_idle(session.timeout / 2)
-            line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
-            uri = view.source.path.as_uri()
-            reply = session.request(
-                "textDocument/rename",
-                lambda h: h.send.rename(
-                    {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
-                ),
-            )
-            if not reply:
-                raise NotFound(f"{session.name} found nothing to rename at {name_path} in {view.source.display}")
-            planned = _edits_by_file(reply)
-        else:
-            planned = {view.source.path: []}
-        staged = []
-        for file, edits in sorted(planned.items()):
-            if file != view.source.path:
-                locks.enter_context(workspace.locked(file))
-            source = view.source if file == view.source.path else workspace.read(file)
-            text = _apply_edits(source.text, edits) if edits else _same_file_identifiers(view, symbol, new_name)
-            lang = service.language(source)
-            verify(lang, source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
-            staged.append(StagedFile(source, text))
+
+        def read_locked(file: Path) -> SourceFile:
+            locks.enter_context(workspace.locked(file))
+            return workspace.read(file)
+
+        staged = plan_rename(service, view, symbol, new_name, read_locked)
         workspace.write_all([(s.source, s.text) for s in staged])
     changed = [s for s in staged if s.text != s.source.text]
     if isinstance(view.backend, LspBackend):

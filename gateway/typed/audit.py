@@ -27,8 +27,11 @@ def parse_timestamp(text: str) -> datetime:
 
 
 def locked(path: Path) -> contextlib.AbstractContextManager[None]:
-    """An exclusive lock on a lock file next to the state it guards."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """An exclusive lock on a lock file next to the state it guards (the state directory made on first use)."""
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # The state is the machine's, not the project's: keep it out of commits and `git status`.
+        (path.parent / ".gitignore").write_text("*\n")
     return exclusive(path)
 
 

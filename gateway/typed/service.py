@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +16,7 @@ from gateway.typed.audit import AuditLog, timestamp
 from gateway.typed.config import STATE_DIR, TypedEditsConfig, load_config
 from gateway.typed.declaration import Declaration, Finding, Verdict, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
-from gateway.workspace import SourceFile, Workspace, sha256
+from gateway.workspace import Workspace, sha256
 
 
 @dataclass(frozen=True)
@@ -134,17 +134,16 @@ class TypedEdits:
             _attempt.reset(marker)
 
     @contextlib.contextmanager
-    def authorize(self, sources: Sequence[SourceFile]) -> Iterator[None]:
+    def authorize(self, files: Mapping[str, str | None]) -> Iterator[None]:
         """The workspace's write authorizer: consume a grant per file, give them back on failure."""
         attempt = _attempt.get() or Attempt("write", None)
-        files = {s.display: s.digest for s in sources}
-        reservation = self._reserve(files, attempt.token)
+        reservation = self._reserve(dict(files), attempt.token)
         try:
             yield
         except BaseException:
             self.grants.release(reservation, self.clock())
             raise
-        self._log_consumed(attempt.operation, reservation, {s.display: _digest(s.path) for s in sources})
+        self._log_consumed(attempt.operation, reservation, {path: _digest(self.workspace.root / path) for path in files})
 
     def native_write(self, path: Path, operation: str) -> None:
         """An agent's own edit tool is about to write `path` (the hook): consume its grant now."""

@@ -1,0 +1,1 @@
+"""Contracts: frozen, reviewable edit plans applied all or nothing."""

@@ -1,0 +1,157 @@
+"""Applying a contract: check, write every file at once, validate, or put every byte back."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gateway.contracts.check import Plan, StepResult, check_contract
+from gateway.contracts.model import Contract, Validation, load_contract
+from gateway.errors import FileMissing, OutsideWorkspace, UsageError
+from gateway.typed.audit import timestamp
+from gateway.workspace import sha256
+
+if TYPE_CHECKING:
+    from gateway.api import Gateway
+
+OUTPUT_TAIL_CHARS = 4000
+
+
+def read_contract(gateway: Gateway, path: str | os.PathLike[str]) -> Contract:
+    """A contract file: absolute, or relative to the workspace root."""
+    real = Path(path) if Path(path).is_absolute() else gateway.workspace.root / path
+    if not real.is_file():
+        raise FileMissing(f"{path}: no such contract file")
+    try:
+        return load_contract(real)
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: a contract is UTF-8 text") from None
+
+
+def report(plan: Plan, **extra: Any) -> dict[str, Any]:
+    contract = plan.contract
+    return {
+        "ok": plan.ready,
+        "contract": contract.id,
+        "summary": contract.summary,
+        "ready": plan.ready,
+        "problems": [p.to_json() for p in plan.problems],
+        "steps": [s.to_json() for s in plan.steps],
+        **({"fallback": contract.fallback} if not plan.ready and contract.fallback else {}),
+        **extra,
+    }
+
+
+def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
+    """One validation command in the workspace, killed with its children at its timeout."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        ["bash", "-c", validation.run], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    timed_out = False
+    try:
+        output, _ = process.communicate(timeout=validation.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+    text = output.decode("utf-8", errors="replace")
+    return {
+        "run": validation.run,
+        "exit_code": None if timed_out else process.returncode,
+        "timed_out": timed_out,
+        "timeout": validation.timeout,
+        "duration_s": round(time.monotonic() - started, 3),
+        "output_tail": text[-OUTPUT_TAIL_CHARS:],
+        "passed": not timed_out and process.returncode == 0,
+    }
+
+
+def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failure: bool = False) -> dict[str, Any]:
+    contract = read_contract(gateway, path)
+    run_id = uuid.uuid4().hex[:16]
+    workspace = gateway.workspace
+    listed = []
+    for entry in contract.files:
+        with contextlib.suppress(OutsideWorkspace):  # check_contract reports it
+            listed.append(workspace.resolve(entry.path))
+    with gateway.typed.attempt("contract_apply", None, [workspace.display(p) for p in listed]), contextlib.ExitStack() as locks:
+        for real in sorted(set(listed)):
+            locks.enter_context(workspace.locked(real))
+        plan = check_contract(gateway, contract)
+        if not plan.ready:
+            _log_steps(gateway, contract, run_id, plan.steps, "rejected", plan.problems[0].code)
+            return report(plan, applied=False, validated=False, rolled_back=False, validations=[])
+        changed = [fp for fp in plan.files.values() if fp.changed]
+        gateway.workspace.write_all(
+            [(fp.source, fp.text) for fp in changed if fp.source is not None],
+            [(fp.display, fp.text) for fp in changed if fp.source is None],
+        )
+        for result in plan.steps:
+            result.status = "applied"
+        _log_steps(gateway, contract, run_id, plan.steps, "consumed", None)
+        validations: list[dict[str, Any]] = []
+        try:
+            for validation in contract.validations:
+                validations.append(run_validation(validation, workspace.root))
+                if not validations[-1]["passed"]:
+                    break
+        except BaseException:
+            _put_back(gateway, plan)
+            _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
+            raise
+        validated = all(v["passed"] for v in validations)
+        not_run = [{"run": v.run, "passed": None, "not_run": True} for v in contract.validations[len(validations) :]]
+        rolled_back = not validated and not keep_on_failure
+        if rolled_back:
+            _put_back(gateway, plan)
+            for result in plan.steps:
+                result.status = "rolled_back"
+            _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
+    return report(plan, applied=validated, validated=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep_on_failure,
+                  validations=validations + not_run)
+
+
+def _put_back(gateway: Gateway, plan: Plan) -> None:
+    """Every file the contract wrote back to its exact previous bytes; the files it created removed."""
+    for fp in plan.files.values():
+        if not fp.changed:
+            continue
+        if fp.source is None:
+            (gateway.workspace.root / fp.display).unlink(missing_ok=True)
+        else:
+            assert fp.original is not None
+            gateway.workspace.put_back(fp.source, fp.original)
+
+
+def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:
+    root = gateway.workspace.root
+    for result in steps:
+        files = result.files or [result.step.file]
+        gateway.typed.log.append({
+            "phase": phase,
+            "edit_id": run_id,
+            "timestamp": timestamp(time.time()),
+            "operation": "contract_apply",
+            "kind": "contract",
+            "contract": contract.id,
+            "step": result.step.id,
+            "action": result.step.action,
+            "files": [{"path": f, "sha256": _digest(root / f)} for f in files],
+            "target": None,
+            "provenance": "accepted_artifact",
+            "execution_state": "normal",
+            "audit_warnings": [],
+            "audit_error": None if code is None else {"code": code, "message": (result.problem.message if result.problem else code)},
+        })
+
+
+def _digest(path: Path) -> str | None:
+    return sha256(path.read_bytes()) if path.is_file() else None
