@@ -55,6 +55,7 @@ bench: setup corpus
 	$(PY) benchmarks/matrix.py
 	$(PY) benchmarks/classify_latency.py
 	$(PY) benchmarks/symbol_latency.py
+	$(PY) benchmarks/typed_latency.py
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick

@@ -195,13 +195,8 @@ def _encode(source: SourceFile, text: str) -> bytes:
 def _create_exclusively(path: Path, data: bytes, display: str) -> None:
     """A new file, complete or absent: written aside, then linked in only if the name is still free."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
+    temp = _written_aside(path, data, 0o666 & ~_umask())
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o666 & ~_umask())
         os.link(temp, path)
     except FileExistsError:
         raise Stale(f"{display}: created by someone else meanwhile; nothing written") from None
@@ -210,6 +205,22 @@ def _create_exclusively(path: Path, data: bytes, display: str) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
+
+
+def _written_aside(path: Path, data: bytes, mode: int) -> str:
+    """A temporary file next to `path` holding `data` on disk, with `mode`; removed if writing fails."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    return temp
 
 
 def _umask() -> int:
@@ -225,13 +236,8 @@ def write_new_text(path: Path, text: str) -> None:
 
 
 def _replace_atomically(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
+    temp = _written_aside(path, data, mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
         if os.geteuid() == 0 and path.exists():
             info = path.stat()
             os.chown(temp, info.st_uid, info.st_gid)

@@ -14,7 +14,7 @@ import pytest
 from gateway.api import Gateway
 from gateway.cli import run
 from gateway.errors import WriteFailed
-from gateway.workspace import Workspace
+from tests.faults import fail_nth_write
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHAPES = "pkg/shapes.py"
@@ -244,15 +244,7 @@ def test_keep_on_failure_keeps_the_result(gateway: Gateway, workspace: Path) -> 
 def test_a_crash_mid_write_leaves_every_byte(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
     before = snapshot(workspace)
-    real, calls = Workspace._write_bytes, []
-
-    def crash_on_second(self: Workspace, source: object, data: bytes) -> None:
-        calls.append(source)
-        if len(calls) == 2:
-            raise WriteFailed("pkg/use.py: cannot write (No space left on device); the file is unchanged")
-        real(self, source, data)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Workspace, "_write_bytes", crash_on_second)
+    calls = fail_nth_write(monkeypatch, 2)
     with pytest.raises(WriteFailed):
         gateway.contract_apply(str(path))
     assert len(calls) == 2 and snapshot(workspace) == before

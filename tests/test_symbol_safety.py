@@ -10,7 +10,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import SyntaxBroken, WriteFailed
-from gateway.workspace import Workspace
+from tests.faults import fail_nth_write
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLASS = "class A:\n    def only(self):\n        return 1\n\n\ndef f():\n    return 2\n"
@@ -50,16 +50,7 @@ def test_file_changed_behind_the_server_is_re_read(tmp_path: Path) -> None:
 def test_rename_is_all_files_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
     before = {p: p.read_bytes() for p in tmp_path.rglob("*.py")}
-    writes = []
-    real_write = Workspace._write_bytes
-
-    def failing_second_write(self: Workspace, source: object, data: bytes) -> None:
-        writes.append(source)
-        if len(writes) == 2:
-            raise WriteFailed("use.py: cannot write (No space left on device); the file is unchanged")
-        real_write(self, source, data)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Workspace, "_write_bytes", failing_second_write)
+    writes = fail_nth_write(monkeypatch, 2)
     with Gateway(tmp_path) as gateway, pytest.raises(WriteFailed):
         gateway.rename_symbol("area", "pkg/shapes.py", "surface")
     assert len(writes) == 2, "the first file was written before the failure"

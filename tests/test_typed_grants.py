@@ -15,6 +15,7 @@ from gateway.api import Gateway
 from gateway.cli import run
 from gateway.errors import Blocked, GrantRefused
 from gateway.surface import declaration_from
+from tests.faults import fail_nth_write
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHAPES = "pkg/shapes.py"
@@ -281,19 +282,10 @@ def test_cli_token_audit_log_and_summary(workspace: Path, capsys: pytest.Capture
 
 def test_a_write_that_fails_midway_gives_its_grants_back(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gateway.errors import WriteFailed
-    from gateway.workspace import Workspace
 
     grant = declare(gateway, SHAPES, "pkg/use.py", kind="edit_api_contract")
     before = {p: p.read_bytes() for p in workspace.rglob("*.py")}
-    real_write, calls = Workspace._write_bytes, []
-
-    def failing_second_write(self: Workspace, source: object, data: bytes) -> None:
-        calls.append(source)
-        if len(calls) == 2:
-            raise WriteFailed("pkg/use.py: cannot write (No space left on device); the file is unchanged")
-        real_write(self, source, data)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Workspace, "_write_bytes", failing_second_write)
+    fail_nth_write(monkeypatch, 2)
     with pytest.raises(WriteFailed):
         gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"])  # type: ignore[arg-type]
     monkeypatch.undo()

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import bashlex
 
 UNKNOWN = "<unknown>"
 _OUTPUT_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
@@ -204,7 +203,27 @@ def command_writes(words: list[str], stdin: str | None) -> list[str]:
     return []
 
 
+_WRITERS = {"sed", "perl", "ruby", "tee", "cp", "mv", "install", "dd", "truncate", "patch", "git", "python", "node", "find",
+            "xargs", "env", "timeout", "eval", *_SHELLS, *_WRAPPERS}
+
+
+def _may_write(command: str) -> bool:
+    """A quick look with shlex: no output redirect and no command that can write means no write at all.
+
+    It spares the hook bashlex's start-up (its parser tables take ~80 ms to build) for
+    the commands agents run most: tests, greps, listings.
+    """
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return True
+    return any(">" in token or _name(token) in _WRITERS for token in tokens)
+
+
 def _nodes(node: Any) -> list[Any]:
+    import bashlex
     found = [node]
     for value in vars(node).values():
         children = value if isinstance(value, list) else [value]
@@ -215,6 +234,8 @@ def _nodes(node: Any) -> list[Any]:
 
 
 def _bashlex_writes(command: str) -> list[str]:
+    import bashlex
+
     # bashlex keeps the quotes of a quoted heredoc delimiter and then never finds its end.
     command = _QUOTED_DELIMITER.sub(r"<<\1\3", command)
     targets = []
@@ -258,6 +279,8 @@ def _shlex_writes(command: str) -> list[str]:
 
 def shell_writes_raw(command: str) -> list[str]:
     """Every write target the command names, as written (relative, unexpanded)."""
+    if not _may_write(command):
+        return []
     try:
         return _bashlex_writes(command)
     except Exception:  # noqa: BLE001 - bashlex fails in many ways on syntax it lacks ([[, case); shlex decides then
