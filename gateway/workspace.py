@@ -40,6 +40,10 @@ class SourceFile:
     mode: int
     digest: str
 
+    def encode(self, text: str) -> bytes:
+        """`text` as this file's bytes: its encoding and its line endings."""
+        return _encode(self, text)
+
     def normalize(self, fragment: str) -> str:
         """An agent's old/new text in the same line-ending convention as `text`."""
         return fragment if self.newline is None else fragment.replace("\r\n", "\n")
@@ -164,7 +168,7 @@ class Workspace:
 
     def put_back(self, source: SourceFile, original: bytes) -> None:
         """Restore a file's exact earlier bytes and mode (undoing a change the gateway made)."""
-        _replace_atomically(source.path, original, source.mode)
+        replace_atomically(source.path, original, source.mode)
 
     def _current(self, source: SourceFile) -> bytes:
         """The file's bytes, refused as stale unless they are the ones `source` was read from."""
@@ -178,7 +182,7 @@ class Workspace:
 
     def _write_bytes(self, source: SourceFile, data: bytes) -> None:
         try:
-            _replace_atomically(source.path, data, source.mode)
+            replace_atomically(source.path, data, source.mode)
         except OSError as error:
             raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
 
@@ -232,10 +236,10 @@ def _umask() -> int:
 def write_new_text(path: Path, text: str) -> None:
     """Atomically write a UTF-8 file the gateway owns (configuration it installs), keeping its mode."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    _replace_atomically(path, text.encode("utf-8"), mode)
+    replace_atomically(path, text.encode("utf-8"), mode)
 
 
-def _replace_atomically(path: Path, data: bytes, mode: int) -> None:
+def replace_atomically(path: Path, data: bytes, mode: int) -> None:
     temp = _written_aside(path, data, mode)
     try:
         if os.geteuid() == 0 and path.exists():

@@ -321,3 +321,44 @@ def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
     applied = _payload(results[1])
     assert applied["rolled_back"] is True and applied["validations"][0]["exit_code"] == 3
     assert snapshot(workspace) == before
+
+
+CRASHING_APPLY = """
+import os, sys
+from gateway.api import Gateway
+from gateway.workspace import Workspace
+
+real = Workspace._write_bytes
+def die_after_first(self, source, data):
+    real(self, source, data)
+    os._exit(9)  # the process dies between the contract's first and second file
+Workspace._write_bytes = die_after_first
+with Gateway(sys.argv[1]) as gateway:
+    gateway.contract_apply(sys.argv[2])
+"""
+
+
+def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -> None:
+    import sys
+
+    path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
+    before = snapshot(workspace)
+    died = subprocess.run([sys.executable, "-c", CRASHING_APPLY, str(workspace), str(path)], capture_output=True, text=True)
+    assert died.returncode == 9, died.stderr
+    assert snapshot(workspace) != before  # half-applied: one file written, the process gone
+    with Gateway(workspace) as gw:
+        checked = gw.contract_check(str(path))
+    assert checked["recovered"] == [SHAPES] and checked["ready"]
+    assert snapshot(workspace) == before
+    log = [json.loads(line) for line in (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    assert (log[-1]["operation"], log[-1]["audit_error"]["code"]) == ("contract_recover", "interrupted")
+
+
+def test_recovery_refuses_to_overwrite_later_changes(workspace: Path) -> None:
+    import sys
+
+    path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
+    subprocess.run([sys.executable, "-c", CRASHING_APPLY, str(workspace), str(path)], capture_output=True)
+    (workspace / SHAPES).write_text("# someone's own work\n")
+    assert run(["contract", "check", str(path), "--workspace", str(workspace)]) == 1
+    assert (workspace / SHAPES).read_text() == "# someone's own work\n"

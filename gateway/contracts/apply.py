@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -11,16 +13,18 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.contracts.check import Plan, StepResult, check_contract
+from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.model import Contract, Validation, load_contract
-from gateway.errors import FileMissing, OutsideWorkspace, UsageError
-from gateway.typed.audit import timestamp
-from gateway.workspace import sha256
+from gateway.errors import FileMissing, OutsideWorkspace, Stale, UsageError
+from gateway.typed.audit import ensure_state_dir, timestamp
+from gateway.typed.config import STATE_DIR
+from gateway.workspace import replace_atomically, sha256, write_new_text
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
 
 OUTPUT_TAIL_CHARS = 4000
+JOURNAL_NAME = "contract-journal.json"
 
 
 def read_contract(gateway: Gateway, path: str | os.PathLike[str]) -> Contract:
@@ -85,15 +89,21 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
     with gateway.typed.attempt("contract_apply", None, [workspace.display(p) for p in listed]), contextlib.ExitStack() as locks:
         for real in sorted(set(listed)):
             locks.enter_context(workspace.locked(real))
+        recovered = recover(gateway)
         plan = check_contract(gateway, contract)
         if not plan.ready:
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", plan.problems[0].code)
-            return report(plan, applied=False, validated=False, rolled_back=False, validations=[])
+            return report(plan, applied=False, validated=False, rolled_back=False, validations=[], recovered=recovered)
         changed = [fp for fp in plan.files.values() if fp.changed]
-        gateway.workspace.write_all(
-            [(fp.source, fp.text) for fp in changed if fp.source is not None],
-            [(fp.display, fp.text) for fp in changed if fp.source is None],
-        )
+        _write_journal(gateway, contract, changed)
+        try:
+            gateway.workspace.write_all(
+                [(fp.source, fp.text) for fp in changed if fp.source is not None],
+                [(fp.display, fp.text) for fp in changed if fp.source is None],
+            )
+        except BaseException:
+            _journal(gateway).unlink()  # write_all has put everything back itself
+            raise
         for result in plan.steps:
             result.status = "applied"
         _log_steps(gateway, contract, run_id, plan.steps, "consumed", None)
@@ -108,6 +118,8 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
             raise
         validated = all(v["passed"] for v in validations)
+        if validated or keep_on_failure:
+            _journal(gateway).unlink()
         not_run = [{"run": v.run, "passed": None, "not_run": True} for v in contract.validations[len(validations) :]]
         rolled_back = not validated and not keep_on_failure
         if rolled_back:
@@ -116,7 +128,63 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
                 result.status = "rolled_back"
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
     return report(plan, applied=validated, validated=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep_on_failure,
-                  validations=validations + not_run)
+                  validations=validations + not_run, recovered=recovered)
+
+
+def _journal(gateway: Gateway) -> Path:
+    return gateway.workspace.root / STATE_DIR / JOURNAL_NAME
+
+
+def _write_journal(gateway: Gateway, contract: Contract, changed: list[FilePlan]) -> None:
+    """Every file's bytes before the contract, on disk before the first write: what a crashed run is undone from."""
+    ensure_state_dir(gateway.workspace.root / STATE_DIR)
+    entries = [
+        {
+            "path": fp.display,
+            "original": base64.b64encode(fp.original).decode() if fp.original is not None else None,
+            "mode": fp.source.mode if fp.source else None,
+            "written_sha256": sha256(fp.source.encode(fp.text) if fp.source else fp.text.encode("utf-8")),
+        }
+        for fp in changed
+    ]
+    write_new_text(_journal(gateway), json.dumps({"contract": contract.id, "files": entries}))
+
+
+def recover(gateway: Gateway) -> list[str]:
+    """Undo a contract run that died between its first write and its end (a journal is left); the files it put back."""
+    journal = _journal(gateway)
+    if not journal.exists():
+        return []
+    data = json.loads(journal.read_text("utf-8"))
+    root = gateway.workspace.root
+    foreign = [e["path"] for e in data["files"] if _digest(root / e["path"]) not in (e["written_sha256"], _original_digest(e))]
+    if foreign:
+        raise Stale(
+            f"an interrupted contract run ({data.get('contract')}) left {JOURNAL_NAME}, but {', '.join(foreign)} changed "
+            "since; restore by hand from the journal, then delete it"
+        )
+    restored = []
+    for entry in data["files"]:
+        path = root / entry["path"]
+        if _digest(path) == _original_digest(entry):
+            continue
+        if entry["original"] is None:
+            path.unlink(missing_ok=True)
+        else:
+            replace_atomically(path, base64.b64decode(entry["original"]), entry["mode"])
+        restored.append(entry["path"])
+    gateway.typed.log.append({
+        "phase": "rejected", "edit_id": None, "timestamp": timestamp(time.time()), "operation": "contract_recover",
+        "kind": "contract", "contract": data.get("contract"), "files": [{"path": p, "sha256": _digest(gateway.workspace.root / p)} for p in restored],
+        "target": None, "provenance": None, "execution_state": None, "audit_warnings": [],
+        "audit_error": {"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
+    })
+    journal.unlink()
+    return restored
+
+
+def _original_digest(entry: dict[str, Any]) -> str | None:
+    return sha256(base64.b64decode(entry["original"])) if entry["original"] is not None else None
 
 
 def _put_back(gateway: Gateway, plan: Plan) -> None:
@@ -129,6 +197,7 @@ def _put_back(gateway: Gateway, plan: Plan) -> None:
         else:
             assert fp.original is not None
             gateway.workspace.put_back(fp.source, fp.original)
+    _journal(gateway).unlink(missing_ok=True)
 
 
 def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:

@@ -26,12 +26,18 @@ def parse_timestamp(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def locked(path: Path) -> contextlib.AbstractContextManager[None]:
-    """An exclusive lock on a lock file next to the state it guards (the state directory made on first use)."""
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
+def ensure_state_dir(directory: Path) -> Path:
+    """The state directory, made on first use."""
+    if not directory.is_dir():
+        directory.mkdir(parents=True, exist_ok=True)
         # The state is the machine's, not the project's: keep it out of commits and `git status`.
-        (path.parent / ".gitignore").write_text("*\n")
+        (directory / ".gitignore").write_text("*\n")
+    return directory
+
+
+def locked(path: Path) -> contextlib.AbstractContextManager[None]:
+    """An exclusive lock on a lock file next to the state it guards."""
+    ensure_state_dir(path.parent)
     return exclusive(path)
 
 
