@@ -94,7 +94,7 @@ def _cmd_contract(args: argparse.Namespace) -> Outcome:
 
 
 def _contract_text(action: str, result: dict[str, Any]) -> str:
-    lines = []
+    lines = [f"Undid an interrupted contract run first: {', '.join(result['recovered'])} put back."] if result.get("recovered") else []
     for problem in result["problems"]:
         where = f"line {problem['line']}: " if problem["line"] else ""
         lines.append(f"refused ({problem['code']}): {where}{problem['message']}")
