@@ -42,7 +42,12 @@ class SourceFile:
 
     def encode(self, text: str) -> bytes:
         """`text` as this file's bytes: its encoding and its line endings."""
-        return _encode(self, text)
+        if self.newline == "\r\n":
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as error:
+            raise Unencodable(f"{self.display}: the new text cannot be encoded as {self.encoding} ({error.reason})") from None
 
     def normalize(self, fragment: str) -> str:
         """An agent's old/new text in the same line-ending convention as `text`."""
@@ -51,6 +56,14 @@ class SourceFile:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a file's bytes; None when there is no such file."""
+    try:
+        return sha256(path.read_bytes())
+    except (FileNotFoundError, IsADirectoryError):
+        return None
 
 
 @contextlib.contextmanager
@@ -142,7 +155,7 @@ class Workspace:
         before the first write; a failure puts back the files written and removes the
         ones created.
         """
-        encoded = [(source, _encode(source, text)) for source, text in changes if text != source.text]
+        encoded = [(source, source.encode(text)) for source, text in changes if text != source.text]
         new = [(self.resolve(path), text.encode("utf-8")) for path, text in created]
         if not encoded and not new:
             return
@@ -185,15 +198,6 @@ class Workspace:
             replace_atomically(source.path, data, source.mode)
         except OSError as error:
             raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
-
-
-def _encode(source: SourceFile, text: str) -> bytes:
-    if source.newline == "\r\n":
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    try:
-        return text.encode(source.encoding)
-    except UnicodeEncodeError as error:
-        raise Unencodable(f"{source.display}: the new text cannot be encoded as {source.encoding} ({error.reason})") from None
 
 
 def _create_exclusively(path: Path, data: bytes, display: str) -> None:

@@ -18,7 +18,7 @@ from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, Stale, UsageError
 from gateway.typed.audit import ensure_state_dir, timestamp
 from gateway.typed.config import STATE_DIR
-from gateway.workspace import replace_atomically, sha256, write_new_text
+from gateway.workspace import file_digest, replace_atomically, sha256, write_new_text
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
@@ -157,7 +157,7 @@ def recover(gateway: Gateway) -> list[str]:
         return []
     data = json.loads(journal.read_text("utf-8"))
     root = gateway.workspace.root
-    foreign = [e["path"] for e in data["files"] if _digest(root / e["path"]) not in (e["written_sha256"], _original_digest(e))]
+    foreign = [e["path"] for e in data["files"] if file_digest(root / e["path"]) not in (e["written_sha256"], _original_digest(e))]
     if foreign:
         raise Stale(
             f"an interrupted contract run ({data.get('contract')}) left {JOURNAL_NAME}, but {', '.join(foreign)} changed "
@@ -166,7 +166,7 @@ def recover(gateway: Gateway) -> list[str]:
     restored = []
     for entry in data["files"]:
         path = root / entry["path"]
-        if _digest(path) == _original_digest(entry):
+        if file_digest(path) == _original_digest(entry):
             continue
         if entry["original"] is None:
             path.unlink(missing_ok=True)
@@ -175,7 +175,7 @@ def recover(gateway: Gateway) -> list[str]:
         restored.append(entry["path"])
     gateway.typed.log.append({
         "phase": "rejected", "edit_id": None, "timestamp": timestamp(time.time()), "operation": "contract_recover",
-        "kind": "contract", "contract": data.get("contract"), "files": [{"path": p, "sha256": _digest(gateway.workspace.root / p)} for p in restored],
+        "kind": "contract", "contract": data.get("contract"), "files": [{"path": p, "sha256": file_digest(gateway.workspace.root / p)} for p in restored],
         "target": None, "provenance": None, "execution_state": None, "audit_warnings": [],
         "audit_error": {"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
     })
@@ -213,14 +213,10 @@ def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[St
             "contract": contract.id,
             "step": result.step.id,
             "action": result.step.action,
-            "files": [{"path": f, "sha256": _digest(root / f)} for f in files],
+            "files": [{"path": f, "sha256": file_digest(root / f)} for f in files],
             "target": None,
             "provenance": "accepted_artifact",
             "execution_state": "normal",
             "audit_warnings": [],
             "audit_error": None if code is None else {"code": code, "message": (result.problem.message if result.problem else code)},
         })
-
-
-def _digest(path: Path) -> str | None:
-    return sha256(path.read_bytes()) if path.is_file() else None

@@ -10,7 +10,6 @@ import dataclasses
 import difflib
 import re
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.classify import classify_edit
 from gateway.contracts.model import Contract, Problem, Step
 from gateway.errors import GatewayError, OutsideWorkspace
-from gateway.workspace import SourceFile, sha256
+from gateway.workspace import SourceFile, file_digest
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
@@ -137,7 +136,7 @@ def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
         if entry.sha256 is None:
             continue
         path = gateway.workspace.resolve(entry.path)
-        current = sha256(path.read_bytes()) if path.is_file() else None
+        current = file_digest(path)
         if current != entry.sha256:
             what = "no longer exists" if current is None else "changed since the contract was made (sha256 differs)"
             plan.problems.append(Problem("stale", f"{entry.path}: {what}", entry.sha256_line))
@@ -181,7 +180,6 @@ def _anchor_span(text: str, step: Step) -> tuple[int, int]:
 
 def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: set[str]) -> None:
     fp = _load(gateway, plan, display)
-    normalize: Callable[[str], str] = fp.source.normalize if fp.source else (lambda s: s)
     if step.action == "create":
         if fp.source is not None or fp.created:
             raise _StepRefused("exists", f"{display} already exists; create makes new files only")
@@ -190,9 +188,9 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
     if fp.source is None:
         raise _StepRefused("file_not_found", f"{display}: no such file in the workspace")
     if step.symbol is None:
-        start, end = _anchor_span(fp.text, dataclasses.replace(step, anchor=normalize(step.anchor) if step.anchor else None))
+        start, end = _anchor_span(fp.text, dataclasses.replace(step, anchor=_normalized(fp, step.anchor) if step.anchor else None))
         old = fp.text[start:end]
-        text = normalize(step.text or "")
+        text = _normalized(fp, step.text or "")
         new = {"replace": text, "insert_before": text + old, "insert_after": old + text, "delete": ""}[step.action]
         verdict = classify_edit(display, old, new, content=fp.text, registry=gateway.registry)
         if verdict.blocked:
@@ -230,7 +228,7 @@ def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: 
         for staged in plan_rename(service, view, view.resolve(step.symbol), step.new_name or "", read):
             plan.files[staged.source.display].text = staged.text
         return
-    text = normalize_text(fp, step.text or "")
+    text = _normalized(fp, step.text or "")
     if step.action == "insert_code":
         anchor = None if NamePath.parse(step.symbol).is_file else view.resolve(step.symbol)
         change = insert_text(view.lang, fp.text, view.symbols, anchor, step.position, text)
@@ -245,7 +243,7 @@ def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: 
     fp.text = change.text
 
 
-def normalize_text(fp: FilePlan, text: str) -> str:
+def _normalized(fp: FilePlan, text: str) -> str:
     return fp.source.normalize(text) if fp.source else text
 
 

@@ -127,7 +127,3 @@ class GrantStore:
                 if grant.edit_id in grants:
                     grants[grant.edit_id].consumed.pop(path, None)
             self._save(list(grants.values()), now)
-
-    def live_grants(self, now: float) -> list[Grant]:
-        with locked(self.lock_path):
-            return [g for g in self._load() if g.expires_at > now and len(g.consumed) < len(g.files)]

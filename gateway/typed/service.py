@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -16,7 +17,7 @@ from gateway.typed.audit import AuditLog, timestamp
 from gateway.typed.config import STATE_DIR, TypedEditsConfig, load_config
 from gateway.typed.declaration import Declaration, Finding, Verdict, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
-from gateway.workspace import Workspace, sha256
+from gateway.workspace import Workspace, file_digest
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,6 @@ class Attempt:
 
 # Set around one gateway operation; the workspace's write consults it at the moment of writing.
 _attempt: ContextVar[Attempt | None] = ContextVar("gateway_typed_attempt", default=None)
-
-
-def _digest(path: Path) -> str | None:
-    try:
-        return sha256(path.read_bytes())
-    except (FileNotFoundError, IsADirectoryError):
-        return None
 
 
 class TypedEdits:
@@ -100,13 +94,11 @@ class TypedEdits:
             return tuple(self.workspace.display(self.workspace.resolve(p)) for p in paths)
 
         try:
-            resolved = Declaration(
-                **{
-                    **declaration.__dict__,
-                    "files": each(declaration.files),
-                    "test_files": each(declaration.test_files),
-                    "additional_files": each(declaration.additional_files),
-                }
+            resolved = dataclasses.replace(
+                declaration,
+                files=each(declaration.files),
+                test_files=each(declaration.test_files),
+                additional_files=each(declaration.additional_files),
             )
         except OutsideWorkspace as error:
             return declaration, Finding("outside_workspace", str(error))
@@ -143,13 +135,13 @@ class TypedEdits:
         except BaseException:
             self.grants.release(reservation, self.clock())
             raise
-        self._log_consumed(attempt.operation, reservation, {path: _digest(self.workspace.root / path) for path in files})
+        self._log_consumed(attempt.operation, reservation, {path: file_digest(self.workspace.root / path) for path in files})
 
     def native_write(self, path: Path, operation: str) -> None:
         """An agent's own edit tool is about to write `path` (the hook): consume its grant now."""
         display = self.workspace.display(self.workspace.resolve(path))
         try:
-            reservation = self._reserve({display: _digest(path)}, None)
+            reservation = self._reserve({display: file_digest(path)}, None)
         except GrantRefused as error:
             self._log_rejection(operation, [display], error)
             raise
@@ -195,7 +187,7 @@ class TypedEdits:
             real = self.workspace.resolve(path)
         except OutsideWorkspace:
             return {"path": path, "sha256": None}
-        return {"path": self.workspace.display(real), "sha256": _digest(real)}
+        return {"path": self.workspace.display(real), "sha256": file_digest(real)}
 
     def _log_rejection(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
         code = error.reason if isinstance(error, GrantRefused) else error.kind
