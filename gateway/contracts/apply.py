@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, Stale, UsageError
-from gateway.typed.audit import ensure_state_dir, timestamp
+from gateway.typed.audit import ensure_state_dir
 from gateway.typed.config import STATE_DIR
 from gateway.workspace import file_digest, replace_atomically, sha256, write_new_text
 
@@ -173,12 +173,10 @@ def recover(gateway: Gateway) -> list[str]:
         else:
             replace_atomically(path, base64.b64decode(entry["original"]), entry["mode"])
         restored.append(entry["path"])
-    gateway.typed.log.append({
-        "phase": "rejected", "edit_id": None, "timestamp": timestamp(time.time()), "operation": "contract_recover",
-        "kind": "contract", "contract": data.get("contract"), "files": [{"path": p, "sha256": file_digest(gateway.workspace.root / p)} for p in restored],
-        "target": None, "provenance": None, "execution_state": None, "audit_warnings": [],
-        "audit_error": {"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
-    })
+    gateway.typed.record(
+        "rejected", "contract_recover", gateway.typed.file_entries(restored), kind="contract", contract=data.get("contract"),
+        audit_error={"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
+    )
     journal.unlink()
     return restored
 
@@ -201,22 +199,10 @@ def _put_back(gateway: Gateway, plan: Plan) -> None:
 
 
 def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:
-    root = gateway.workspace.root
     for result in steps:
-        files = result.files or [result.step.file]
-        gateway.typed.log.append({
-            "phase": phase,
-            "edit_id": run_id,
-            "timestamp": timestamp(time.time()),
-            "operation": "contract_apply",
-            "kind": "contract",
-            "contract": contract.id,
-            "step": result.step.id,
-            "action": result.step.action,
-            "files": [{"path": f, "sha256": file_digest(root / f)} for f in files],
-            "target": None,
-            "provenance": "accepted_artifact",
-            "execution_state": "normal",
-            "audit_warnings": [],
-            "audit_error": None if code is None else {"code": code, "message": (result.problem.message if result.problem else code)},
-        })
+        error = None if code is None else {"code": code, "message": result.problem.message if result.problem else code}
+        gateway.typed.record(
+            phase, "contract_apply", gateway.typed.file_entries(result.files or [result.step.file]), edit_id=run_id,
+            kind="contract", contract=contract.id, step=result.step.id, action=result.step.action,
+            provenance="accepted_artifact", execution_state="normal", audit_error=error,
+        )

@@ -162,25 +162,37 @@ class TypedEdits:
             return Reservation(())
         return self.grants.reserve(files, token, self.clock(), required=config.enforce)
 
+    def record(self, phase: str, operation: str, files: list[dict[str, Any]], **fields: Any) -> None:
+        """Append one audit entry; the common fields not given are null, so every line has the same keys."""
+        self.log.append({
+            "phase": phase,
+            "edit_id": None,
+            "timestamp": timestamp(self.clock()),
+            "operation": operation,
+            "kind": None,
+            "files": files,
+            "target": None,
+            "provenance": None,
+            "execution_state": None,
+            "audit_warnings": [],
+            "audit_error": None,
+            **fields,
+        })
+
+    def file_entries(self, paths: Sequence[str]) -> list[dict[str, Any]]:
+        """Each path (once) with the SHA-256 of its bytes now."""
+        return [self._file_entry(p) for p in dict.fromkeys(paths)]
+
     def _log_consumed(self, operation: str, reservation: Reservation, after: dict[str, str | None]) -> None:
         by_grant: dict[str, tuple[Grant, list[str]]] = {}
         for grant, path in reservation.uses:
             by_grant.setdefault(grant.edit_id, (grant, []))[1].append(path)
         for grant, paths in by_grant.values():
             files = [{"path": p, "sha256": grant.files[p], **({"sha256_after": after[p]} if p in after else {})} for p in paths]
-            self.log.append({
-                "phase": "consumed",
-                "edit_id": grant.edit_id,
-                "timestamp": timestamp(self.clock()),
-                "operation": operation,
-                "kind": grant.kind,
-                "files": files,
-                "target": grant.target,
-                "provenance": grant.provenance,
-                "execution_state": grant.execution_state,
-                "audit_warnings": [],
-                "audit_error": None,
-            })
+            self.record(
+                "consumed", operation, files, edit_id=grant.edit_id, kind=grant.kind, target=grant.target,
+                provenance=grant.provenance, execution_state=grant.execution_state,
+            )
 
     def _file_entry(self, path: str) -> dict[str, Any]:
         try:
@@ -191,16 +203,4 @@ class TypedEdits:
 
     def _log_rejection(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
         code = error.reason if isinstance(error, GrantRefused) else error.kind
-        self.log.append({
-            "phase": "rejected",
-            "edit_id": None,
-            "timestamp": timestamp(self.clock()),
-            "operation": operation,
-            "kind": None,
-            "files": [self._file_entry(p) for p in dict.fromkeys(paths)],
-            "target": None,
-            "provenance": None,
-            "execution_state": None,
-            "audit_warnings": [],
-            "audit_error": {"code": code, "message": str(error)},
-        })
+        self.record("rejected", operation, self.file_entries(paths), audit_error={"code": code, "message": str(error)})
