@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import subprocess
 import sys
 import sysconfig
 import time
@@ -20,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
 from gateway.classify import classify_edit  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 from gateway.syntax import find_definitions  # noqa: E402
@@ -101,12 +100,7 @@ def time_in_process(language: str, name: str, content: str, edits: list[Edit]) -
 
 
 def time_process(command: list[str], cwd: Path, stdin: str | None = None) -> float:
-    samples = []
-    for _ in range(PROCESS_RUNS):
-        started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, capture_output=True, check=False, input=stdin, text=True)
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+    return process_median_ms(command, cwd, stdin, PROCESS_RUNS)
 
 
 def process_timings(workspace: Path, name: str, edit: Edit) -> dict[str, float]:

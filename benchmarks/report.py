@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
+import subprocess
+import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -12,6 +15,16 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def process_median_ms(command: list[str], cwd: Path, stdin: str | None, runs: int) -> float:
+    """The median wall time of running `command` to its end, `runs` times."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, cwd=cwd, capture_output=True, check=False, input=stdin, text=True)
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
 
 
 def machine() -> str:

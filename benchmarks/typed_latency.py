@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.surface import declaration_from  # noqa: E402
 
@@ -27,12 +26,7 @@ SHAPES = "pkg/shapes.py"
 
 
 def process_ms(command: list[str], cwd: Path, stdin: str | None = None) -> float:
-    samples = []
-    for _ in range(RUNS):
-        started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+    return process_median_ms(command, cwd, stdin, RUNS)
 
 
 def hook_rows(workspace: Path) -> list[tuple[str, float]]:

@@ -207,16 +207,21 @@ _WRITERS = {"sed", "perl", "ruby", "tee", "cp", "mv", "install", "dd", "truncate
             "xargs", "env", "timeout", "eval", *_SHELLS, *_WRAPPERS}
 
 
+def _shell_tokens(command: str) -> list[str]:
+    """Words and operators (`>`, `&&`, `|`, ...) as the shell splits them; ValueError on unbalanced quotes."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
 def _may_write(command: str) -> bool:
     """A quick look with shlex: no output redirect and no command that can write means no write at all.
 
     It spares the hook bashlex's start-up (its parser tables take ~80 ms to build) for
     the commands agents run most: tests, greps, listings.
     """
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
     try:
-        tokens = list(lexer)
+        tokens = _shell_tokens(command)
     except ValueError:
         return True
     return any(">" in token or _name(token) in _WRITERS for token in tokens)
@@ -257,9 +262,7 @@ def _bashlex_writes(command: str) -> list[str]:
 
 
 def _shlex_writes(command: str) -> list[str]:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    tokens = list(lexer)
+    tokens = _shell_tokens(command)
     targets, words = [], []
     for index, token in enumerate(tokens + [";"]):
         if token in _OUTPUT_REDIRECTS:
