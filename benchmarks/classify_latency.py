@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
-from gateway.classify import classify_edit  # noqa: E402
+from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 from gateway.syntax import find_definitions  # noqa: E402
 

@@ -32,7 +32,7 @@ from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, oracle_blocks  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
-from gateway.classify import classify_edit  # noqa: E402
+from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.errors import Blocked, GatewayError  # noqa: E402
 from tests.roundtrip import definition_count, round_trip  # noqa: E402
 

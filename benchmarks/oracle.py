@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gateway.classify import spans_lines
+from gateway.gate.effect import spans_lines
 from gateway.langs import Language
 from gateway.lsp.session import LspSession
 from gateway.symbols.text import LineIndex

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
-    from gateway.classify import Classification, classify_edit
+    from gateway.gate.checker import classify_edit
+    from gateway.gate.verdict import Classification
 
 __all__ = ["Classification", "Gateway", "classify_edit"]
 
-_HOMES = {"Classification": "gateway.classify", "classify_edit": "gateway.classify", "Gateway": "gateway.api"}
+_HOMES = {"Classification": "gateway.gate.verdict", "classify_edit": "gateway.gate.checker", "Gateway": "gateway.api"}
 
 
 def __getattr__(name: str) -> Any:

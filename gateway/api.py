@@ -6,10 +6,11 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gateway.classify import Classification, classify_edit
+from gateway.config import gate_config
 from gateway.diffs import unified_diff
-from gateway.edits import apply_string_edit
 from gateway.errors import Blocked, UsageError
+from gateway.gate.checker import Gate
+from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.typed.audit import select, summarize
 from gateway.typed.declaration import Declaration
@@ -95,16 +96,15 @@ class Gateway:
         if self._sessions is not None:
             self._sessions.close()
 
+    @property
+    def gate(self) -> Gate:
+        """The gate with the workspace's `[gate]` settings as they are now."""
+        return Gate(self.registry, gate_config(self.workspace.root))
+
     def classify(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
         source = self.workspace.read(path)
-        return classify_edit(
-            source.display,
-            source.normalize(old_string),
-            source.normalize(new_string),
-            content=source.text,
-            replace_all=replace_all,
-            registry=self.registry,
-        )
+        old, new = source.normalize(old_string), source.normalize(new_string)
+        return self.gate.check_edit(source.display, source.text, old, new, replace_all)[1]
 
     def edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None
@@ -118,23 +118,20 @@ class Gateway:
         with self.typed.attempt("edit", token, [path]), self.workspace.locked(path):
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
-            classification = classify_edit(
-                source.display, old, new, content=source.text, replace_all=replace_all, registry=self.registry
-            )
+            effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
             if classification.blocked:
                 if not route:
                     raise Blocked(classification)
                 from gateway.symbols.routing import route_edit
 
                 return route_edit(self.symbol_service, classification, source, old, new, replace_all)
-            edit = apply_string_edit(source.text, old, new, replace_all, source.display)
-            self.workspace.write(source, edit.text)
+            self.workspace.write(source, effect.after)
         return EditResult(
             classification=classification,
             path=source.display,
-            replacements=edit.replacements,
-            lines=edit.lines,
-            diff=unified_diff(source.display, source.text, edit.text),
+            replacements=effect.replacements,
+            lines=effect.lines,
+            diff=unified_diff(source.display, source.text, effect.after),
         )
 
     def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:

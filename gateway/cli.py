@@ -173,9 +173,11 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
         from gateway.hooks.claude_code import run as run_hook
 
         try:
-            output, code = run_hook(sys.stdin.read())
+            output, code = run_hook(sys.stdin.buffer.read())
         except GatewayError as error:
             raise HookFailed(str(error)) from None
+        except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
+            raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None
         if output:
             print(output)
         return {}, "", code

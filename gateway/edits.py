@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from gateway.errors import Ambiguous, NotFound, UsageError
@@ -36,7 +37,7 @@ def apply_string_edit(text: str, old: str, new: str, replace_all: bool, where: s
     found = occurrences(text, old)
     lines = tuple(line_of(text, offset) for offset in found)
     if not found:
-        raise NotFound(f"old_string not found in {where}")
+        raise NotFound(f"old_string not found in {where}{nearest_lines(text, old)}")
     if len(found) > 1 and not replace_all:
         shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
         raise Ambiguous(
@@ -47,3 +48,17 @@ def apply_string_edit(text: str, old: str, new: str, replace_all: bool, where: s
         return StringEdit(text.replace(old, new), len(found), lines)
     start = found[0]
     return StringEdit(text[:start] + new + text[start + len(old) :], 1, lines)
+
+
+def nearest_lines(text: str, old: str, limit: int = 50_000) -> str:
+    """Where the file has lines like old_string's first one, as "; nearest: line N: ..." (or "")."""
+    wanted = next((line.strip() for line in old.splitlines() if line.strip()), "")
+    lines = text.splitlines()
+    if not wanted or len(lines) > limit:
+        return ""
+    stripped = [line.strip() for line in lines]
+    close = set(difflib.get_close_matches(wanted, stripped, n=3, cutoff=0.6))
+    numbers = [number for number, line in enumerate(stripped, 1) if line in close][:3]
+    if not numbers:
+        return ""
+    return "; nearest: " + ", ".join(f"line {n} {stripped[n - 1][:60]!r}" for n in numbers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gateway.classify import Classification
+    from gateway.gate.verdict import Classification
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -57,6 +57,12 @@ class Stale(GatewayError):
     """The file changed on disk between reading and writing it."""
 
     kind = "stale"
+
+
+class TooLarge(GatewayError):
+    """A file or a write over `[gate] max_file_bytes`: refused rather than judged slowly."""
+
+    kind = "too_large"
 
 
 class Unencodable(GatewayError):

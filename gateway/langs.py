@@ -28,6 +28,7 @@ class ServerSpec:
 class Language:
     name: str
     extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
     grammar: str
     query_path: Path
     symbol_backend: bool
@@ -56,6 +57,7 @@ def _load_language(path: Path, queries: Path) -> Language:
     return Language(
         name=raw["name"],
         extensions=tuple(ext.lower() for ext in raw["extensions"]),
+        filenames=tuple(raw.get("filenames", ())),
         grammar=raw["grammar"],
         query_path=queries / raw.get("queries", raw["name"]) / "definitions.scm",
         symbol_backend=bool(raw["symbol_backend"]),
@@ -79,6 +81,10 @@ def _load_language(path: Path, queries: Path) -> Language:
 
 
 class LanguageRegistry:
+    """Languages by file name or extension. An extension two languages claim (`.h`: C and
+    C++) goes to the one whose grammar parses the file with fewer errors; ties, and calls
+    without the text, go to the first by name."""
+
     def __init__(self, langs_dir: Path, queries_dir: Path) -> None:
         self.languages = {
             lang.name: lang
@@ -86,12 +92,26 @@ class LanguageRegistry:
                 _load_language(path, queries_dir) for path in sorted(langs_dir.glob("*.toml"))
             )
         }
-        self._by_extension = {
-            ext: lang for lang in self.languages.values() for ext in lang.extensions
-        }
+        self._by_extension: dict[str, list[Language]] = {}
+        for lang in self.languages.values():
+            for ext in lang.extensions:
+                self._by_extension.setdefault(ext, []).append(lang)
+        self._by_filename = {name: lang for lang in self.languages.values() for name in lang.filenames}
 
-    def for_path(self, path: str | os.PathLike[str]) -> Language | None:
-        return self._by_extension.get(Path(path).suffix.lower())
+    def candidates(self, path: str | os.PathLike[str]) -> list[Language]:
+        name = Path(path).name
+        if name in self._by_filename:
+            return [self._by_filename[name]]
+        return self._by_extension.get(Path(path).suffix.lower(), [])
+
+    def for_path(self, path: str | os.PathLike[str], text: str | None = None) -> Language | None:
+        found = self.candidates(path)
+        if len(found) > 1 and text is not None:
+            from gateway.syntax import error_bytes
+
+            source = text.encode("utf-8", "surrogatepass")
+            return min(found, key=lambda lang: error_bytes(lang, source))
+        return found[0] if found else None
 
     def get(self, name: str) -> Language:
         return self.languages[name]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 
 from tree_sitter import Language as TreeSitterLanguage
-from tree_sitter import Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 
 from gateway.langs import Language
 
@@ -28,9 +29,20 @@ class Definition:
     start_line: int
     end_line: int
     name_line: int
+    body_start_byte: int | None = None
+    body_end_byte: int | None = None
+    in_error: bool = False
 
     def name_within(self, start: int, end: int) -> bool:
         return start <= self.name_start_byte and self.name_end_byte <= end
+
+    @property
+    def header_spans(self) -> tuple[tuple[int, int], ...]:
+        """The definition less its body: decorators, modifiers, name, parameters, bases, and
+        whatever follows the body (`} name;` of a C typedef). No body: all of it."""
+        if self.body_start_byte is None or self.body_end_byte is None:
+            return ((self.start_byte, self.end_byte),)
+        return ((self.start_byte, self.body_start_byte), (self.body_end_byte, self.end_byte))
 
 
 # Grammars the pack ships as packages of their own rather than in its bindings folder.
@@ -74,8 +86,16 @@ def _query(lang: Language) -> Query:
     return Query(_grammar(lang.grammar), source)
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _parse_input(source: bytes) -> bytes:
+    """Grammars break lines at LF only; a lone CR (classic Mac files) becomes LF, byte for byte."""
+    return _LONE_CR.sub(b"\n", source) if b"\r" in source else source
+
+
 def parse(lang: Language, source: bytes) -> Tree:
-    return _parser(lang.grammar).parse(source)
+    return _parser(lang.grammar).parse(_parse_input(source))
 
 
 def _point(source: bytes, offset: int) -> tuple[int, int]:
@@ -85,7 +105,15 @@ def _point(source: bytes, offset: int) -> tuple[int, int]:
 
 def reparse(lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int) -> Tree:
     """The tree of `after`, which is `before` with [start, old_end) replaced; parsed incrementally."""
-    tree.edit(
+    return edited_tree(lang, tree, before, after, start, old_end, new_end)[0]
+
+
+def edited_tree(
+    lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int
+) -> tuple[Tree, list[tuple[int, int]]]:
+    """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed."""
+    edited = tree.copy()
+    edited.edit(
         start_byte=start,
         old_end_byte=old_end,
         new_end_byte=new_end,
@@ -93,7 +121,8 @@ def reparse(lang: Language, tree: Tree, before: bytes, after: bytes, start: int,
         old_end_point=_point(before, old_end),
         new_end_point=_point(after, new_end),
     )
-    return _parser(lang.grammar).parse(after, tree)
+    new_tree = _parser(lang.grammar).parse(_parse_input(after), edited)
+    return new_tree, [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
 
 
 def _last_line(node: Node) -> int:
@@ -123,30 +152,71 @@ class _Match:
     node: Node
     name: Node
     scope: Node | None
+    body: Node | None
     pattern: int
+    in_error: bool
 
     @property
     def width(self) -> int:
         return self.node.end_byte - self.start.start_byte
 
 
-def _best_matches(lang: Language, tree: Tree) -> list[_Match]:
+@functools.cache
+def _injection_query(lang: Language) -> Query | None:
+    path = lang.query_path.with_name("injections.scm")
+    return Query(_grammar(lang.grammar), path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _injected(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Tree]:
+    """The language inside itself (`queries/<lang>/injections.scm`, tree-sitter's convention):
+    each @injection.content node's inside, delimiters left out, parsed in place, so the
+    trees share the file's offsets. Rust's `cfg_if! { fn f() {} }` is the case in point."""
+    query = _injection_query(lang)
+    if query is None:
+        return []
+    cursor = QueryCursor(query)
+    if byte_range is not None:
+        cursor.set_byte_range(max(byte_range[0] - 1, 0), byte_range[1] + 1)
+    nodes = cursor.captures(tree.root_node).get("injection.content", [])
+    if not nodes:
+        return []
+    source, parser, trees = tree.root_node.text or b"", Parser(_grammar(lang.grammar)), []
+    for node in nodes:
+        inside = node.children[1:-1]
+        if inside:
+            first, last = inside[0], inside[-1]
+            parser.included_ranges = [Range(first.start_point, last.end_point, first.start_byte, last.end_byte)]
+            trees.append(parser.parse(source))
+    return trees
+
+
+def _best_matches(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[_Match]:
     """One match per name node: the widest definition capture, later patterns breaking ties."""
     best: dict[tuple[int, int], _Match] = {}
-    for pattern, captures in QueryCursor(_query(lang)).matches(tree.root_node):
+    for each in [tree, *_injected(lang, tree, byte_range)]:
+        _collect(lang, each, byte_range, best)
+    return sorted(best.values(), key=lambda m: (m.start.start_byte, -m.node.end_byte))
+
+
+def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, best: dict[tuple[int, int], _Match]) -> None:
+    cursor = QueryCursor(_query(lang))
+    if byte_range is not None:
+        cursor.set_byte_range(max(byte_range[0] - 1, 0), byte_range[1] + 1)  # definitions that only touch it too
+    broken = tree.root_node.has_error
+    for pattern, captures in cursor.matches(tree.root_node):
         names = captures.get("name")
         kinds = [key for key in captures if key.startswith("definition.")]
-        if not names or not kinds:
+        if not names or not kinds or names[0].start_byte == names[0].end_byte:  # an anonymous `enum : int {}`
             continue
         node = captures[kinds[0]][0]
         scope = captures.get("scope", [None])[0]
+        body = captures.get("body", [None])[0]
         kind = kinds[0].split(".", 1)[1]
-        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, pattern)
+        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, pattern, broken and _in_error(node))
         key = (match.name.start_byte, match.name.end_byte)
         current = best.get(key)
         if current is None or (match.width, match.pattern) > (current.width, current.pattern):
             best[key] = match
-    return sorted(best.values(), key=lambda m: (m.start.start_byte, -m.node.end_byte))
 
 
 def _text(node: Node) -> str:
@@ -154,18 +224,33 @@ def _text(node: Node) -> str:
 
 
 def _name_segments(lang: Language, match: _Match) -> list[str]:
-    text = _text(match.name)
+    text = _text(match.name).split("(", 1)[0].strip()  # `operator bool() const` is named `operator bool`
     segments = [text]
     if lang.scope_separator:
         segments = [part.strip() for part in text.split(lang.scope_separator) if part.strip()]
     return ([_text(match.scope)] if match.scope is not None else []) + segments
 
 
-def definitions(lang: Language, tree: Tree) -> list[Definition]:
-    """Every definition in the tree, in source order, with its name path from the nesting."""
+def _in_error(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.is_error:
+            return True
+        parent = parent.parent
+    return False
+
+
+def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None = None) -> list[Definition]:
+    """Every definition in the tree, in source order, with its name path from the nesting.
+
+    With `byte_range`, only the definitions that meet it (edges included), and so also every
+    definition enclosing it (their name paths need them); `widened_range` first, where
+    decorators or attributes attached to a definition may fall inside the range without it.
+    `in_error`: an ERROR node swallowed it.
+    """
     found: list[Definition] = []
     stack: list[Definition] = []
-    for match in _best_matches(lang, tree):
+    for match in _best_matches(lang, tree, byte_range):
         start, end = match.start.start_byte, match.node.end_byte
         while stack and stack[-1].end_byte < end:
             stack.pop()
@@ -182,11 +267,74 @@ def definitions(lang: Language, tree: Tree) -> list[Definition]:
             start_line=match.start.start_point[0] + 1,
             end_line=_last_line(match.node) + 1,
             name_line=match.name.start_point[0] + 1,
+            body_start_byte=match.body.start_byte if match.body is not None else None,
+            body_end_byte=match.body.end_byte if match.body is not None else None,
+            in_error=match.in_error,
         )
         found.append(definition)
         stack.append(definition)
+    if byte_range is not None:
+        start, end = byte_range
+        return [d for d in found if d.start_byte <= end and d.end_byte >= start]
     return found
+
+
+@functools.cache
+def _attached_query(lang: Language) -> Query:
+    return Query(_grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.attached_before)) + "] @attached")
+
+
+def widened_range(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> tuple[int, int]:
+    """A range widened over the definitions whose attached decorators or attributes it reaches."""
+    if not lang.attached_before:
+        return byte_range
+    cursor = QueryCursor(_attached_query(lang))
+    cursor.set_byte_range(*byte_range)
+    end = byte_range[1]
+    for node in cursor.captures(tree.root_node).get("attached", []):
+        sibling = node.next_named_sibling
+        while sibling is not None and (sibling.type in lang.attached_before or "comment" in sibling.type):
+            sibling = sibling.next_named_sibling
+        if sibling is not None:
+            end = max(end, sibling.end_byte)
+    return byte_range[0], end
 
 
 def find_definitions(lang: Language, source: bytes) -> list[Definition]:
     return definitions(lang, parse(lang, source))
+
+
+def header_tokens(tree: Tree, definition: Definition) -> tuple[str, ...]:
+    """The tokens of a definition's header, comments left out: equal tokens, equal header,
+    however the lines are broken or indented."""
+    tokens: list[str] = []
+    for start, end in definition.header_spans:
+        if start < end:
+            _leaves(tree.root_node.descendant_for_byte_range(start, end), start, end, tokens)
+    return tuple(tokens)
+
+
+def _leaves(node: Node | None, start: int, end: int, out: list[str]) -> None:
+    if node is None or "comment" in node.type:
+        return
+    if node.child_count == 0:
+        if node.start_byte < end and (node.end_byte > start or node.start_byte == start):
+            out.append(f"MISSING {node.type}" if node.is_missing else (node.text or b"").decode("utf-8", "replace"))
+        return
+    child = node.child(0) if node.start_byte >= start else node.first_child_for_byte(start)
+    while child is not None and child.start_byte < end:
+        _leaves(child, start, end, out)
+        child = child.next_sibling
+
+
+_ERRORS: dict[str, Query] = {}
+
+
+def error_bytes(lang: Language, source: bytes) -> int:
+    """How much of `source` the language's grammar cannot parse (bytes under ERROR nodes)."""
+    tree = parse(lang, source)
+    if not tree.root_node.has_error:
+        return 0
+    query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
+    nodes = QueryCursor(query).captures(tree.root_node).get("error", [])
+    return sum(n.end_byte - n.start_byte for n in nodes if not _in_error(n)) + len(nodes)

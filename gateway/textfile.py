@@ -19,9 +19,16 @@ def decode(data: bytes, where: str) -> tuple[str, str]:
         raise UndecodableFile(f"{where}: not decodable as text ({error}); refusing to edit it") from None
 
 
-def newline_style(data: bytes) -> str | None:
-    crlf = data.count(b"\r\n")
-    lf = data.count(b"\n") - crlf
+def editing_view(text: str) -> tuple[str, str | None]:
+    """(text as edited, newline style): uniform CRLF becomes LF and comes back on writing;
+    mixed endings (None) are edited raw, so nothing is rewritten behind them."""
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
     if crlf and lf:
-        return None
-    return "\r\n" if crlf else "\n"
+        return text, None
+    return (text.replace("\r\n", "\n"), "\r\n") if crlf else (text, "\n")
+
+
+def normalize_fragment(fragment: str, newline: str | None) -> str:
+    """An agent's old/new text in the convention of the text it edits."""
+    return fragment if newline is None else fragment.replace("\r\n", "\n")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gateway.textfile import decode, newline_style
+from gateway.textfile import decode, editing_view, normalize_fragment
 from gateway.errors import (
     FileMissing,
     OutsideWorkspace,
@@ -51,7 +51,7 @@ class SourceFile:
 
     def normalize(self, fragment: str) -> str:
         """An agent's old/new text in the same line-ending convention as `text`."""
-        return fragment if self.newline is None else fragment.replace("\r\n", "\n")
+        return normalize_fragment(fragment, self.newline)
 
 
 def sha256(data: bytes) -> str:
@@ -124,10 +124,8 @@ class Workspace:
         if not real.is_file():
             raise UsageError(f"{where}: not a regular file")
         data = real.read_bytes()
-        text, encoding = decode(data, where)
-        newline = newline_style(data)
-        if newline == "\r\n":
-            text = text.replace("\r\n", "\n")
+        raw, encoding = decode(data, where)
+        text, newline = editing_view(raw)
         return SourceFile(
             path=real,
             display=where,

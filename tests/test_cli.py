@@ -45,7 +45,7 @@ def test_classify_block(workspace: Path) -> None:
     result = json.loads(done.stdout)
     assert result["decision"] == "block" and result["suggested_tool"] == "replace_symbol"
     assert result["definitions"] == [
-        {"kind": "method", "name": "fee", "name_path": "Account/fee", "line": 18, "change": "edited"}
+        {"kind": "method", "name": "fee", "name_path": "Account/fee", "line": 18, "change": "header"}
     ]
     assert "gateway replace-symbol Account/fee src/account.py" in result["message"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.classify import classify_edit
+from gateway.gate.checker import classify_edit
 from gateway.langs import default_registry
 from gateway.syntax import find_definitions
 from tests.gate_cases import SAMPLES, Case, Sample

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.classify import classify_edit, spans_lines
+from gateway.errors import NotFound
+from gateway.gate.checker import classify_edit
+from gateway.gate.effect import spans_lines
 from gateway.langs import default_registry
 from tests.gate_cases import PYTHON
 
@@ -63,32 +65,37 @@ def test_spans_lines() -> None:
     assert spans_lines("x = 1\ny = 2")
 
 
-def test_fragment_without_file_adds_definition(tmp_path: Path) -> None:
+def test_creating_a_file_is_allowed(tmp_path: Path) -> None:
     result = classify_edit(tmp_path / "new.py", "", "import os\n\n\ndef main():\n    return os.getcwd()\n")
-    assert result.blocked and result.suggested_tool == "insert_code"
-    assert [d.name for d in result.definitions] == ["main"]
+    assert (result.decision, result.reason) == ("allow", "new_file")
 
 
-def test_fragment_without_file_rewrites_definition(tmp_path: Path) -> None:
-    old = "def main():\n    return 1\n"
-    result = classify_edit(tmp_path / "absent.py", old, "def main():\n    return 2\n")
-    assert result.blocked and result.suggested_tool == "replace_symbol"
-    assert [(d.name, d.change) for d in result.definitions] == [("main", "edited")]
+def test_old_string_of_a_missing_file_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match="does not exist"):
+        classify_edit(tmp_path / "absent.py", "def main():\n    return 1\n", "def main():\n    return 2\n")
+
+
+def test_old_string_not_in_the_file_names_the_nearest_lines() -> None:
+    with pytest.raises(NotFound) as raised:
+        classify_edit("account.py", "    def fee(amount, extra):\n        return amount // 100", "", content=PYTHON.source)
+    assert "nearest: line 18 'def fee(amount):'" in str(raised.value)
 
 
 def test_file_is_read_when_content_is_not_given(tmp_path: Path) -> None:
     path = tmp_path / "account.py"
     path.write_text(PYTHON.source)
     old = "    def inner():\n        return 1"
-    result = classify_edit(path, old, "    def inner():\n        return 2")
+    result = classify_edit(path, old, "    def inner(x):\n        return 2")
     assert result.blocked and [d.name_path for d in result.definitions] == ["outer/inner"]
 
 
 def test_crlf_content_is_matched() -> None:
     content = PYTHON.source.replace("\n", "\r\n")
     old = "    def inner():\r\n        return 1"
-    result = classify_edit("account.py", old, "    def inner():\r\n        return 2", content=content)
+    result = classify_edit("account.py", old, "    def inner(x):\r\n        return 2", content=content)
     assert result.blocked and result.definitions[0].line == 32
+    body = classify_edit("account.py", old, "    def inner():\r\n        return 2", content=content)
+    assert (body.decision, body.reason) == ("allow", "body_only")
 
 
 def test_replace_all_judges_every_occurrence() -> None:
@@ -97,7 +104,7 @@ def test_replace_all_judges_every_occurrence() -> None:
     single = classify_edit("m.py", old, "x = 3\ny = 4", content=content)
     assert not single.blocked
     content = "def f():\n    pass\n\n\ndef f():\n    pass\n"
-    every = classify_edit("m.py", "def f():\n    pass", "def f():\n    return 1", content=content, replace_all=True)
+    every = classify_edit("m.py", "def f():\n    pass", "def f(a):\n    return 1", content=content, replace_all=True)
     assert every.blocked and [d.line for d in every.definitions] == [1, 5]
     assert every.commands == (
         "gateway replace-symbol 'f[0]' m.py --body-file NEW_DEFINITION_FILE",
@@ -107,16 +114,20 @@ def test_replace_all_judges_every_occurrence() -> None:
 
 def test_refusal_names_definition_line_and_command() -> None:
     old = "    async def refresh(self):\n        # class Foo: a comment mentioning class and def"
-    result = classify_edit("account.py", old, "    async def refresh(self):\n        pass", content=PYTHON.source)
-    assert result.message.startswith("Blocked: this multi-line edit to account.py rewrites method `Account/refresh` (line 21)")
+    result = classify_edit("account.py", old, "    async def refresh(self, force):\n        pass", content=PYTHON.source)
+    assert result.message.startswith(
+        "Blocked: this multi-line edit to account.py changes the header of method `Account/refresh` (line 21)"
+    )
     assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in result.message
     assert "\n" not in result.message
+    assert [c.to_json() for c in result.changed_lines] == [{"before": {"start": 21, "lines": 2}, "after": {"start": 21, "lines": 2}}]
 
 
 def test_module_level_statements_rewritten_into_a_definition() -> None:
     content = "import os\n\nA = 1\nB = 2\n"
     result = classify_edit("m.py", "A = 1\nB = 2\n", "def constants():\n    return 1, 2\n", content=content)
-    assert result.blocked and result.suggested_tool == "replace_symbol"
+    assert result.blocked and result.suggested_tool == "insert_code"
+    assert [(d.name, d.change) for d in result.definitions] == [("constants", "added")]
     assert result.commands == ("gateway insert-code / m.py --position after --code-file NEW_CODE_FILE",)
 
 
@@ -148,6 +159,6 @@ def test_incremental_reparse_matches_full_parse() -> None:
     ids=["js-fallback-function", "ts-interface-method-signature", "c-local-typedef", "cpp-namespace-aliases", "cpp-local-aliases"],
 )
 def test_matrix_findings(filename: str, content: str, old: str, blocked: bool) -> None:
-    """Cases the language matrix found against tsserver and clangd."""
-    result = classify_edit(filename, old, old.replace("\n", " \n", 1), content=content)
+    """Cases the language matrix found against tsserver and clangd: removing these is removing a definition."""
+    result = classify_edit(filename, old, "", content=content)
     assert result.blocked is blocked, result.message

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.classify import classify_edit, spans_lines
+from gateway.gate.checker import classify_edit
+from gateway.gate.effect import spans_lines
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = ["difflib.py", "argparse.py", "dataclasses.py", "textwrap.py", "json/decoder.py", "functools.py"]

@@ -9,10 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from gateway.write_gate import classify_write
+from gateway.gate.checker import Gate, read_text
+from gateway.gate.verdict import Classification
 from tests.gate_cases import PYTHON
 
 DECORATED = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
+
+
+def classify_write(path: Path, content: str) -> Classification:
+    return Gate().check_write(str(path), read_text(path), content)[1]
 
 
 def hook(payload: object, cwd: Path, raw: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -75,9 +80,11 @@ def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
 
 
 def test_write_over_a_definition_is_denied(project: Path) -> None:
-    content = PYTHON.source.replace("return amount // 100", "return amount // 10")
+    content = PYTHON.source.replace("    def fee(amount):\n        return amount // 100", "    def fee(amount, rate):\n        return amount // rate")
     reason = _denied(hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}, project))
-    assert reason.startswith("Blocked: this whole-file write to") and "rewrites method `Account/fee`" in reason
+    assert reason.startswith("Blocked: this whole-file write to") and "changes the header of method `Account/fee`" in reason
+    body_only = PYTHON.source.replace("return amount // 100", "return amount // 10").replace("return inner()", "return inner() + 1")
+    assert hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": body_only}}, project).stdout == ""
     unchanged_definitions = PYTHON.source.replace('CLASS_NAMES = ["class", "def"]', 'CLASS_NAMES = ["class"]')
     allowed = hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": unchanged_definitions}}, project)
     assert allowed.stdout == ""
@@ -142,7 +149,7 @@ def test_hook_path_imports_no_server_machinery(project: Path) -> None:
     code = (
         "import io, json, sys; from gateway.hooks.claude_code import run;"
         f"run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
-        f" 'old_string': {DECORATED!r}, 'new_string': ''}}}}));"
+        f" 'old_string': {DECORATED!r}, 'new_string': ''}}}}).encode());"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('multilspy', 'pygls', 'mcp', 'lsprotocol')"
         " or m == 'tree_sitter_language_pack');"
         "print(json.dumps(heavy))"

@@ -33,7 +33,7 @@ ROUTED = [
      [{"operation": "insert_code", "name_path": "Account/__init__", "position": "after"}], None),
     ("typescript_arrow", TYPESCRIPT, "shapes.ts",
      "export const double = async (x: number): Promise<number> => {\n  return x * 2;\n};",
-     "export const double = async (x: number): Promise<number> => {\n  return x + x;\n};",
+     "export const double = async (x: number, y = 2): Promise<number> => {\n  return x * y;\n};",
      [{"operation": "replace_symbol", "name_path": "double"}], None),
 ]
 
@@ -57,7 +57,7 @@ def test_routed(tmp_path: Path, use_servers: bool, case: str, sample: object, na
         ("    async def refresh(self):\n        # class Foo: a comment mentioning class and def",
          "    async def refresh(self, force=False):\n        # refreshed"),
         ("    def __init__(self, owner):\n        self.owner = owner", "    def __init__(self, owner):\n        self.owner = owner\n\n    def extra(self):\n        pass"),
-        (CLASSIFY, "    def classify(self):\n        return 1\n    x = 2\n"),
+        (CLASSIFY, "    def classify(self, strict):\n        return 1\n    x = 2\n"),
     ],
     ids=["header-and-half-a-body", "insert-after-partial-definition", "replacement-with-extra-statement"],
 )
@@ -97,7 +97,7 @@ def test_route_drops_a_decorator_old_string_covered(tmp_path: Path) -> None:
 def test_route_keeps_a_decorator_old_string_left_out(tmp_path: Path) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
     old = "    def fee(amount):\n        return amount // 100"
-    new = "    def fee(amount):\n        return amount // 50"
+    new = "    def fee(amount, rate=100):\n        return amount // rate"
     with Gateway(tmp_path, use_servers=False) as gateway:
         result = gateway.edit("account.py", old, new, route=True)
     assert result.routed == ({"operation": "replace_symbol", "name_path": "Account/fee"},)

@@ -17,7 +17,7 @@ from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, Stale, UsageError
 from gateway.typed.audit import ensure_state_dir
-from gateway.typed.config import STATE_DIR
+from gateway.config import STATE_DIR
 from gateway.workspace import file_digest, replace_atomically, sha256, write_new_text
 
 if TYPE_CHECKING:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.classify import classify_edit
 from gateway.contracts.model import Contract, Problem, Step
 from gateway.errors import GatewayError, OutsideWorkspace
 from gateway.workspace import SourceFile, file_digest
@@ -192,10 +191,10 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
         old = fp.text[start:end]
         text = _normalized(fp, step.text or "")
         new = {"replace": text, "insert_before": text + old, "insert_after": old + text, "delete": ""}[step.action]
-        verdict = classify_edit(display, old, new, content=fp.text, registry=gateway.registry)
+        effect, verdict = gateway.gate.check_span(display, fp.text, start, end, new)
         if verdict.blocked:
             raise _StepRefused("structural", f"{verdict.message} Make it a symbol step (action = \"{verdict.suggested_tool}\").")
-        fp.text = fp.text[:start] + new + fp.text[end:]
+        fp.text = effect.after
         return
     _symbol_step(gateway, plan, step, fp, scope)
 

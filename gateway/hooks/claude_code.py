@@ -1,12 +1,14 @@
 """`gateway hook claude-code`: the PreToolUse hook. Reads the hook JSON on stdin.
 
-Edit, MultiEdit and Write are classified; a block is answered with a `deny` decision
-whose reason names the tool or command to use instead. In a workspace with typed edits
-enforced (`.gateway/config.toml`), every write tool also needs a live grant for its file,
-consumed here, and Bash commands that write workspace files are denied. Everything else
-passes. Malformed input fails closed (exit 2). The gate is imported only for the tools it
-judges, and nothing of the language-server or MCP machinery ever is: this runs before
-every edit.
+Edit, MultiEdit and Write are judged by their effect: the file before and after the write,
+computed as the host will compute it. Where the host's handling of line endings is not
+known for certain (CRLF files), every plausible reading is judged and any structural one
+denies. A structural write is denied with the reason and the tool or command to use
+instead. In a workspace with typed edits enforced (`.gateway/config.toml`), every write
+tool also needs a live grant for its file, consumed here, and Bash commands that write
+workspace files are denied. Everything else passes. Input the hook cannot handle fails
+closed (exit 2, one line); so does any internal error. The gate is imported only for the
+tools it judges, and nothing of the language-server or MCP machinery ever is.
 """
 
 from __future__ import annotations
@@ -16,15 +18,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.errors import Blocked, GrantRefused, OutsideWorkspace, UsageError
+from gateway.errors import Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
 
 if TYPE_CHECKING:
-    from gateway.classify import Classification
+    from gateway.gate.checker import Gate
+    from gateway.gate.verdict import Classification
     from gateway.typed.service import TypedEdits
 
-EXIT_MALFORMED = 2
 ROUTE_HINT = (
-    ". Or call the gateway MCP tool `edit_file` with the same old_string/new_string and route=true, "
+    " Or call the gateway MCP tool `edit_file` with the same old_string/new_string and route=true, "
     "which performs the edit as those symbol operations when the mapping is unambiguous."
 )
 DECLARE_HINT = (
@@ -37,68 +39,128 @@ BASH_HINT = (
     "then use the Edit/Write tools or the gateway's tools. Writing outside the workspace (e.g. /tmp) is fine."
 )
 WRITE_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+JUDGED_TOOLS = ("Edit", "MultiEdit", "Write")
+MAX_PATH = 4096
 
 
 def _text(value: Any, field: str) -> str:
+    from gateway.gate.effect import check_text
+
     if not isinstance(value, str):
         raise UsageError(f"tool_input.{field} must be a string")
-    return value
+    return check_text(value, f"tool_input.{field}")
 
 
-def _edit(path: Path, tool_input: dict[str, Any]) -> Classification:
-    from gateway.classify import classify_edit
-
-    return classify_edit(
-        path,
-        _text(tool_input.get("old_string"), "old_string"),
-        _text(tool_input.get("new_string"), "new_string"),
-        replace_all=bool(tool_input.get("replace_all")),
-    )
+def _path_text(value: Any, field: str) -> str:
+    text = _text(value, field)
+    if not text or "\x00" in text or len(text.encode()) > MAX_PATH:
+        raise UsageError(f"{field} must be a path of 1 to {MAX_PATH} bytes without NUL")
+    return text
 
 
-def _multi_edit(path: Path, tool_input: dict[str, Any]) -> Classification:
-    """Each edit judged against the file as the earlier edits leave it."""
-    from gateway.classify import classify_edit, read_if_exists
+def parse_payload(data: bytes) -> dict[str, Any]:
+    """The hook JSON, checked: an object with a string tool_name and, if given, a string cwd."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"hook input is not UTF-8 (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"hook input is not JSON ({error.msg} at line {error.lineno})") from None
+    except RecursionError:
+        raise UsageError("hook input is nested too deeply") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("tool_name"), str):
+        raise UsageError("hook input must be a JSON object with tool_name")
+    if payload.get("cwd") is not None:
+        _path_text(payload["cwd"], "cwd")
+    if payload["tool_name"] in WRITE_TOOLS and not isinstance(payload.get("tool_input"), dict):
+        raise UsageError("tool_input must be an object")
+    return payload
 
+
+def _cwd(payload: dict[str, Any]) -> Path:
+    return Path(payload.get("cwd") or os.getcwd())
+
+
+def _root(payload: dict[str, Any]) -> Path | None:
+    from gateway.config import find_root
+
+    return find_root(Path(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd(payload)))
+
+
+def _tool_path(payload: dict[str, Any]) -> Path:
+    field = WRITE_TOOLS[payload["tool_name"]]
+    path = Path(_path_text(payload["tool_input"].get(field), field))
+    return path if path.is_absolute() else _cwd(payload) / path
+
+
+def _readings(raw: str | None) -> list[tuple[str | None, str | None]]:
+    """(text, newline) pairs the host may edit: as the file is, and with CRLF as LF."""
+    if raw is None or "\r\n" not in raw:
+        return [(raw, "\n")]
+    return [(raw, None), (raw.replace("\r\n", "\n"), "\n")]
+
+
+def _edits(tool: str, tool_input: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    if tool == "Edit":
+        return [(_text(tool_input.get("old_string"), "old_string"), _text(tool_input.get("new_string"), "new_string"),
+                 bool(tool_input.get("replace_all")))]
     edits = tool_input.get("edits")
     if not isinstance(edits, list) or not edits or not all(isinstance(e, dict) for e in edits):
         raise UsageError("tool_input.edits must be a non-empty list of objects")
-    content = read_if_exists(path)
-    result: Classification | None = None
-    for number, edit in enumerate(edits):
-        old, new = _text(edit.get("old_string"), f"edits[{number}].old_string"), _text(edit.get("new_string"), f"edits[{number}].new_string")
-        replace_all = bool(edit.get("replace_all"))
-        result = classify_edit(path, old, new, content=content, replace_all=replace_all)
-        if result.blocked:
-            return result
-        if content is not None and old:
-            content = content.replace(old, new) if replace_all else content.replace(old, new, 1)
-    assert result is not None
-    return result
+    return [(_text(e.get("old_string"), f"edits[{n}].old_string"), _text(e.get("new_string"), f"edits[{n}].new_string"),
+             bool(e.get("replace_all"))) for n, e in enumerate(edits)]
 
 
-def decide(payload: Any) -> Classification | None:
-    """The gate's decision on a PreToolUse payload; None for tools the gate does not judge."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("tool_name"), str):
-        raise UsageError("hook input must be a JSON object with tool_name")
-    tool = payload["tool_name"]
-    if tool not in ("Edit", "MultiEdit", "Write"):
-        if tool in WRITE_TOOLS and not isinstance(payload.get("tool_input"), dict):
-            raise UsageError("tool_input must be an object")
-        return None
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        raise UsageError("tool_input must be an object")
-    path = Path(_text(tool_input.get("file_path"), "file_path"))
-    if not path.is_absolute():
-        path = Path(payload.get("cwd") or os.getcwd()) / path
+def _judge_reading(gate: Gate, tool: str, display: str, text: str | None, newline: str | None, tool_input: dict[str, Any]) -> Classification:
+    from gateway.textfile import normalize_fragment
+
+    if tool == "Write":
+        content = _text(tool_input.get("content"), "content")
+        return gate.check_write(display, text, normalize_fragment(content, newline) if text is not None else content)[1]
+    edits = [(normalize_fragment(old, newline), normalize_fragment(new, newline), every) for old, new, every in _edits(tool, tool_input)]
+    if text is None or (text == "" and edits[0][0] == ""):
+        if edits[0][0]:
+            raise NotFound(f"old_string not found: {display} does not exist")
+        return gate.check_write(display, text, edits[0][1])[1]
     if tool == "Edit":
-        return _edit(path, tool_input)
-    if tool == "MultiEdit":
-        return _multi_edit(path, tool_input)
-    from gateway.write_gate import classify_write
+        return gate.check_edit(display, text, *edits[0])[1]
+    return gate.check_multi_edit(display, text, edits)[1]
 
-    return classify_write(path, _text(tool_input.get("content"), "content"))
+
+def decide(payload: dict[str, Any]) -> Classification | None:
+    """The gate's verdict on a PreToolUse payload (the first structural reading, else the last
+    allowed one); None for tools and files the gate does not judge."""
+    tool = payload["tool_name"]
+    if tool not in JUDGED_TOOLS:
+        return None
+    from gateway.config import gate_config
+    from gateway.gate.checker import Gate
+    from gateway.textfile import decode
+
+    path = _tool_path(payload)
+    gate = Gate(config=gate_config(_root(payload)))
+    if not gate.judged(path):
+        return None
+    display = str(path)
+    try:
+        raw_bytes: bytes | None = path.read_bytes() if gate.check_bytes(display, path.stat().st_size) else None
+    except FileNotFoundError:
+        raw_bytes = None
+    except OSError as error:
+        raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
+    raw = decode(raw_bytes, display)[0] if raw_bytes is not None else None
+    verdict: Classification | None = None
+    seen: set[tuple[str | None, str | None]] = set()
+    for text, newline in _readings(raw):
+        if (text, newline) in seen:
+            continue
+        seen.add((text, newline))
+        verdict = _judge_reading(gate, tool, display, text, newline, payload["tool_input"])
+        if verdict.blocked:
+            return verdict
+    return verdict
 
 
 def deny(reason: str) -> dict[str, Any]:
@@ -111,27 +173,15 @@ def deny(reason: str) -> dict[str, Any]:
     }
 
 
-def _cwd(payload: dict[str, Any]) -> Path:
-    return Path(payload.get("cwd") or os.getcwd())
-
-
 def _typed_edits(payload: dict[str, Any]) -> TypedEdits | None:
     """The typed-edit state of the project the agent works in, if it has any (.gateway/)."""
-    from gateway.typed.config import find_root
-
-    root = find_root(Path(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd(payload)))
+    root = _root(payload)
     if root is None:
         return None
     from gateway.typed.service import TypedEdits
     from gateway.workspace import Workspace
 
     return TypedEdits(Workspace(root))
-
-
-def _tool_path(payload: dict[str, Any]) -> Path:
-    field = WRITE_TOOLS[payload["tool_name"]]
-    path = Path(_text(payload["tool_input"].get(field), field))
-    return path if path.is_absolute() else _cwd(payload) / path
 
 
 def _bash(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -152,16 +202,21 @@ def _bash(payload: dict[str, Any]) -> dict[str, Any] | None:
     return deny(f"Refused: {refusal}." + BASH_HINT)
 
 
-def _judge(payload: Any) -> dict[str, Any] | None:
+def _judge(payload: dict[str, Any]) -> dict[str, Any] | None:
     """The deny decision for a PreToolUse payload, or None to let the tool run."""
-    if isinstance(payload, dict) and payload.get("tool_name") == "Bash":
-        return _bash(payload)
-    classification = decide(payload)
     tool = payload["tool_name"]
+    if tool == "Bash":
+        return _bash(payload)
     if tool not in WRITE_TOOLS:
         return None
-    typed = _typed_edits(payload)
     path = _tool_path(payload)
+    try:
+        classification = decide(payload)
+    except UsageError:
+        raise
+    except GatewayError as error:
+        return deny(f"Refused: {error}.")
+    typed = _typed_edits(payload)
     if classification is not None and classification.blocked:
         if typed is not None and typed.config().enforce:
             typed.refuse(f"hook:{tool}", [str(path)], Blocked(classification))
@@ -177,11 +232,7 @@ def _judge(payload: Any) -> dict[str, Any] | None:
     return None
 
 
-def run(stdin_text: str) -> tuple[str, int]:
-    """(stdout, exit code) for one hook invocation; errors raise UsageError."""
-    try:
-        payload = json.loads(stdin_text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"hook input is not JSON ({error.msg} at line {error.lineno})") from None
-    decision = _judge(payload)
+def run(stdin: bytes) -> tuple[str, int]:
+    """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
+    decision = _judge(parse_payload(stdin))
     return (json.dumps(decision), 0) if decision else ("", 0)

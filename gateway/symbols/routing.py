@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.classify import Classification
+from gateway.gate.verdict import Classification
 from gateway.diffs import unified_diff
 from gateway.edits import occurrences
 from gateway.errors import Blocked

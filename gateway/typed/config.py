@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.config import CONFIG_PATH, config_table
 from gateway.errors import UsageError
 from gateway.typed.kinds import catalogue
-
-CONFIG_PATH = Path(".gateway") / "config.toml"
-STATE_DIR = Path(".gateway") / "state"
 
 
 @dataclass(frozen=True)
@@ -31,13 +28,7 @@ class TypedEditsConfig:
 
 def load_config(root: Path) -> TypedEditsConfig:
     """The workspace's typed-edit settings; defaults when the file or the table is absent."""
-    path = root / CONFIG_PATH
-    data: dict[str, object] = {}
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text("utf-8")).get("typed_edits", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise UsageError(f"{CONFIG_PATH}: {error}") from None
+    data = config_table(root, "typed_edits")
     enforce, protected = data.get("enforce", False), data.get("protected", [])
     ttl = data.get("grant_ttl_seconds", catalogue().rules.grant_ttl_seconds)
     if not isinstance(enforce, bool):
@@ -47,12 +38,3 @@ def load_config(root: Path) -> TypedEditsConfig:
     if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0:
         raise UsageError(f"{CONFIG_PATH}: [typed_edits] grant_ttl_seconds must be a positive integer")
     return TypedEditsConfig(enforce=enforce, protected=tuple(protected), grant_ttl_seconds=ttl)
-
-
-def find_root(start: Path) -> Path | None:
-    """The nearest directory at or above `start` that holds a `.gateway` directory."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / ".gateway").is_dir():
-            return candidate
-    return None

@@ -14,7 +14,8 @@ from typing import Any
 
 from gateway.errors import GatewayError, GrantRefused, OutsideWorkspace
 from gateway.typed.audit import AuditLog, timestamp
-from gateway.typed.config import STATE_DIR, TypedEditsConfig, load_config
+from gateway.config import STATE_DIR
+from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.declaration import Declaration, Finding, Verdict, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
 from gateway.workspace import Workspace, file_digest

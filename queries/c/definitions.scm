@@ -1,38 +1,57 @@
-; Functions are named through their declarator, possibly behind pointers.
+; Functions are named through their declarator, behind any mix of up to three pointers,
+; parentheses and function declarators (`int ***f()`, `void (*signal(int, void (*)(int)))(int)`).
+; @body marks what the gate lets change freely; the rest of a definition is its header.
 
 (function_definition
-  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (_ declarator: (function_declarator declarator: (identifier) @name))
+    (parenthesized_declarator (function_declarator declarator: (identifier) @name))
+    (attributed_declarator (function_declarator declarator: (identifier) @name))
+    (_ declarator: [(_ declarator: (function_declarator declarator: (identifier) @name))
+                    (parenthesized_declarator (function_declarator declarator: (identifier) @name))])
+    (_ declarator: (parenthesized_declarator [(_ declarator: (function_declarator declarator: (identifier) @name))
+                                              (parenthesized_declarator (function_declarator declarator: (identifier) @name))]))
+    (_ declarator: (_ declarator: [(_ declarator: (function_declarator declarator: (identifier) @name))
+                                   (parenthesized_declarator (function_declarator declarator: (identifier) @name))]))
+  ]
+  body: (compound_statement) @body
+  (#not-eq? @name "__attribute__")) @definition.function
 
+; The grammar reads `void *__attribute__((malloc)) f(size_t n)` as a function named
+; __attribute__ whose real name sits in what follows.
 (function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
-
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator
-      declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+  declarator: [
+    (function_declarator declarator: (identifier) @_attribute (call_expression function: (identifier) @name))
+    (_ declarator: (function_declarator declarator: (identifier) @_attribute (call_expression function: (identifier) @name)))
+  ]
+  body: (compound_statement) @body
+  (#eq? @_attribute "__attribute__")) @definition.function
 
 (declaration
-  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
-
-(declaration
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (_ declarator: (function_declarator declarator: (identifier) @name))
+    (_ declarator: (_ declarator: (function_declarator declarator: (identifier) @name)))
+    (_ declarator: (parenthesized_declarator (_ declarator: (function_declarator declarator: (identifier) @name))))
+    (_ declarator: (_ declarator: (_ declarator: (function_declarator declarator: (identifier) @name))))
+  ]
+  (#not-eq? @name "__attribute__")) @definition.function
 
 (struct_specifier
   name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
+  body: (field_declaration_list) @body) @definition.struct
 
 (union_specifier
   name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
+  body: (field_declaration_list) @body) @definition.struct
 
 (enum_specifier
   name: (type_identifier) @name
-  body: (enumerator_list)) @definition.enum
+  body: (enumerator_list) @body) @definition.enum
 
-; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
-; function body, where it is a local name.
+; A typedef counts where declarations live (file, #if blocks), not inside a function body,
+; where it is a local name. The fields of a typedef'd struct, union or enum are its body.
 [
   (translation_unit (type_definition declarator: (type_identifier) @name) @definition.type)
   (preproc_ifdef (type_definition declarator: (type_identifier) @name) @definition.type)
@@ -41,5 +60,24 @@
   (preproc_elif (type_definition declarator: (type_identifier) @name) @definition.type)
 ]
 
+[
+  (translation_unit (type_definition
+    type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+    declarator: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (type_definition
+    type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+    declarator: (type_identifier) @name) @definition.type)
+  (preproc_if (type_definition
+    type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+    declarator: (type_identifier) @name) @definition.type)
+  (preproc_else (type_definition
+    type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+    declarator: (type_identifier) @name) @definition.type)
+  (preproc_elif (type_definition
+    type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+    declarator: (type_identifier) @name) @definition.type)
+]
+
 (preproc_function_def
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  value: (_)? @body) @definition.function

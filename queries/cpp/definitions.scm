@@ -1,28 +1,59 @@
 ; Out-of-line members (`void A::m()`) are named by their qualified identifier;
-; langs/cpp.toml's scope_separator turns "A::m" into the name path A/m.
+; langs/cpp.toml's scope_separator turns "A::m" into the name path A/m. A conversion
+; operator is named without its parameters (`operator bool`).
+; @body marks what the gate lets change freely; the rest of a definition is its header.
 
 (function_definition
-  declarator: (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name) (destructor_name)] @name)) @definition.function
-
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator
-      declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))) @definition.function
-
-(function_definition
-  declarator: (reference_declarator
-    (function_declarator
-      declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))) @definition.function
+  declarator: [
+    (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name) (destructor_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
+    (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name)))
+    (_ declarator: (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name)))
+    (_ declarator: (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))))
+    (function_declarator declarator: (parenthesized_declarator (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier)] @name))))
+    (operator_cast) @name
+    (qualified_identifier name: (operator_cast)) @name
+  ]
+  body: [(compound_statement) (try_statement)] @body) @definition.function
 
 (field_declaration_list
   (function_definition
-    declarator: (function_declarator
-      declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)) @definition.method)
+    declarator: [
+      (function_declarator declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)
+      (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
+      (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name)))
+      (operator_cast) @name
+    ]
+    body: [(compound_statement) (try_statement)]? @body) @definition.method)
 
-(declaration
-  declarator: (function_declarator
-    declarator: [(identifier) (qualified_identifier)] @name)) @definition.function
+; Declarations where declarations live (file, namespace, class, linkage and #if blocks),
+; not inside a function body, where `T name(args);` is usually a variable.
+[
+  (translation_unit (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))
+    (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier)] @name)))]) @definition.function)
+  (declaration_list (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))
+    (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier)] @name)))]) @definition.function)
+  (preproc_if (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
+  (preproc_ifdef (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
+  (preproc_else (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
+  (template_declaration (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
+]
 
 ; `void f() = delete;` parses as an initialised declarator.
 (declaration
@@ -32,39 +63,60 @@
 
 (field_declaration_list
   [(declaration
-     declarator: (function_declarator
-       declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name))
+     declarator: [
+       (function_declarator declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)
+       (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
+       (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))])
    (field_declaration
-     declarator: (function_declarator
-       declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name))] @definition.method)
+     declarator: [
+       (function_declarator declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)
+       (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
+       (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name))
+       (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name)))])] @definition.method)
+
+; A lambda where declarations live is a function: `auto handler = [](int x) { ... };`.
+[
+  (translation_unit (declaration declarator: (init_declarator
+    declarator: (identifier) @name value: (lambda_expression body: (compound_statement) @body))) @definition.function)
+  (declaration_list (declaration declarator: (init_declarator
+    declarator: (identifier) @name value: (lambda_expression body: (compound_statement) @body))) @definition.function)
+]
 
 (template_declaration
   (function_definition
-    declarator: (function_declarator
-      declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))) @definition.function
+    declarator: [
+      (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name)
+      (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
+      (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier)] @name)))
+      (operator_cast) @name
+      (qualified_identifier name: (operator_cast)) @name
+    ]
+    body: [(compound_statement) (try_statement)] @body)) @definition.function
 
 (template_declaration
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))]) @definition.class
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list) @body)
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body)]) @definition.class
 
 (class_specifier
   name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.class
+  body: (field_declaration_list) @body) @definition.class
 
 (struct_specifier
   name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
+  body: (field_declaration_list) @body) @definition.struct
 
 (union_specifier
   name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
+  body: (field_declaration_list) @body) @definition.struct
 
 (enum_specifier
   name: (type_identifier) @name
-  body: (enumerator_list)) @definition.enum
+  body: (enumerator_list) @body) @definition.enum
 
 (namespace_definition
-  name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.module
+  name: [(namespace_identifier) (nested_namespace_specifier)] @name
+  body: (declaration_list) @body) @definition.module
 
 ; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
 ; function body, where it is a local name.
@@ -79,6 +131,15 @@
 ]
 
 [
+  (translation_unit (type_definition type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+                                     declarator: (type_identifier) @name) @definition.type)
+  (declaration_list (type_definition type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+                                     declarator: (type_identifier) @name) @definition.type)
+  (field_declaration_list (type_definition type: [(struct_specifier body: (_) @body) (union_specifier body: (_) @body) (enum_specifier body: (_) @body)]
+                                           declarator: (type_identifier) @name) @definition.type)
+]
+
+[
   (translation_unit (alias_declaration name: (type_identifier) @name) @definition.type)
   (declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
   (field_declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
@@ -89,4 +150,5 @@
 ]
 
 (preproc_function_def
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  value: (_)? @body) @definition.function

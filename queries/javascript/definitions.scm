@@ -1,69 +1,124 @@
 ; JavaScript and JSX. Method decorators are siblings in a class body: langs/ attaches them.
+; @body marks what the gate lets change freely; everything else of a definition is its header.
+; A function value may sit behind parentheses or a component wrapper (memo, forwardRef,
+; observer); the value's own body is the body.
 
 (function_declaration
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  body: (statement_block) @body) @definition.function
 
 (generator_function_declaration
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  body: (statement_block) @body) @definition.function
 
 (class_declaration
-  name: (identifier) @name) @definition.class
+  name: (identifier) @name
+  body: (class_body) @body) @definition.class
 
 (method_definition
-  name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
+  name: [(property_identifier) (private_property_identifier) (computed_property_name) (string)] @name
+  body: (statement_block) @body) @definition.method
 
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
+  value: [
+    (arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)
+    (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+  ]) @definition.method
+
+[
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [
+        (arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)
+        (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+      ]))
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [
+        (arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)
+        (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+      ]))
+] @definition.function
+
+; Components behind a wrapper: `const Card = memo(function Card() {...})`, `forwardRef((p, ref) => ...)`.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression
+      function: [(identifier) (member_expression)] @_wrapper
+      arguments: (arguments . [
+        (arrow_function body: (_) @body) (function_expression body: (_) @body)
+        (call_expression
+          function: [(identifier) (member_expression)] @_inner
+          arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))
+  (#match? @_wrapper "^(React\\.)?(memo|forwardRef|observer)$")) @definition.function
 
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-
-(variable_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: (class))) @definition.class
+    value: (class body: (class_body) @body))) @definition.class
 
 ; A fallback definition: `var f = Object.getPrototypeOf || function (o) { ... }`.
 [
   (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: (binary_expression right: [(arrow_function) (function_expression)])))
+      value: (binary_expression right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])))
   (variable_declaration
     (variable_declarator
       name: (identifier) @name
-      value: (binary_expression right: [(arrow_function) (function_expression)])))
+      value: (binary_expression right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])))
 ] @definition.function
 
 (assignment_expression
   left: [(identifier) @name
          (member_expression property: (property_identifier) @name)]
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)]) @definition.function
 
 (pair
   key: [(property_identifier) (string)] @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)]) @definition.function
 
 ; `export` and `export default` belong to what they export.
 (export_statement
   declaration: [
-    (function_declaration name: (identifier) @name)
-    (generator_function_declaration name: (identifier) @name)
+    (function_declaration name: (identifier) @name body: (statement_block) @body)
+    (generator_function_declaration name: (identifier) @name body: (statement_block) @body)
   ]) @definition.function
 
 (export_statement
-  declaration: (class_declaration name: (identifier) @name)) @definition.class
+  declaration: (class_declaration name: (identifier) @name body: (class_body) @body)) @definition.class
 
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: [(arrow_function) (function_expression) (generator_function)]))) @definition.function
+      value: [
+        (arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)
+        (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+      ]))) @definition.function
+
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))))
+  (#match? @_wrapper "^(React\\.)?(memo|forwardRef|observer)$")) @definition.function
+
+; An anonymous default export is named `default`.
+(export_statement
+  "default" @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body) (generator_function body: (_) @body)]) @definition.function
+
+(export_statement
+  "default" @name
+  value: (class body: (class_body) @body)) @definition.class

@@ -1,37 +1,61 @@
 ; Outer attributes (#[derive], #[test]) are siblings before an item: langs/ attaches them.
+; @body marks what the gate lets change freely; the rest of an item is its header.
 
 (function_item
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  body: (block) @body) @definition.function
 
 (function_signature_item
   name: (identifier) @name) @definition.function
 
 (impl_item
   body: (declaration_list
-    (function_item name: (identifier) @name) @definition.method))
+    (function_item name: (identifier) @name body: (block) @body) @definition.method))
 
 (trait_item
   body: (declaration_list
-    [(function_item name: (identifier) @name)
-     (function_signature_item name: (identifier) @name)] @definition.method))
+    (function_item name: (identifier) @name body: (block) @body) @definition.method))
+
+(trait_item
+  body: (declaration_list
+    (function_signature_item name: (identifier) @name) @definition.method))
 
 (struct_item
   name: (type_identifier) @name) @definition.struct
 
+(struct_item
+  name: (type_identifier) @name
+  body: [(field_declaration_list) (ordered_field_declaration_list)] @body) @definition.struct
+
 (union_item
-  name: (type_identifier) @name) @definition.struct
+  name: (type_identifier) @name
+  body: (field_declaration_list) @body) @definition.struct
 
 (enum_item
-  name: (type_identifier) @name) @definition.enum
+  name: (type_identifier) @name
+  body: (enum_variant_list) @body) @definition.enum
 
 (trait_item
-  name: (type_identifier) @name) @definition.trait
+  name: (type_identifier) @name
+  body: (declaration_list) @body) @definition.trait
 
+; `impl Trait for &T`, `impl<T> X for Vec<T>`, `impl m::T`: named by the implementing type.
 (impl_item
-  type: [(type_identifier) (generic_type type: (type_identifier)) (scoped_type_identifier name: (type_identifier))] @name) @definition.impl
+  type: [(type_identifier) @name
+         (generic_type type: [(type_identifier) (scoped_type_identifier name: (type_identifier))] @name)
+         (scoped_type_identifier name: (type_identifier) @name)
+         (reference_type type: [(type_identifier) @name
+                                (generic_type type: (type_identifier) @name)
+                                (scoped_type_identifier name: (type_identifier) @name)])
+         (pointer_type type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])]
+  body: (declaration_list) @body) @definition.impl
 
 (mod_item
   name: (identifier) @name) @definition.module
+
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list) @body) @definition.module
 
 (type_item
   name: (type_identifier) @name) @definition.type

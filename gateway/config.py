@@ -1,0 +1,55 @@
+"""`.gateway/config.toml`: one file per workspace, one table per part of the gateway."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import UsageError
+
+CONFIG_PATH = Path(".gateway") / "config.toml"
+STATE_DIR = Path(".gateway") / "state"
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+def config_table(root: Path, table: str) -> dict[str, Any]:
+    """One table of the workspace's config; empty when the file or the table is absent."""
+    path = root / CONFIG_PATH
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text("utf-8")).get(table, {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{CONFIG_PATH}: {error}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{CONFIG_PATH}: [{table}] must be a table")
+    return data
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest directory at or above `start` that holds a `.gateway` directory."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".gateway").is_dir():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """`[gate]`: files (and writes) larger than `max_file_bytes` are refused, not judged slowly."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+def gate_config(root: Path | None) -> GateConfig:
+    data = config_table(root, "gate") if root is not None else {}
+    unknown = set(data) - {"max_file_bytes"}
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: [gate] has no key {sorted(unknown)[0]!r}")
+    limit = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+        raise UsageError(f"{CONFIG_PATH}: [gate] max_file_bytes must be a positive integer")
+    return GateConfig(max_file_bytes=limit)

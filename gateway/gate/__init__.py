@@ -1,0 +1,1 @@
+"""The structural gate: every write judged by its effect on the file's definitions."""

@@ -1,0 +1,97 @@
+"""The gate's one door: every write (CLI, API, JSON-RPC, MCP, the hook, contract steps) is
+judged here, on the effect the write will have. No language-server imports."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from gateway.config import GateConfig
+from gateway.errors import NotFound, TooLarge
+from gateway.gate.classify import classify_effect
+from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_effect, write_effect
+from gateway.gate.verdict import Classification
+from gateway.langs import LanguageRegistry, default_registry
+from gateway.textfile import decode, editing_view, normalize_fragment
+
+ACTIONS = {"edit": "multi-line edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
+
+
+class Gate:
+    def __init__(self, registry: LanguageRegistry | None = None, config: GateConfig | None = None) -> None:
+        self.registry = registry or default_registry()
+        self.config = config or GateConfig()
+
+    def judged(self, path: str | os.PathLike[str]) -> bool:
+        """Whether writes to `path` are judged at all (a language with a symbol backend claims it)."""
+        return any(lang.symbol_backend for lang in self.registry.candidates(path))
+
+    def check_bytes(self, where: str, size: int) -> bool:
+        """True when `size` bytes may be judged; TooLarge otherwise."""
+        limit = self.config.max_file_bytes
+        if size > limit:
+            raise TooLarge(
+                f"{where}: {size} bytes, over the gate's limit of {limit} ([gate] max_file_bytes in "
+                ".gateway/config.toml); refused rather than judged slowly"
+            )
+        return True
+
+    def check_size(self, where: str, *texts: str | None) -> None:
+        for text in texts:
+            if text is not None and len(text) * 4 > self.config.max_file_bytes:
+                self.check_bytes(where, len(text.encode("utf-8", "surrogatepass")))
+
+    def check(self, effect: Effect, action: str = "edit") -> Classification:
+        self.check_size(effect.path, effect.before, effect.after)
+        lang = self.registry.for_path(effect.path, effect.before if effect.before is not None else effect.after)
+        return classify_effect(lang, effect, ACTIONS[action])
+
+    def check_edit(self, path: str, text: str, old: str, new: str, replace_all: bool = False) -> tuple[Effect, Classification]:
+        self.check_size(path, text, old, new)
+        effect = edit_effect(path, text, old, new, replace_all)
+        return effect, self.check(effect, "edit")
+
+    def check_span(self, path: str, text: str, start: int, end: int, new: str) -> tuple[Effect, Classification]:
+        self.check_size(path, text, new)
+        effect = span_effect(path, text, start, end, new)
+        return effect, self.check(effect, "step")
+
+    def check_multi_edit(self, path: str, text: str, edits: Sequence[tuple[str, str, bool]]) -> tuple[Effect, Classification]:
+        self.check_size(path, text, *(part for edit in edits for part in edit[:2]))
+        effect = multi_edit_effect(path, text, edits)
+        return effect, self.check(effect, "multi_edit")
+
+    def check_write(self, path: str, text: str | None, content: str) -> tuple[Effect, Classification]:
+        self.check_size(path, text, content)
+        effect = write_effect(path, text, content)
+        return effect, self.check(effect, "write")
+
+
+def read_text(path: str | os.PathLike[str]) -> str | None:
+    """A file's decoded text, exactly as on disk (no line-ending change); None if it does not exist."""
+    candidate = Path(path)
+    return decode(candidate.read_bytes(), str(path))[0] if candidate.is_file() else None
+
+
+def classify_edit(
+    path: str | os.PathLike[str],
+    old_string: str,
+    new_string: str,
+    content: str | None = None,
+    *,
+    replace_all: bool = False,
+    registry: LanguageRegistry | None = None,
+) -> Classification:
+    """The gate's verdict on replacing old_string with new_string in a file, as `gateway edit`
+    would perform it (line endings as Workspace.read sees them). `content` defaults to the
+    file's text; old_string must occur in it (NotFound otherwise)."""
+    raw = content if content is not None else read_text(path)
+    gate = Gate(registry)
+    if raw is None:
+        if old_string:
+            raise NotFound(f"old_string not found: {path} does not exist")
+        return gate.check_write(str(path), None, new_string)[1]
+    text, newline = editing_view(raw)
+    old, new = normalize_fragment(old_string, newline), normalize_fragment(new_string, newline)
+    return gate.check_edit(str(path), text, old, new, replace_all)[1]

@@ -1,0 +1,127 @@
+"""What the gate says about a write: the decision, what changed, and what to do instead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Decision = Literal["allow", "block"]
+Tool = Literal["replace_symbol", "insert_code", "remove_symbol"]
+Change = Literal["added", "removed", "renamed", "header"]
+
+
+@dataclass(frozen=True)
+class TouchedDefinition:
+    """A definition the write adds, removes, renames or whose header it changes.
+
+    `line` is its name's line: in the file after the write for an added one, before it
+    otherwise. A rename also says the new name path.
+    """
+
+    kind: str
+    name: str
+    name_path: str
+    line: int
+    change: Change
+    new_name_path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "kind": self.kind,
+            "name": self.name,
+            "name_path": self.name_path,
+            "line": self.line,
+            "change": self.change,
+        }
+        if self.new_name_path is not None:
+            entry["new_name_path"] = self.new_name_path
+        return entry
+
+
+@dataclass(frozen=True)
+class ChangedLines:
+    """Lines [start, start + lines) of the file before the write became those of the file after it."""
+
+    before_start: int
+    before_lines: int
+    after_start: int
+    after_lines: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "before": {"start": self.before_start, "lines": self.before_lines},
+            "after": {"start": self.after_start, "lines": self.after_lines},
+        }
+
+
+@dataclass(frozen=True)
+class Classification:
+    decision: Decision
+    reason: str
+    path: str
+    language: str | None
+    message: str
+    suggested_tool: Tool | None = None
+    definitions: tuple[TouchedDefinition, ...] = ()
+    commands: tuple[str, ...] = ()
+    changed_lines: tuple[ChangedLines, ...] = ()
+
+    @property
+    def blocked(self) -> bool:
+        return self.decision == "block"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision,
+            "reason": self.reason,
+            "path": self.path,
+            "language": self.language,
+            "suggested_tool": self.suggested_tool,
+            "definitions": [d.to_json() for d in self.definitions],
+            "commands": list(self.commands),
+            "changed_lines": [c.to_json() for c in self.changed_lines],
+            "message": self.message,
+        }
+
+
+_WHAT = {
+    "replace_symbol": "passing the complete new definition",
+    "insert_code": "passing only the new code",
+    "remove_symbol": "which also removes its decorators, attributes and doc comment",
+}
+
+
+def _describe(d: TouchedDefinition) -> str:
+    if d.change == "renamed":
+        return f"renames {d.kind} `{d.name_path}` (line {d.line}) to `{d.new_name_path}`"
+    verb = {"added": "adds", "removed": "removes", "header": "changes the header of"}[d.change]
+    return f"{verb} {d.kind} `{d.name_path}` (line {d.line})"
+
+
+def block_message(
+    path: str,
+    language: str,
+    tool: Tool,
+    touched: tuple[TouchedDefinition, ...],
+    commands: tuple[str, ...],
+    action: str,
+    broken: bool = False,
+) -> str:
+    shown = [_describe(d) for d in touched[:6]]
+    if len(touched) > 6:
+        shown.append(f"{len(touched) - 6} more")
+    syntax = " (its result does not parse: a syntax error swallows what it removes)" if broken else ""
+    renamed = (
+        " A rename by text leaves every reference behind: rename_symbol (`gateway rename-symbol`) renames them too."
+        if any(d.change == "renamed" for d in touched)
+        else ""
+    )
+    return (
+        f"Blocked: this {action} to {path}{syntax} {'; '.join(shown)}. "
+        f"Definitions in {language} change through symbol operations, not string replacement; "
+        f"there is no bypass. Use {tool} (MCP tool `{tool}`), {_WHAT[tool]}: {'; '.join(commands)}.{renamed}"
+    )
+
+
+def allow(path: str, language: str | None, reason: str, message: str, changed: tuple[ChangedLines, ...] = ()) -> Classification:
+    return Classification("allow", reason, path, language, f"Allowed: {message}", changed_lines=changed)
