@@ -1,11 +1,21 @@
-"""Independent oracles of where definitions are: a language server's documentSymbol, or a
-language's own parser (Python's `ast`, Ruby's Ripper, javac's parser). Never the gateway's queries.
+"""Independent oracles of what a change does to definitions: a language's own parser
+(Python's `ast`, Ruby's Ripper, javac's parser) or a language server's documentSymbol.
+Never the gateway's queries.
 
-Server symbols count as definitions when their kind is one: namespace, class, method,
-constructor, enum, interface, function, struct. Imports, variables, constants, fields and
-properties do not (so tsserver's `const f = () => {}`, reported as a constant, is no
-definition to this oracle, and the report says so), nor do anonymous functions, classes
-and structs (tsserver's "forEach() callback", clangd's "(anonymous struct)").
+Each oracle lists a text's definitions with a name path, a canonical header and a
+canonical body, so two texts can be compared without looking at formatting:
+
+- `definition`: a definition is added, removed or renamed (the name paths differ);
+- `header`: a definition's header differs (decorators, modifiers, name, parameters,
+  bases, return type);
+- `body`: only bodies differ;
+- `none`: no definition differs (imports, module-level code, comments).
+
+Server symbols count as definitions when their kind is one (namespace, class, method,
+constructor, enum, interface, function, struct), or when they are a variable or constant
+whose initializer is a function. Anonymous ones ("forEach() callback", "(anonymous
+struct)") do not. A server gives no header, so its header is the symbol's text up to the
+first `{` outside brackets (or up to `;`), comments dropped and whitespace folded.
 """
 
 from __future__ import annotations
@@ -16,38 +26,80 @@ import json
 import re
 import subprocess
 import tempfile
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-from gateway.gate.effect import spans_lines
 from gateway.langs import Language
 from gateway.lsp.session import LspSession
 from gateway.symbols.text import LineIndex
 
+Label = Literal["definition", "header", "body", "none"]
 DEFINITION_KINDS = {3, 5, 6, 9, 10, 11, 12, 23}
-_HEADER = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
+VARIABLE_KINDS = {13, 14}
 ANONYMOUS = ("<function>", "<class>")
 
 
 @dataclass(frozen=True)
 class OracleDefinition:
-    """Character offsets of a definition's name and of its whole text."""
+    """A definition: where its name and its whole text are (character offsets), and what
+    its header and body are, canonically."""
 
     name_start: int
     name_end: int
     start: int
     end: int
+    name_path: str = ""
+    kind: str = ""
+    header: str = ""
+    body: str = ""
 
 
 class Oracle(Protocol):
     name: str
 
-    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None: ...
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        """The text's definitions, or None when it does not parse."""
+        ...
+
+
+def structural(label: Label, multi_line: bool) -> bool:
+    """The gate's rule on the oracle's label: any write that adds, removes or renames a
+    definition, and a multi-line write that changes a header."""
+    return label == "definition" or (multi_line and label == "header")
+
+
+def label(before: list[OracleDefinition], after: list[OracleDefinition]) -> Label:
+    """What a change from `before` to `after` does to definitions, matched by name path and order."""
+    if Counter(d.name_path for d in before) != Counter(d.name_path for d in after):
+        return "definition"
+    by_path: dict[str, list[OracleDefinition]] = defaultdict(list)
+    for d in after:
+        by_path[d.name_path].append(d)
+    seen: Counter[str] = Counter()
+    pairs = []
+    for d in before:
+        pairs.append((d, by_path[d.name_path][seen[d.name_path]]))
+        seen[d.name_path] += 1
+    if any(b.header != a.header or b.kind != a.kind for b, a in pairs):
+        return "header"
+    if any(b.body != a.body for b, a in pairs):
+        return "body"
+    return "none"
+
+
+def _dump(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_dump(item) for item in value) + "]"
+    return "None" if value is None else ast.dump(value)
 
 
 class AstOracle:
+    """Python's own parser: functions, classes and module-level lambdas at any depth."""
+
     name = "python ast"
+    _HEADER = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 
     def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
         try:
@@ -55,16 +107,44 @@ class AstOracle:
         except (SyntaxError, ValueError):
             return None
         index = LineIndex.of(text)
-        found = []
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                header = _HEADER.match(text, index.line_start(node.lineno - 1) + node.col_offset)
-                if header is None:
-                    continue
-                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-                end = index.line_end((node.end_lineno or node.lineno) - 1)
-                found.append(OracleDefinition(*header.span(1), index.line_start(first - 1), end))
+        found: list[OracleDefinition] = []
+
+        def offset(line: int, column: int) -> int:
+            start = index.line_start(line - 1)
+            return start + len(text[start : index.line_end(line - 1)].encode()[:column].decode("utf-8", "replace"))
+
+        def visit(node: ast.AST, prefix: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                entry = self._entry(child, node, prefix, offset, text)
+                if entry is not None:
+                    found.append(entry)
+                visit(child, prefix + entry.name_path.rsplit("/", 1)[-1] + "/" if entry else prefix)
+
+        visit(tree, "")
         return sorted(found, key=lambda d: d.start)
+
+    def _entry(self, node: ast.AST, parent: ast.AST, prefix: str, offset: Any, text: str) -> OracleDefinition | None:
+        end = offset(getattr(node, "end_lineno", 1) or 1, getattr(node, "end_col_offset", 0) or 0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            match = self._HEADER.match(text, offset(node.lineno, node.col_offset))
+            if match is None:
+                return None
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            if isinstance(node, ast.ClassDef):
+                kind, header = "class", f"class|{_dump(node.decorator_list)}|{node.name}|{_dump(node.bases)}|{_dump(node.keywords)}"
+            else:
+                kind = "function"
+                header = (f"{type(node).__name__}|{_dump(node.decorator_list)}|{node.name}|{_dump(node.args)}"
+                          f"|{_dump(node.returns)}")
+            return OracleDefinition(*match.span(1), offset(first, 0), end, prefix + node.name, kind, header, _dump(node.body))
+        if isinstance(parent, ast.Module) and isinstance(node, (ast.Assign, ast.AnnAssign)):
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Lambda):
+                start = offset(target.lineno, target.col_offset)
+                header = f"lambda|{target.id}|{_dump(node.value.args)}"
+                return OracleDefinition(start, start + len(target.id), start, end, prefix + target.id, "function", header,
+                                        _dump(node.value.body))
+        return None
 
 
 class RubyOracle:
@@ -77,19 +157,18 @@ class RubyOracle:
         self.ruby = ruby
 
     def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
-        done = subprocess.run([self.ruby, str(self.script)], input=text.encode(), capture_output=True, timeout=60)
+        done = subprocess.run([self.ruby, str(self.script)], input=text.encode(), capture_output=True, timeout=120)
         found = json.loads(done.stdout or b"null") if done.returncode == 0 else None
         if found is None:
             return None
         index = LineIndex.of(text)
         lines = text.split("\n")
         result = []
-        for _, name, line, column in found:
+        for kind, name, name_path, line, column, end_line, header, body in found:
             row = line - 1
             start = index.line_start(row) + len(lines[row].encode()[:column].decode("utf-8", "replace"))
-            indent = len(lines[row]) - len(lines[row].lstrip())
-            last = next((n for n in range(row + 1, len(lines)) if lines[n].strip() == "end" and len(lines[n]) - len(lines[n].lstrip()) == indent), row)
-            result.append(OracleDefinition(start, start + len(name), index.line_start(row), index.line_end(last)))
+            end = index.line_end(max(end_line - 1, row))
+            result.append(OracleDefinition(start, start + len(name), index.line_start(row), end, name_path, kind, header, body))
         return sorted(result, key=lambda d: d.start)
 
 
@@ -114,6 +193,36 @@ class JavaOracle:
         return None if found is None else sorted((OracleDefinition(*entry) for entry in found), key=lambda d: d.start)
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_FUNCTION_VALUE = re.compile(
+    r"=\s*(?:async\s+)?(?:function\b|\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>|(?:React\.)?(?:memo|forwardRef)\s*\()"
+)
+
+
+def _fold(text: str) -> str:
+    return " ".join(_COMMENT.sub(" ", text).split())
+
+
+def _split_header(text: str) -> tuple[str, str]:
+    """(header, body) of a symbol's text: the body starts at the first `{` outside brackets."""
+    depth = 0
+    quote = ""
+    for position, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[position - 1] != "\\" else quote
+        elif char in "\"'`":
+            quote = char
+        elif char in "([":
+            depth += 1
+        elif char in ")]" and depth:
+            depth -= 1
+        elif char == "{" and depth == 0:
+            return text[:position], text[position:]
+        elif char == ";" and depth == 0:
+            return text[:position], ""
+    return text, ""
+
+
 class LspOracle:
     def __init__(self, session: LspSession, lang: Language) -> None:
         self.session = session
@@ -132,20 +241,24 @@ class LspOracle:
         def offset(position: dict[str, Any]) -> int:
             return index.from_utf16(position["line"], position["character"])
 
-        def walk(item: dict[str, Any]) -> None:
-            # An anonymous function (tsserver: "forEach() callback") is no addressable definition.
+        def walk(item: dict[str, Any], prefix: str) -> None:
             name = str(item.get("name", ""))
             anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
-            if item.get("kind") in DEFINITION_KINDS and not anonymous:
-                rng = item.get("range") or item["location"]["range"]
+            rng = item.get("range") or item["location"]["range"]
+            start, end = offset(rng["start"]), offset(rng["end"])
+            kind = item.get("kind")
+            is_function_value = kind in VARIABLE_KINDS and _FUNCTION_VALUE.search(text, start, end) is not None
+            counted = (kind in DEFINITION_KINDS or is_function_value) and not anonymous
+            if counted:
                 selection = item.get("selectionRange", rng)
-                start, end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
-                found.append(OracleDefinition(start, end, offset(rng["start"]), offset(rng["end"])))
+                name_start, name_end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
+                header, body = _split_header(text[start:end])
+                found.append(OracleDefinition(name_start, name_end, start, end, prefix + name, str(kind), _fold(header), _fold(body)))
             for child in item.get("children") or []:
-                walk(child)
+                walk(child, prefix + name + "/" if counted else prefix)
 
         for item in reply:
-            walk(item)
+            walk(item, "")
         return sorted(found, key=lambda d: d.start)
 
 
@@ -158,24 +271,3 @@ def _name_span(text: str, index: LineIndex, name: str, start: int, end: int) -> 
     pattern = re.compile(r"(?<![\w$])" + re.escape(short) + r"(?![\w$])")
     match = pattern.search(text, index.line_start(index.line_of(start)), end)
     return match.span() if match else (start, end)
-
-
-def oracle_blocks(oracle: Oracle, path: Path, text: str, before: list[OracleDefinition], old: str, new: str) -> bool | None:
-    """The gate's rule applied to the oracle's definitions; None when the oracle cannot judge."""
-    at = text.index(old)
-    touched = [d for d in before if at <= d.name_start and d.name_end <= at + len(old)]
-    edited = text[:at] + new + text[at + len(old) :]
-    after = oracle.definitions(path, edited)
-    if after is None:
-        return None
-    remaining = sorted(text[d.name_start : d.name_end] for d in touched)
-    added = False
-    for d in after:
-        if at <= d.name_start and d.name_end <= at + len(new):
-            name = edited[d.name_start : d.name_end]
-            if name in remaining:
-                remaining.remove(name)
-            else:
-                added = True
-    multi_line = spans_lines(old) or (spans_lines(new) and added)
-    return multi_line and (bool(touched) or added)

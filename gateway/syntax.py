@@ -304,14 +304,18 @@ def find_definitions(lang: Language, source: bytes) -> list[Definition]:
     return definitions(lang, parse(lang, source))
 
 
+_CLOSING = frozenset({")", "]", "}", ">"})
+
+
 def header_tokens(tree: Tree, definition: Definition) -> tuple[str, ...]:
     """The tokens of a definition's header, comments left out: equal tokens, equal header,
-    however the lines are broken or indented."""
+    however the lines are broken or indented, with or without a trailing comma."""
     tokens: list[str] = []
     for start, end in definition.header_spans:
         if start < end:
             _leaves(tree.root_node.descendant_for_byte_range(start, end), start, end, tokens)
-    return tuple(tokens)
+    # A trailing comma before a closing bracket is layout, not meaning.
+    return tuple(t for i, t in enumerate(tokens) if not (t == "," and i + 1 < len(tokens) and tokens[i + 1] in _CLOSING))
 
 
 def _leaves(node: Node | None, start: int, end: int, out: list[str]) -> None:

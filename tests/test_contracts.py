@@ -19,6 +19,7 @@ from tests.faults import fail_nth_write
 FIXTURES = Path(__file__).parent / "fixtures"
 SHAPES = "pkg/shapes.py"
 USE = "pkg/use.py"
+DOC_BEFORE, DOC_AFTER = '"""A shape."""', '"""A figure."""'  # a text step the gate lets through
 TEST = '''from pkg.shapes import surface
 from pkg.use import total
 
@@ -161,7 +162,7 @@ REFUSALS = {
 def test_refusals_leave_every_byte(gateway: Gateway, workspace: Path, case: str) -> None:
     body, code = REFUSALS[case]
     # A first step that would succeed: refusal must not leave it half-applied.
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Shape") .replace('id = "s2"', 'id = "ok"') + body)
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_BEFORE) .replace('id = "s2"', 'id = "ok"') + body)
     before = snapshot(workspace)
     result = gateway.contract_apply(str(path))
     assert not result["ready"] and not result["applied"] and result["problems"][0]["code"] == code, result["problems"]
@@ -172,7 +173,7 @@ def test_refusals_leave_every_byte(gateway: Gateway, workspace: Path, case: str)
 
 
 def test_a_stale_hash_refuses(gateway: Gateway, workspace: Path) -> None:
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Figure"))
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     (workspace / USE).write_text((workspace / USE).read_text() + "# changed after the contract\n")
     before = snapshot(workspace)
     result = gateway.contract_apply(str(path))
@@ -186,7 +187,7 @@ def test_a_git_tracked_file_changed_since_the_base_refuses(gateway: Gateway, wor
     subprocess.run([*git, "add", "-A"], cwd=workspace, check=True)
     subprocess.run([*git, "commit", "-qm", "base"], cwd=workspace, check=True)
     base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=workspace, capture_output=True, text=True).stdout.strip()
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Figure"), hashes=False)
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER), hashes=False)
     path.write_text(path.read_text().replace('fallback = "Regenerate the contract."', f'fallback = "Regenerate the contract."\nbase = "{base}"'))
     assert gateway.contract_check(str(path))["ready"]
     (workspace / USE).write_text("# edited by someone\n")
@@ -209,7 +210,7 @@ def test_schema_errors_name_their_line(gateway: Gateway, workspace: Path) -> Non
 
 
 def _failing(workspace: Path, run_cmd: str, timeout: float = 60) -> Path:
-    body = _step(anchor="class Shape", text="class Figure") + _step(file=USE, anchor="def total", text="def sum_of_areas") .replace('"s2"', '"s2b"')
+    body = _step(anchor=DOC_BEFORE, text=DOC_AFTER) + _step(file=USE, anchor="area(w, h)", text="area(h, w)") .replace('"s2"', '"s2b"')
     return write_contract(workspace, body + f'\n[[validate]]\nrun = "true"\n\n[[validate]]\nrun = {q(run_cmd)}\ntimeout = {timeout}\n'
                                             '\n[[validate]]\nrun = "true"\n')
 
@@ -238,7 +239,7 @@ def test_a_validation_timeout_kills_it_and_restores(gateway: Gateway, workspace:
 def test_keep_on_failure_keeps_the_result(gateway: Gateway, workspace: Path) -> None:
     result = gateway.contract_apply(str(_failing(workspace, "exit 1")), keep_on_failure=True)
     assert not result["applied"] and result["kept_on_failure"] and not result["rolled_back"]
-    assert "class Figure" in (workspace / SHAPES).read_text()
+    assert DOC_AFTER in (workspace / SHAPES).read_text()
 
 
 def test_a_crash_mid_write_leaves_every_byte(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,13 +269,13 @@ def test_a_crash_during_validation_restores(gateway: Gateway, workspace: Path, m
 def test_enforced_typed_edits_need_grants_for_a_contract(gateway: Gateway, workspace: Path) -> None:
     (workspace / ".gateway").mkdir()
     (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = true\n")
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Figure"))
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     assert run(["contract", "apply", str(path), "--workspace", str(workspace)]) == 3
-    assert "class Shape" in (workspace / SHAPES).read_text()
+    assert DOC_BEFORE in (workspace / SHAPES).read_text()
     assert run(["declare", "edit_api_contract", "--file", SHAPES, "--target", "prod", "--provenance", "accepted_artifact",
                 "--rationale", "plan.toml, reviewed", "--test-file", "tests/test_shapes.py", "--workspace", str(workspace)]) == 0
     assert run(["contract", "apply", str(path), "--workspace", str(workspace)]) == 0
-    assert "class Figure" in (workspace / SHAPES).read_text()
+    assert DOC_AFTER in (workspace / SHAPES).read_text()
 
 
 def test_cli_rpc_and_new(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,7 +286,7 @@ def test_cli_rpc_and_new(workspace: Path, capsys: pytest.CaptureFixture[str]) ->
     assert run(["contract", "new", "--id", "tidy", *ws]) == 1  # never overwrites
     assert run(["contract", "check", str(skeleton), "--json", *ws]) == 3  # its TODO anchor matches nothing
     capsys.readouterr()
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Figure"))
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     assert run(["contract", "check", str(path), *ws]) == 0
     assert run(["contract", "check", str(workspace / "missing.toml"), *ws]) == 1
     assert run(["contract", "apply", str(path), "--json", *ws]) == 0
@@ -302,7 +303,7 @@ def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
     from tests.rpc_client import RpcClient
     from tests.test_mcp import _payload, _session_calls
 
-    path = write_contract(workspace, _step(anchor="class Shape", text="class Figure"))
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     process = subprocess.Popen([sys.executable, "-m", "gateway", "serve", "--workspace", str(workspace)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
@@ -314,7 +315,7 @@ def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
     finally:
         process.kill()
         process.wait()
-    path = write_contract(workspace, _step(anchor="class Figure", text="class Shape") + '\n[[validate]]\nrun = "exit 3"\n')
+    path = write_contract(workspace, _step(anchor=DOC_AFTER, text=DOC_BEFORE) + '\n[[validate]]\nrun = "exit 3"\n')
     before = snapshot(workspace)
     _, results = _session_calls(workspace, [("contract_check", {"path": "plan.toml"}), ("contract_apply", {"path": "plan.toml"})])
     assert _payload(results[0])["ready"] is True

@@ -60,7 +60,8 @@ def test_every_method_over_stdio(stdio: tuple[RpcClient, subprocess.Popen[bytes]
     path = "pkg/shapes.py"
     listing = client.request("gateway/symbols", {"path": path, "depth": 1})
     assert listing["backend"] == "lsp:jedi-language-server"
-    assert client.request("gateway/classify", {"path": path, "old_string": "def area(", "new_string": "def area2("})["decision"] == "allow"
+    assert client.request("gateway/classify", {"path": path, "old_string": "def area(width", "new_string": "def area(w"})["decision"] == "allow"
+    assert client.request("gateway/classify", {"path": path, "old_string": "def area(", "new_string": "def area2("})["decision"] == "block"
     found = client.request("gateway/findSymbol", {"name_path": "area", "path": path, "body": True})
     assert found["matches"][0]["body"].startswith("def area(width, height):")
     replaced = client.request("gateway/replaceSymbol", {"name_path": "area", "path": path, "body": "def area(w, h):\n    return w * h"})

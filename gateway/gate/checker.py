@@ -40,7 +40,7 @@ class Gate:
     def check_size(self, where: str, *texts: str | None) -> None:
         for text in texts:
             if text is not None and len(text) * 4 > self.config.max_file_bytes:
-                self.check_bytes(where, len(text.encode("utf-8", "surrogatepass")))
+                self.check_bytes(where, len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass")))
 
     def check(self, effect: Effect, action: str = "edit") -> Classification:
         self.check_size(effect.path, effect.before, effect.after)

@@ -1,10 +1,10 @@
 """Pure: (language, effect) → verdict.
 
-A multi-line write is structural when it adds, removes or renames a definition (B's and A's
+A write is structural when it adds, removes or renames a definition (B's and A's
 definitions matched by name path and order; one an ERROR node swallows counts as removed),
-or changes a definition's header: its tokens outside the body (decorators, modifiers,
-name, parameters, bases, return type). Changes confined to bodies pass, whatever
-old_string carried as context. Only the definitions that overlap the change, or whose
+or, when it is multi-line, changes a definition's header: its tokens outside the body
+(decorators, modifiers, name, parameters, bases, return type). Changes confined to bodies
+pass, whatever old_string carried as context. Only the definitions that overlap the change, or whose
 syntax the change altered, are looked at.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Tree
 
-from gateway.gate.effect import LINE_BREAK, Effect
+from gateway.gate.effect import Effect, line_breaks
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message
 from gateway.langs import Language
 from gateway.namepath import address_for
@@ -44,7 +44,7 @@ def _line_numbers(text: str, offsets: Iterable[int]) -> dict[int, int]:
     """1-based line of each character offset, line breaks as LINE_BREAK counts them."""
     found, char, line = {}, 0, 1
     for offset in sorted(set(offsets)):
-        line += len(LINE_BREAK.findall(text, char, offset))
+        line += line_breaks(text, char, offset)
         char = offset
         found[offset] = line
     return found
@@ -345,15 +345,20 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "multi-
     changed = changed_lines(effect)
     if not effect.changed:
         return allow(path, lang.name, "no_change", "the write changes nothing.")
-    if not effect.multi_line:
-        return allow(path, lang.name, "single_line", "single-line edit.", changed)
     judgement = judge(lang, effect)
+    if not effect.multi_line:
+        # One line may change a header; it may not add, remove or rename a definition, or
+        # consecutive one-line edits could take a definition apart a line at a time.
+        judgement.header = []
     if not judgement.structural:
+        if not effect.multi_line:
+            return allow(path, lang.name, "single_line", "single-line edit.", changed)
         if judgement.inside:
             return allow(path, lang.name, "body_only", "the change stays inside definition bodies.", changed)
         return allow(path, lang.name, "no_definition", "the change touches no definition.", changed)
     listed = _touched(judgement)
     tool, commands = _commands(judgement, listed, path)
     touched = tuple(t for t, _ in listed)
-    message = block_message(path, lang.name, tool, touched, commands, action, bool(judgement.swallowed))
+    broken = bool(judgement.swallowed) or (judgement.tree_a.root_node.has_error and not judgement.tree_b.root_node.has_error)
+    message = block_message(path, lang.name, tool, touched, commands, action, broken)
     return Classification("block", "definition", path, lang.name, message, tool, touched, commands, changed)

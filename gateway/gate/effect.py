@@ -27,6 +27,13 @@ def spans_lines(text: str) -> bool:
     return LINE_BREAK.search(text.strip(_BREAKS)) is not None
 
 
+def line_breaks(text: str, start: int = 0, end: int | None = None) -> int:
+    """How many line breaks (as LINE_BREAK counts them) text[start:end] holds."""
+    end = len(text) if end is None else end
+    count = text.count
+    return count("\n", start, end) + count("\r", start, end) - count("\r\n", start, end) + count("\u2028", start, end) + count("\u2029", start, end)
+
+
 def check_text(value: str, field: str) -> str:
     """An agent's string, refused when it cannot be written as text (a lone surrogate)."""
     try:
@@ -127,7 +134,7 @@ def span_effect(path: str, text: str, start: int, end: int, new: str) -> Effect:
     after = text[:start] + new + text[end:]
     regions, touched = diff(text, after)
     multi = spans_lines(text[start:end]) or spans_lines(new) or touched > 1
-    line = len(LINE_BREAK.findall(text, 0, start)) + 1
+    line = line_breaks(text, 0, start) + 1
     return Effect(path, text, after, regions, multi, 1, (line,))
 
 

@@ -110,7 +110,7 @@ def block_message(
     shown = [_describe(d) for d in touched[:6]]
     if len(touched) > 6:
         shown.append(f"{len(touched) - 6} more")
-    syntax = " (its result does not parse: a syntax error swallows what it removes)" if broken else ""
+    syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
         " A rename by text leaves every reference behind: rename_symbol (`gateway rename-symbol`) renames them too."
         if any(d.change == "renamed" for d in touched)

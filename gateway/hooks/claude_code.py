@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.errors import Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
+from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -151,16 +151,16 @@ def decide(payload: dict[str, Any]) -> Classification | None:
     except OSError as error:
         raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
     raw = decode(raw_bytes, display)[0] if raw_bytes is not None else None
-    verdict: Classification | None = None
-    seen: set[tuple[str | None, str | None]] = set()
+    verdicts: list[Classification] = []
+    failures: list[GatewayError] = []
     for text, newline in _readings(raw):
-        if (text, newline) in seen:
-            continue
-        seen.add((text, newline))
-        verdict = _judge_reading(gate, tool, display, text, newline, payload["tool_input"])
-        if verdict.blocked:
-            return verdict
-    return verdict
+        try:
+            verdicts.append(_judge_reading(gate, tool, display, text, newline, payload["tool_input"]))
+        except (NotFound, Ambiguous) as error:  # this reading is not the host's; another may be
+            failures.append(error)
+    if not verdicts:
+        raise failures[0]
+    return next((v for v in verdicts if v.blocked), verdicts[-1])
 
 
 def deny(reason: str) -> dict[str, Any]:

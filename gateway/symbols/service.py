@@ -75,7 +75,7 @@ class SymbolService:
         self.sessions = sessions
 
     def language(self, source: SourceFile) -> Language:
-        lang = self.registry.for_path(source.path)
+        lang = self.registry.for_path(source.path, source.text)
         if lang is None or not lang.symbol_backend:
             what = f"{lang.name} has no symbol backend" if lang else "not source code of a supported language"
             raise UsageError(f"{source.display}: {what}; symbol operations do not apply")

@@ -36,7 +36,6 @@
 
 ; A module-level lambda is a function: `handler = lambda request: ...`.
 (module
-  (expression_statement
-    (assignment
-      left: (identifier) @name
-      right: (lambda body: (_) @body))) @definition.function)
+  (assignment
+    left: (identifier) @name
+    right: (lambda body: (_) @body)) @definition.function)

@@ -1,0 +1,289 @@
+"""Real-edit replay: the gate judged on the hunks of real commits, against independent oracles.
+
+    python benchmarks/replay.py [--repo DIR] [--commits N] [--languages a,b] [--max-edits N] [--record]
+
+Every hunk of the last N commits of a git repository (`git diff -U2`) becomes the edit an
+agent would send, judged on the file before the commit. An oracle that shares nothing
+with the gate (Python's `ast`, Ruby's Ripper, javac, or the language server's
+documentSymbol) labels each edit: adds/removes/renames a definition, changes a header,
+body-only, or no definition. Beside ours, the keyword gate as deployed today. Without
+--repo it replays the default corpus (replay_corpus.toml: consecutive releases of packages
+from PyPI, npm and Debian). Results go to results/local/ unless --record, which writes
+results/replay.json, results/replay.png and a section of RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.hunks import ReplayEdit, replay_edits  # noqa: E402
+from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
+from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, label, structural  # noqa: E402
+from benchmarks.replay_corpus import build_all  # noqa: E402
+from benchmarks.report import machine, percentile, record  # noqa: E402
+from gateway.api import Gateway  # noqa: E402
+from gateway.errors import GatewayError  # noqa: E402
+from gateway.gate.checker import classify_edit  # noqa: E402
+from gateway.gate.effect import edit_effect  # noqa: E402
+from gateway.langs import default_registry  # noqa: E402
+
+RESULTS_DIR = ROOT / "benchmarks" / "results"
+SEED = 20261122
+SUFFIX = {"python": ".py", "typescript": ".ts", "tsx": ".tsx", "javascript": ".js", "go": ".go", "rust": ".rs",
+          "java": ".java", "kotlin": ".kt", "c": ".c", "cpp": ".cpp", "csharp": ".cs", "ruby": ".rb"}
+
+
+@dataclass
+class Tally:
+    """One gate's decisions against the oracle's on one language's edits."""
+
+    blocked: int = 0
+    missed: int = 0
+    false_blocks: int = 0
+    false_by_label: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, blocked: bool, truth: bool | None, oracle_label: str | None) -> str | None:
+        self.blocked += blocked
+        if truth is None:
+            return None
+        if truth and not blocked:
+            self.missed += 1
+            return "missed"
+        if blocked and not truth:
+            self.false_blocks += 1
+            self.false_by_label[str(oracle_label)] += 1
+            return "false_block"
+        return None
+
+
+@dataclass
+class LanguageRun:
+    language: str
+    oracle: str | None
+    edits: int = 0
+    multi_line: int = 0
+    judged: int = 0
+    judged_multi_line: int = 0
+    structural: int = 0
+    labels: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    unjudged: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    ours: Tally = field(default_factory=Tally)
+    keyword: Tally = field(default_factory=Tally)
+    latency_ms: list[float] = field(default_factory=list)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        def rates(tally: Tally) -> dict[str, Any]:
+            return {
+                "blocked": tally.blocked,
+                "block_rate": tally.blocked / self.edits if self.edits else None,
+                "missed": tally.missed,
+                "missed_rate": tally.missed / self.structural if self.structural else None,
+                "false_blocks": tally.false_blocks,
+                "false_block_rate": tally.false_blocks / self.judged_multi_line if self.judged_multi_line else None,
+                "false_blocks_by_label": dict(tally.false_by_label),
+            }
+
+        lat = self.latency_ms
+        return {
+            "language": self.language, "oracle": self.oracle, "edits": self.edits, "multi_line": self.multi_line,
+            "judged": self.judged, "judged_multi_line": self.judged_multi_line, "structural": self.structural,
+            "labels": dict(self.labels), "unjudged": dict(self.unjudged), "ours": rates(self.ours),
+            "keyword": rates(self.keyword),
+            "classify_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
+            "disagreements": self.disagreements,
+        }
+
+
+def make_oracle(language: str, gateway: Gateway) -> Oracle | None:
+    if language == "python":
+        return AstOracle()
+    if language == "ruby":
+        return RubyOracle(shutil.which("ruby")) if shutil.which("ruby") else None  # type: ignore[arg-type]
+    if language == "java":
+        javac, java = shutil.which("javac"), shutil.which("java")
+        return JavaOracle(javac, java) if javac and java else None
+    lang = gateway.registry.get(language)
+    session = gateway.sessions.session_for(lang)
+    return LspOracle(session, lang) if session is not None else None
+
+
+class OracleCache:
+    """Oracle answers for the files before each edit, which many edits share."""
+
+    def __init__(self, oracle: Oracle, path: Path) -> None:
+        self.oracle, self.path, self.before = oracle, path, {}
+
+    def definitions(self, text: str, cacheable: bool) -> Any:
+        key = hash(text)
+        if cacheable and key in self.before:
+            return self.before[key]
+        found = self.oracle.definitions(self.path, text)
+        if cacheable:
+            self.before[key] = found
+        return found
+
+
+def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None) -> None:
+    try:
+        effect = edit_effect(edit.path, edit.before, edit.old, edit.new)
+        started = time.perf_counter()
+        ours = classify_edit(edit.path, edit.old, edit.new, content=edit.before).blocked
+        run.latency_ms.append((time.perf_counter() - started) * 1000)
+    except GatewayError as error:
+        run.unjudged[f"gate error: {error.kind}"] += 1
+        return
+    run.edits += 1
+    run.multi_line += effect.multi_line
+    keyword = keyword_gate_blocks(edit.language, edit.old, edit.new)
+    truth, oracle_label = None, None
+    if cache is not None:
+        before = cache.definitions(edit.before, cacheable=True)
+        after = cache.definitions(effect.after, cacheable=False) if before is not None else None
+        if before is None:
+            run.unjudged["the file does not parse for the oracle"] += 1
+        elif after is None:
+            run.unjudged["the edited file does not parse for the oracle"] += 1
+        else:
+            oracle_label = label(before, after)
+            truth = structural(oracle_label, effect.multi_line)
+            run.judged += 1
+            run.judged_multi_line += effect.multi_line
+            run.structural += truth
+            run.labels[oracle_label] += 1
+    outcome = run.ours.add(ours, truth, oracle_label)
+    run.keyword.add(keyword, truth, oracle_label)
+    if outcome and len(run.disagreements) < 40:
+        run.disagreements.append({
+            "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": edit.repo,
+            "commit": edit.commit, "path": edit.path, "line": edit.line, "old": edit.old[:400], "new": edit.new[:400],
+        })
+
+
+def run_language(language: str, edits: list[ReplayEdit]) -> LanguageRun:
+    root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
+    (root / "compile_flags.txt").write_text("-xc++\n-std=c++17\n" if language == "cpp" else "-xc\n-std=c11\n")
+    name = ("Replay" if language == "java" else "replay") + SUFFIX[language]
+    with Gateway(root) as gateway:
+        oracle = make_oracle(language, gateway)
+        run = LanguageRun(language, oracle.name if oracle else None)
+        cache = OracleCache(oracle, root / name) if oracle else None
+        for edit in edits:
+            judge(run, edit, cache)
+    shutil.rmtree(root, ignore_errors=True)
+    return run
+
+
+def collect(repos: list[Path], commits: int, languages: set[str] | None, max_edits: int) -> dict[str, list[ReplayEdit]]:
+    registry = default_registry()
+    by_language: dict[str, list[ReplayEdit]] = defaultdict(list)
+    for repo in repos:
+        for edit in replay_edits(repo, commits, registry, languages):
+            by_language[edit.language].append(edit)
+    rng = random.Random(SEED)
+    return {lang: (rng.sample(found, max_edits) if len(found) > max_edits else found) for lang, found in sorted(by_language.items())}
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def render(rows: list[dict[str, Any]], corpus: str) -> str:
+    out = [
+        f"Machine: {machine()}. Corpus: {corpus}. Edits: every hunk (`git diff -U2`) as old_string/new_string, "
+        "judged on the file before the commit. Missed = structural edits (per the oracle) the gate let through, "
+        "of all structural ones; false blocks = blocked edits the oracle calls body-only or no-definition, "
+        "of all judged multi-line edits.",
+        "",
+        "| language | oracle | edits (multi-line) | judged | structural | ours blocked | ours missed | ours false blocks "
+        "| keyword blocked | keyword missed | keyword false blocks | classify p50 / p99 ms |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ours, kw, ms = r["ours"], r["keyword"], r["classify_ms"]
+        out.append(
+            f"| {r['language']} | {r['oracle'] or '–'} | {r['edits']} ({r['multi_line']}) | {r['judged']} | {r['structural']} "
+            f"| {_pct(ours['block_rate'])} | {ours['missed']} ({_pct(ours['missed_rate'])}) "
+            f"| {ours['false_blocks']} ({_pct(ours['false_block_rate'])}) | {_pct(kw['block_rate'])} "
+            f"| {kw['missed']} ({_pct(kw['missed_rate'])}) | {kw['false_blocks']} ({_pct(kw['false_block_rate'])}) "
+            f"| {ms['p50']:.1f} / {ms['p99']:.1f} |" if ms else f"| {r['language']} | – | 0 | | | | | | | | | |"
+        )
+    unjudged = {f"{r['language']}: {k}": v for r in rows for k, v in r["unjudged"].items()}
+    if unjudged:
+        out += ["", "Not judged: " + "; ".join(f"{k} ({v})" for k, v in unjudged.items()) + "."]
+    return "\n".join(out)
+
+
+def chart(rows: list[dict[str, Any]], target: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r["judged"]]
+    names = [r["language"] for r in shown]
+    series = [
+        ("ours: missed structural", [r["ours"]["missed_rate"] or 0 for r in shown], "#045a8d"),
+        ("ours: false block", [r["ours"]["false_block_rate"] or 0 for r in shown], "#2b8cbe"),
+        ("keyword: missed structural", [r["keyword"]["missed_rate"] or 0 for r in shown], "#e6550d"),
+        ("keyword: false block", [r["keyword"]["false_block_rate"] or 0 for r in shown], "#fdae6b"),
+    ]
+    figure, axes = plt.subplots(figsize=(10, 4.5))
+    width = 0.2
+    for k, (title, values, colour) in enumerate(series):
+        axes.bar([i + (k - 1.5) * width for i in range(len(names))], [100 * v for v in values], width, label=title, color=colour)
+    axes.set_xticks(range(len(names)), names)
+    axes.set_ylabel("% (vs. independent oracle)")
+    axes.set_title("Real-edit replay: gate errors per language, ours vs. a keyword gate")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(target, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", type=Path, action="append", help="a git repository to replay (repeatable); default: the corpus")
+    parser.add_argument("--commits", type=int, default=50, help="how many of the newest commits (default 50; corpus: all)")
+    parser.add_argument("--languages", help="comma-separated subset")
+    parser.add_argument("--max-edits", type=int, default=600, help="edits per language at most, sampled (default 600)")
+    parser.add_argument("--record", action="store_true", help="write results/replay.json, replay.png and RESULTS.md")
+    args = parser.parse_args()
+    languages = set(args.languages.split(",")) if args.languages else None
+    if args.repo:
+        repos, corpus = args.repo, ", ".join(f"{p.name} (last {args.commits} commits)" for p in args.repo)
+    else:
+        built = build_all(languages)
+        repos, args.commits = [repo for _, repo in built], 1000
+        corpus = "releases of " + ", ".join(f"{s.package} ({s.registry}, {len(s.versions)})" for s, _ in built)
+    edits = collect(repos, args.commits, languages, args.max_edits)
+    rows = []
+    for language, found in edits.items():
+        print(f"replay: {language}: {len(found)} edits", file=sys.stderr)
+        rows.append(run_language(language, found).to_json())
+    result = {"machine": machine(), "corpus": corpus, "seed": SEED, "languages": rows}
+    target = RESULTS_DIR if args.record else RESULTS_DIR / "local"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "replay.json").write_text(json.dumps(result, indent=2) + "\n")
+    chart(rows, target / "replay.png")
+    markdown = render(rows, corpus)
+    print(markdown)
+    if args.record:
+        record(markdown + "\n\n![Replay errors per language](results/replay.png)", "replay", "Real-edit replay (`make bench`)")
+
+
+if __name__ == "__main__":
+    main()
