@@ -26,6 +26,7 @@ import json
 import re
 import subprocess
 import tempfile
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,11 +231,22 @@ class LspOracle:
         self.name = f"documentSymbol ({session.name})"
 
     def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        """The server's symbols once two answers in a row agree: right after a change,
+        clangd may answer from the AST of the text before it."""
         self.session.sync(path, text, self.lang.server.language_id_for(path))
         uri = path.as_uri()
-        reply = self.session.request("documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
+        reply = None
+        for attempt in range(8):
+            again = self.session.request("documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
+            if again == reply:
+                break
+            reply = again
+            time.sleep(0.1 * attempt)
         if not isinstance(reply, list):
             return None
+        return self._walk(text, reply)
+
+    def _walk(self, text: str, reply: list[dict[str, Any]]) -> list[OracleDefinition]:
         index = LineIndex.of(text)
         found: list[OracleDefinition] = []
 
