@@ -123,6 +123,70 @@ def process_timings(workspace: Path, name: str, edit: Edit) -> dict[str, float]:
     }
 
 
+SIZES = (100_000, 1_000_000, 8_000_000)
+
+
+def stdlib_file(size: int) -> str:
+    """Real code of about `size` bytes: whole standard-library modules, one after another."""
+    parts, total = [], 0
+    for path in sorted(STDLIB.rglob("*.py")):
+        if "test" in path.parts or path.stat().st_size > size // 4:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(text if text.endswith("\n") else text + "\n")
+        total += len(text.encode())
+        if total >= size:
+            break
+    return "".join(parts)
+
+
+def size_scaling() -> list[dict[str, float]]:
+    """The gate on one body-only and one header edit in the middle of 100 KB, 1 MB and 8 MB of
+    real code, beside one full tree-sitter parse of the same text (medians of 3)."""
+    from gateway.syntax import parse
+
+    lang, rows = default_registry().get("python"), []
+    for size in SIZES:
+        content = stdlib_file(size)
+        data = content.encode()
+        lines = content.splitlines(keepends=True)
+        candidates = (d for d in find_definitions(lang, data) if d.start_byte >= len(data) // 2 and d.end_line - d.start_line >= 3)
+        old = next(o for o in ("".join(lines[d.start_line - 1 : d.start_line + 1]) for d in candidates) if content.count(o) == 1)
+        edits = {"body": (old, old.rstrip("\n") + "  # edited\n"), "header": (old, old.replace("(", "(extra, ", 1))}
+        row: dict[str, float] = {"bytes": len(data), "lines": content.count("\n")}
+        for kind, (before, after) in edits.items():
+            samples = []
+            for _ in range(3):
+                started = time.perf_counter()
+                classify_edit("big.py", before, after, content=content)
+                samples.append((time.perf_counter() - started) * 1000)
+            row[f"{kind}_ms"] = statistics.median(samples)
+        parses = []
+        for _ in range(3):
+            started = time.perf_counter()
+            parse(lang, data)
+            parses.append((time.perf_counter() - started) * 1000)
+        row["parse_ms"] = statistics.median(parses)
+        rows.append(row)
+    return rows
+
+
+def render_scaling(rows: list[dict[str, float]]) -> str:
+    out = [
+        "Gate time against file size: an edit in the middle of standard-library modules concatenated to each size "
+        "(median of 3), beside one full tree-sitter parse of the same text.",
+        "",
+        "| size | lines | body-only edit ms | header edit ms | full parse ms | gate / parse | gate ms per MB |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['bytes'] / 1e6:.1f} MB | {r['lines']:.0f} | {r['body_ms']:.0f} | {r['header_ms']:.0f} | {r['parse_ms']:.0f} "
+            f"| {r['body_ms'] / r['parse_ms']:.2f} | {r['body_ms'] / (r['bytes'] / 1e6):.0f} |"
+        )
+    return "\n".join(out)
+
+
 def render(rows: list[dict[str, object]], process: dict[str, float]) -> str:
     out = [
         f"Machine: {machine()}. Each file is the first {LINES} lines of a real third-party file; "
@@ -171,10 +235,11 @@ def main() -> None:
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / name).write_text(content)
     process = process_timings(workspace, name, edit)
-    markdown = render(rows, process)
+    scaling = size_scaling()
+    markdown = render(rows, process) + "\n\n" + render_scaling(scaling)
     print(markdown)
     (ROOT / "benchmarks" / "results" / "classify_latency.json").write_text(
-        json.dumps({"machine": machine(), "files": rows, "process": process}, indent=2) + "\n"
+        json.dumps({"machine": machine(), "files": rows, "process": process, "scaling": scaling}, indent=2) + "\n"
     )
     record(markdown, "classify-latency", "Gate latency (`make bench`)")
 

@@ -25,7 +25,8 @@ MAX_WIDENING = 8
 
 @dataclass(frozen=True)
 class ReplayEdit:
-    repo: str
+    repo: Path
+    parent: str
     commit: str
     path: str
     line: int
@@ -33,6 +34,12 @@ class ReplayEdit:
     before: str
     old: str
     new: str
+
+
+def checkout(repo: Path, revision: str, target: Path) -> None:
+    """The repository's tree at `revision`, written out into `target` (no .git)."""
+    archive = subprocess.run(["git", "-C", str(repo), "archive", revision], capture_output=True, check=True, timeout=300)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True, timeout=300)
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -87,7 +94,7 @@ def edit_for(before: str, after: str, hunk: tuple[int, int, int, int]) -> tuple[
 def _hunks(repo: Path, parent: str, commit: str, path: str) -> list[tuple[int, int, int, int]]:
     diff = _git(repo, "diff", "-U2", "--no-color", "--no-ext-diff", parent, commit, "--", path)
     return [
-        (int(a), int(b) if b is not None else 1, int(c), int(d) if d is not None else 1)
+        (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
         for a, b, c, d in HUNK.findall(diff)
     ]
 
@@ -113,4 +120,4 @@ def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: 
                 edit = edit_for(before, after, hunk)
                 if edit is not None:
                     old, new, line = edit
-                    yield ReplayEdit(repo.name, commit[:12], path, line, lang.name, before, old, new)
+                    yield ReplayEdit(repo, parent, commit, path, line, lang.name, before, old, new)

@@ -29,10 +29,11 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, oracle_blocks  # noqa: E402
+from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
+from gateway.gate.effect import edit_effect  # noqa: E402
 from gateway.errors import Blocked, GatewayError  # noqa: E402
 from tests.roundtrip import definition_count, round_trip  # noqa: E402
 
@@ -136,7 +137,7 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                 started = time.perf_counter()
                 blocked = classify_edit(source.name, edit.old, edit.new, content=source.text).blocked
                 latencies[size].append((time.perf_counter() - started) * 1000)
-                truth = oracle_blocks(oracle, path, source.text, before, edit.old, edit.new) if oracle and before is not None else None
+                truth = _truth(oracle, path, source.text, before, edit.old, edit.new) if oracle and before is not None else None
                 if truth is not None:
                     judged += 1
                     ours.add(blocked, truth)
@@ -181,6 +182,13 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
         "failures": failures,
         "server_peak_rss_mb": max((r for r in server_rss if r is not None), default=None),
     }
+
+
+def _truth(oracle: Oracle, path: Path, text: str, before: list[OracleDefinition], old: str, new: str) -> bool | None:
+    """The gate's rule on the oracle's definitions; None when the edited text does not parse for it."""
+    effect = edit_effect(path.name, text, old, new)
+    after = oracle.definitions(path, effect.after)
+    return None if after is None else structural(label(before, after), effect.multi_line)
 
 
 def _our_definitions(gateway: Gateway, name: str) -> list[OracleDefinition]:

@@ -15,7 +15,7 @@ Server symbols count as definitions when their kind is one (namespace, class, me
 constructor, enum, interface, function, struct), or when they are a variable or constant
 whose initializer is a function. Anonymous ones ("forEach() callback", "(anonymous
 struct)") do not. A server gives no header, so its header is the symbol's text up to the
-first `{` outside brackets (or up to `;`), comments dropped and whitespace folded.
+first `{` outside brackets (or up to `;`), compared token by token without comments.
 """
 
 from __future__ import annotations
@@ -194,14 +194,38 @@ class JavaOracle:
         return None if found is None else sorted((OracleDefinition(*entry) for entry in found), key=lambda d: d.start)
 
 
+class TypeScriptOracle:
+    """TypeScript's own parser (the compiler API) through benchmarks/ts_definitions.js, kept running."""
+
+    name = "typescript parser"
+    script = Path(__file__).with_name("ts_definitions.js")
+
+    def __init__(self, node: str, typescript: Path) -> None:
+        self.process = subprocess.Popen([node, str(self.script), str(typescript.resolve())], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        atexit.register(self.process.kill)
+
+    def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
+        assert self.process.stdin and self.process.stdout
+        data = text.encode()
+        kind = path.suffix.lstrip(".").lower().replace("mts", "ts").replace("cts", "ts").replace("mjs", "js").replace("cjs", "js")
+        self.process.stdin.write(f"{kind} {len(data)}\n".encode() + data)
+        self.process.stdin.flush()
+        found = json.loads(self.process.stdout.readline() or b"null")
+        return None if found is None else sorted((OracleDefinition(*entry) for entry in found), key=lambda d: d.start)
+
+
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _FUNCTION_VALUE = re.compile(
     r"=\s*(?:async\s+)?(?:function\b|\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>|(?:React\.)?(?:memo|forwardRef)\s*\()"
 )
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
 def _fold(text: str) -> str:
-    return " ".join(_COMMENT.sub(" ", text).split())
+    """Comments dropped, then tokens (words, single punctuation) joined by one space: layout is no change."""
+    return " ".join(_TOKEN.findall(_COMMENT.sub(" ", text)))
 
 
 def _split_header(text: str) -> tuple[str, str]:

@@ -30,9 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.hunks import ReplayEdit, replay_edits  # noqa: E402
+from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, label, structural  # noqa: E402
+from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
@@ -117,6 +117,9 @@ def make_oracle(language: str, gateway: Gateway) -> Oracle | None:
     if language == "java":
         javac, java = shutil.which("javac"), shutil.which("java")
         return JavaOracle(javac, java) if javac and java else None
+    typescript = ROOT / ".tools" / "node" / "node_modules" / "typescript"
+    if language in ("typescript", "tsx", "javascript") and shutil.which("node") and typescript.is_dir():
+        return TypeScriptOracle(str(shutil.which("node")), typescript)
     lang = gateway.registry.get(language)
     session = gateway.sessions.session_for(lang)
     return LspOracle(session, lang) if session is not None else None
@@ -169,23 +172,40 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None) -> None
     run.keyword.add(keyword, truth, oracle_label)
     if outcome and len(run.disagreements) < 40:
         run.disagreements.append({
-            "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": edit.repo,
-            "commit": edit.commit, "path": edit.path, "line": edit.line, "old": edit.old[:400], "new": edit.new[:400],
+            "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": edit.repo.name,
+            "commit": edit.commit[:12], "path": edit.path, "line": edit.line, "old": edit.old[:400], "new": edit.new[:400],
         })
 
 
+def _flags(root: Path, language: str) -> str:
+    """clangd's compile flags for a checkout: the language, and every `include` folder."""
+    flags = ["-xc++", "-std=c++17"] if language == "cpp" else ["-xc", "-std=c11"]
+    flags += [f"-I{folder}" for folder in sorted(root.rglob("include")) if folder.is_dir()][:20]
+    return "\n".join(flags + [f"-I{root}"]) + "\n"
+
+
 def run_language(language: str, edits: list[ReplayEdit]) -> LanguageRun:
-    root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
-    (root / "compile_flags.txt").write_text("-xc++\n-std=c++17\n" if language == "cpp" else "-xc\n-std=c11\n")
-    name = ("Replay" if language == "java" else "replay") + SUFFIX[language]
-    with Gateway(root) as gateway:
-        oracle = make_oracle(language, gateway)
-        run = LanguageRun(language, oracle.name if oracle else None)
-        cache = OracleCache(oracle, root / name) if oracle else None
-        for edit in edits:
-            judge(run, edit, cache)
-    shutil.rmtree(root, ignore_errors=True)
-    return run
+    """The edits of one language, grouped by the commit they come from. A language server
+    sees each edit in a checkout of its commit's parent, so headers and imports resolve."""
+    run: LanguageRun | None = None
+    groups: dict[tuple[Path, str], list[ReplayEdit]] = defaultdict(list)
+    for edit in edits:
+        groups[(edit.repo, edit.parent)].append(edit)
+    for (repo, parent), group in groups.items():
+        root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
+        if language not in ("python", "ruby", "java", "typescript", "tsx", "javascript"):
+            checkout(repo, parent, root)
+            (root / "compile_flags.txt").write_text(_flags(root, language))
+        with Gateway(root) as gateway:
+            oracle = make_oracle(language, gateway)
+            run = run or LanguageRun(language, oracle.name if oracle else None)
+            caches: dict[Path, OracleCache] = {}
+            for edit in group:
+                path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
+                cache = caches.setdefault(path, OracleCache(oracle, path)) if oracle else None
+                judge(run, edit, cache)
+        shutil.rmtree(root, ignore_errors=True)
+    return run or LanguageRun(language, None)
 
 
 def collect(repos: list[Path], commits: int, languages: set[str] | None, max_edits: int) -> dict[str, list[ReplayEdit]]:

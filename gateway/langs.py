@@ -82,7 +82,7 @@ def _load_language(path: Path, queries: Path) -> Language:
 
 class LanguageRegistry:
     """Languages by file name or extension. An extension two languages claim (`.h`: C and
-    C++) goes to the one whose grammar parses the file with fewer errors; ties, and calls
+    C++) goes to the one whose grammar meets fewer errors in the file; ties, and calls
     without the text, go to the first by name."""
 
     def __init__(self, langs_dir: Path, queries_dir: Path) -> None:
@@ -107,10 +107,10 @@ class LanguageRegistry:
     def for_path(self, path: str | os.PathLike[str], text: str | None = None) -> Language | None:
         found = self.candidates(path)
         if len(found) > 1 and text is not None:
-            from gateway.syntax import error_bytes
+            from gateway.syntax import error_count
 
             source = text.encode("utf-8", "surrogatepass")
-            return min(found, key=lambda lang: error_bytes(lang, source))
+            return min(found, key=lambda lang: error_count(lang, source))
         return found[0] if found else None
 
     def get(self, name: str) -> Language:

@@ -10,7 +10,7 @@ from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 
 from tree_sitter import Language as TreeSitterLanguage
-from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
 from gateway.langs import Language
 
@@ -319,26 +319,37 @@ def header_tokens(tree: Tree, definition: Definition) -> tuple[str, ...]:
 
 
 def _leaves(node: Node | None, start: int, end: int, out: list[str]) -> None:
+    """The non-comment leaves of `node` inside [start, end), walked with a cursor (the
+    binding's Node.first_child_for_byte can hand back a dangling node when none qualifies)."""
+    if node is not None:
+        _walk_leaves(node.walk(), start, end, out)
+
+
+def _walk_leaves(cursor: TreeCursor, start: int, end: int, out: list[str]) -> None:
+    node = cursor.node
     if node is None or "comment" in node.type:
         return
     if node.child_count == 0:
         if node.start_byte < end and (node.end_byte > start or node.start_byte == start):
             out.append(f"MISSING {node.type}" if node.is_missing else (node.text or b"").decode("utf-8", "replace"))
         return
-    child = node.child(0) if node.start_byte >= start else node.first_child_for_byte(start)
-    while child is not None and child.start_byte < end:
-        _leaves(child, start, end, out)
-        child = child.next_sibling
+    moved = cursor.goto_first_child() if node.start_byte >= start else cursor.goto_first_child_for_byte(start) is not None
+    if not moved:
+        return
+    while cursor.node is not None and cursor.node.start_byte < end:
+        _walk_leaves(cursor, start, end, out)
+        if not cursor.goto_next_sibling():
+            break
+    cursor.goto_parent()
 
 
 _ERRORS: dict[str, Query] = {}
 
 
-def error_bytes(lang: Language, source: bytes) -> int:
-    """How much of `source` the language's grammar cannot parse (bytes under ERROR nodes)."""
+def error_count(lang: Language, source: bytes) -> int:
+    """How many places of `source` the language's grammar cannot parse (ERROR nodes)."""
     tree = parse(lang, source)
     if not tree.root_node.has_error:
         return 0
     query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
-    nodes = QueryCursor(query).captures(tree.root_node).get("error", [])
-    return sum(n.end_byte - n.start_byte for n in nodes if not _in_error(n)) + len(nodes)
+    return len(QueryCursor(query).captures(tree.root_node).get("error", []))

@@ -11,6 +11,7 @@ syntax the change altered, are looked at.
 from __future__ import annotations
 
 import bisect
+import functools
 import shlex
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -258,7 +259,10 @@ class _Addresses:
         self.judgement = judgement
         self.before = definitions(judgement.lang, judgement.tree_b)
         self.paths = [d.name_path for d in self.before]
-        self.after = definitions(judgement.lang, judgement.tree_a)
+
+    @functools.cached_property
+    def after(self) -> list[Definition]:
+        return definitions(self.judgement.lang, self.judgement.tree_a)
 
     def of(self, definition: Definition) -> str:
         position = next((i for i, d in enumerate(self.before) if d.start_byte == definition.start_byte and d.name_path == definition.name_path), None)

@@ -2,6 +2,7 @@
 ; langs/cpp.toml's scope_separator turns "A::m" into the name path A/m. A conversion
 ; operator is named without its parameters (`operator bool`).
 ; @body marks what the gate lets change freely; the rest of a definition is its header.
+; `= default` and `= delete` are a function's body, as the standard has it.
 
 (function_definition
   declarator: [
@@ -15,7 +16,7 @@
     (operator_cast) @name
     (qualified_identifier name: (operator_cast)) @name
   ]
-  body: [(compound_statement) (try_statement)] @body) @definition.function
+  [(compound_statement) (try_statement) (default_method_clause) (delete_method_clause)] @body) @definition.function
 
 (field_declaration_list
   (function_definition
@@ -26,7 +27,7 @@
       (_ declarator: (_ declarator: (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name)))
       (operator_cast) @name
     ]
-    body: [(compound_statement) (try_statement)]? @body) @definition.method)
+    [(compound_statement) (try_statement) (default_method_clause) (delete_method_clause)]? @body) @definition.method)
 
 ; Declarations where declarations live (file, namespace, class, linkage and #if blocks),
 ; not inside a function body, where `T name(args);` is usually a variable.
@@ -48,6 +49,9 @@
     (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
     (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
   (preproc_else (declaration declarator: [
+    (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
+    (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
+  (linkage_specification body: (declaration declarator: [
     (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name)
     (_ declarator: (function_declarator declarator: [(identifier) (qualified_identifier) (operator_name)] @name))]) @definition.function)
   (template_declaration (declaration declarator: [
@@ -92,7 +96,7 @@
       (operator_cast) @name
       (qualified_identifier name: (operator_cast)) @name
     ]
-    body: [(compound_statement) (try_statement)] @body)) @definition.function
+    [(compound_statement) (try_statement) (default_method_clause) (delete_method_clause)] @body)) @definition.function
 
 (template_declaration
   [(class_specifier name: (type_identifier) @name body: (field_declaration_list) @body)
@@ -152,3 +156,11 @@
 (preproc_function_def
   name: (identifier) @name
   value: (_)? @body) @definition.function
+
+; The grammar reads an out-of-line `A::~A() = default;` as an assignment: its call is the
+; definition (the same header tokens as `A::~A() {}`), `= default` stays outside it.
+(expression_statement
+  (assignment_expression
+    left: (call_expression function: (qualified_identifier) @name) @definition.function
+    right: (identifier) @_clause)
+  (#match? @_clause "^(default|delete)$"))

@@ -1,6 +1,6 @@
 ; @scope, where present, names the enclosing type of a definition declared outside it.
 ; @body marks what the gate lets change freely (statements, struct fields, interface
-; methods); the rest of a definition is its header.
+; methods, the type a type name stands for); the rest of a definition is its header.
 ; A `type` declaration with a single spec is one definition, keyword included;
 ; in a grouped `type ( ... )` each spec stands alone.
 
@@ -41,10 +41,10 @@
 
 (type_declaration
   (type_spec name: (type_identifier) @name
-    type: (_) @_type (#not-match? @_type "^(struct|interface)")) @definition.type)
+    type: (_) @body (#not-match? @body "^(struct|interface)")) @definition.type)
 
 (type_declaration
-  (type_alias name: (type_identifier) @name) @definition.type)
+  (type_alias name: (type_identifier) @name type: (_) @body) @definition.type)
 
 (type_declaration
   .
@@ -59,10 +59,10 @@
 (type_declaration
   .
   (type_spec name: (type_identifier) @name
-    type: (_) @_type (#not-match? @_type "^(struct|interface)"))
+    type: (_) @body (#not-match? @body "^(struct|interface)"))
   .) @definition.type
 
 (type_declaration
   .
-  (type_alias name: (type_identifier) @name)
+  (type_alias name: (type_identifier) @name type: (_) @body)
   .) @definition.type

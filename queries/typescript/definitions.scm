@@ -1,5 +1,6 @@
 ; TypeScript and TSX. Method decorators are siblings in a class body: langs/ attaches them.
 ; @body marks what the gate lets change freely; everything else of a definition is its header.
+; A type alias's type is its body, as an interface's members are.
 ; A function value may sit behind parentheses, `as`, `satisfies`, or a component wrapper
 ; (memo, forwardRef, observer); the value's own body is the body.
 
@@ -27,11 +28,8 @@
   body: (_) @body) @definition.interface
 
 (type_alias_declaration
-  name: (type_identifier) @name) @definition.type
-
-(type_alias_declaration
   name: (type_identifier) @name
-  value: (object_type) @body) @definition.type
+  value: (_) @body) @definition.type
 
 (enum_declaration
   name: (identifier) @name
@@ -92,18 +90,76 @@
       ]))
 ] @definition.function
 
-; Components behind a wrapper: `const Card = memo(function Card() {...})`, `forwardRef((p, ref) => ...)`.
+; Components behind a wrapper: `const Card = memo(function Card() {...})`, `forwardRef((p, ref) => ...)`,
+; also cast: `forwardRef(...) as unknown as Typed`.
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
-    value: (call_expression
-      function: [(identifier) (member_expression)] @_wrapper
-      arguments: (arguments . [
-        (arrow_function body: (_) @body) (function_expression body: (_) @body)
+    value: [
+      (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+      (as_expression . [
         (call_expression
-          function: [(identifier) (member_expression)] @_inner
-          arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+        (as_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))])
+      (satisfies_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))])
   (#match? @_wrapper "^(React\\.)?(memo|forwardRef|observer)$")) @definition.function
+
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [
+      (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+      (as_expression . [
+        (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+        (as_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))])
+      (satisfies_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))]
+  (#match? @_wrapper "^(React\\.)?(memo|forwardRef|observer)$")) @definition.method
 
 (lexical_declaration
   (variable_declarator
@@ -151,10 +207,7 @@
   declaration: (interface_declaration name: (type_identifier) @name body: (_) @body)) @definition.interface
 
 (export_statement
-  declaration: (type_alias_declaration name: (type_identifier) @name)) @definition.type
-
-(export_statement
-  declaration: (type_alias_declaration name: (type_identifier) @name value: (object_type) @body)) @definition.type
+  declaration: (type_alias_declaration name: (type_identifier) @name value: (_) @body)) @definition.type
 
 (export_statement
   declaration: (enum_declaration name: (identifier) @name body: (enum_body) @body)) @definition.enum
@@ -179,13 +232,36 @@
   declaration: (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: (call_expression
+      value: [
+      (call_expression
         function: [(identifier) (member_expression)] @_wrapper
         arguments: (arguments . [
           (arrow_function body: (_) @body) (function_expression body: (_) @body)
           (call_expression
             function: [(identifier) (member_expression)] @_inner
-            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))))
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+      (as_expression . [
+        (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))]))
+        (as_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))])
+      (satisfies_expression . (call_expression
+        function: [(identifier) (member_expression)] @_wrapper
+        arguments: (arguments . [
+          (arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (call_expression
+            function: [(identifier) (member_expression)] @_inner
+            arguments: (arguments . [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))])))]))
   (#match? @_wrapper "^(React\\.)?(memo|forwardRef|observer)$")) @definition.function
 
 ; An anonymous default export is named `default`.
