@@ -52,6 +52,7 @@ corpus:
 	fi
 
 bench: setup corpus
+	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py
 	$(PY) benchmarks/classify_latency.py
 	$(PY) benchmarks/symbol_latency.py

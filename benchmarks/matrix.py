@@ -30,7 +30,7 @@ from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
-from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.report import bar_chart, machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.gate.effect import edit_effect  # noqa: E402
@@ -231,29 +231,13 @@ def render(rows: list[dict[str, Any]], profile_name: str) -> str:
 
 
 def chart(rows: list[dict[str, Any]], target: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     shown = [r for r in rows if "note" not in r and r["judged"]]
-    names = [r["language"] for r in shown]
-    series = [
+    bar_chart([r["language"] for r in shown], [
         ("ours: false block", [r["ours"]["false_block_rate"] or 0 for r in shown], "#2b8cbe"),
         ("ours: missed definition", [r["ours"]["missed_definition_rate"] or 0 for r in shown], "#045a8d"),
         ("keyword: false block", [r["keyword"]["false_block_rate"] or 0 for r in shown], "#fdae6b"),
         ("keyword: missed definition", [r["keyword"]["missed_definition_rate"] or 0 for r in shown], "#e6550d"),
-    ]
-    figure, axes = plt.subplots(figsize=(10, 4.5))
-    width = 0.2
-    for k, (label, values, colour) in enumerate(series):
-        axes.bar([i + (k - 1.5) * width for i in range(len(names))], [100 * v for v in values], width, label=label, color=colour)
-    axes.set_xticks(range(len(names)), names)
-    axes.set_ylabel("% of edits (vs. independent oracle)")
-    axes.set_title("Gate errors per language: ours vs. a keyword gate")
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(target, dpi=110)
+    ], "Gate errors per language: ours vs. a keyword gate", target)
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
-from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.report import bar_chart, machine, percentile, record  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
@@ -109,6 +109,12 @@ class LanguageRun:
         }
 
 
+def repo_name(repo: Path) -> str:
+    """A repository's name, also for a bare clone kept as `<name>/repo` or `<name>.git`."""
+    path = repo.resolve()
+    return path.parent.name if path.name == "repo" else path.name.removesuffix(".git")
+
+
 def make_oracle(language: str, gateway: Gateway) -> Oracle | None:
     if language == "python":
         return AstOracle()
@@ -172,7 +178,7 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None) -> None
     run.keyword.add(keyword, truth, oracle_label)
     if outcome and len(run.disagreements) < 40:
         run.disagreements.append({
-            "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": edit.repo.name,
+            "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": repo_name(edit.repo),
             "commit": edit.commit[:12], "path": edit.path, "line": edit.line, "old": edit.old[:400], "new": edit.new[:400],
         })
 
@@ -249,29 +255,13 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
 
 
 def chart(rows: list[dict[str, Any]], target: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     shown = [r for r in rows if r["judged"]]
-    names = [r["language"] for r in shown]
-    series = [
+    bar_chart([r["language"] for r in shown], [
         ("ours: missed structural", [r["ours"]["missed_rate"] or 0 for r in shown], "#045a8d"),
         ("ours: false block", [r["ours"]["false_block_rate"] or 0 for r in shown], "#2b8cbe"),
         ("keyword: missed structural", [r["keyword"]["missed_rate"] or 0 for r in shown], "#e6550d"),
         ("keyword: false block", [r["keyword"]["false_block_rate"] or 0 for r in shown], "#fdae6b"),
-    ]
-    figure, axes = plt.subplots(figsize=(10, 4.5))
-    width = 0.2
-    for k, (title, values, colour) in enumerate(series):
-        axes.bar([i + (k - 1.5) * width for i in range(len(names))], [100 * v for v in values], width, label=title, color=colour)
-    axes.set_xticks(range(len(names)), names)
-    axes.set_ylabel("% (vs. independent oracle)")
-    axes.set_title("Real-edit replay: gate errors per language, ours vs. a keyword gate")
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(target, dpi=110)
+    ], "Real-edit replay: gate errors per language, ours vs. a keyword gate", target)
 
 
 def main() -> None:
@@ -284,7 +274,7 @@ def main() -> None:
     args = parser.parse_args()
     languages = set(args.languages.split(",")) if args.languages else None
     if args.repo:
-        repos, corpus = args.repo, ", ".join(f"{p.name} (last {args.commits} commits)" for p in args.repo)
+        repos, corpus = args.repo, ", ".join(f"{repo_name(p)} (last {args.commits} commits)" for p in args.repo)
     else:
         built = build_all(languages)
         repos, args.commits = [repo for _, repo in built], 1000

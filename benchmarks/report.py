@@ -41,3 +41,23 @@ def record(markdown: str, marker: str, title: str) -> None:
     else:
         text = text.rstrip("\n") + f"\n\n## {title}\n\n{block}\n"
     RESULTS.write_text(text)
+
+
+def bar_chart(names: list[str], series: list[tuple[str, list[float], str]], title: str, target: Path) -> None:
+    """Grouped bars, one group per name, one bar per (label, fractions, colour) series, in percent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(10, 4.5))
+    width = 0.8 / max(len(series), 1)
+    middle = (len(series) - 1) / 2
+    for k, (label, values, colour) in enumerate(series):
+        axes.bar([i + (k - middle) * width for i in range(len(names))], [100 * v for v in values], width, label=label, color=colour)
+    axes.set_xticks(range(len(names)), names)
+    axes.set_ylabel("% (vs. independent oracle)")
+    axes.set_title(title)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(target, dpi=110)

@@ -305,17 +305,20 @@ def find_definitions(lang: Language, source: bytes) -> list[Definition]:
 
 
 _CLOSING = frozenset({")", "]", "}", ">"})
+_QUOTE = re.compile(r"""([A-Za-z]{0,3})(?:'{3}|"{3}|'|")""")
 
 
 def header_tokens(tree: Tree, definition: Definition) -> tuple[str, ...]:
     """The tokens of a definition's header, comments left out: equal tokens, equal header,
-    however the lines are broken or indented, with or without a trailing comma."""
+    however the lines are broken or indented, with or without a trailing comma, in
+    single or double quotes."""
     tokens: list[str] = []
     for start, end in definition.header_spans:
         if start < end:
             _leaves(tree.root_node.descendant_for_byte_range(start, end), start, end, tokens)
-    # A trailing comma before a closing bracket is layout, not meaning.
-    return tuple(t for i, t in enumerate(tokens) if not (t == "," and i + 1 < len(tokens) and tokens[i + 1] in _CLOSING))
+    # A trailing comma before a closing bracket, and the choice of quote, are layout, not meaning.
+    kept = [t for i, t in enumerate(tokens) if not (t == "," and i + 1 < len(tokens) and tokens[i + 1] in _CLOSING)]
+    return tuple(_QUOTE.sub(lambda m: m.group(1) + '"', t) if _QUOTE.fullmatch(t) else t for t in kept)
 
 
 def _leaves(node: Node | None, start: int, end: int, out: list[str]) -> None:

@@ -282,3 +282,32 @@ def test_gate_limit_applies_to_the_api(tmp_path: Path) -> None:
 
     with pytest.raises(TooLarge):
         Gate(config=GateConfig(max_file_bytes=100)).check_edit("p.py", SOURCE * 10, "def f", "def h")
+
+
+def test_cli_not_found_exits_1_naming_the_nearest_lines(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "p.py").write_text(SOURCE)
+    done = subprocess.run([sys.executable, "-m", "gateway", "edit", "p.py", "--old", "def f(b):\n    return a", "--new", "x", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and json.loads(done.stdout)["error"]["kind"] == "not_found"
+    assert "nearest: line 1 'def f(a):'" in done.stderr and done.stderr.count("\n") == 1
+    assert (tmp_path / "p.py").read_text() == SOURCE
+
+
+def test_an_internal_error_in_the_hook_fails_closed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    from gateway import cli
+    from gateway.hooks import claude_code
+
+    def explode(payload: object) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(claude_code, "_judge", explode)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit", "tool_input": {}}')))
+    assert cli.run(["hook", "claude-code"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (ZeroDivisionError: boom)" in err
