@@ -14,8 +14,10 @@ canonical body, so two texts can be compared without looking at formatting:
 Server symbols count as definitions when their kind is one (namespace, class, method,
 constructor, enum, interface, function, struct), or when they are a variable or constant
 whose initializer is a function. Anonymous ones ("forEach() callback", "(anonymous
-struct)") do not. A server gives no header, so its header is the symbol's text up to the
-first `{` outside brackets (or up to `;`), compared token by token without comments.
+struct)") do not, nor do an enum's members. A server gives no header, so its header is the
+symbol's text up to the first `{` outside brackets (or up to `;`), compared token by token
+without comments; a type name without braces (`typedef int t`) has its name as header and
+the type it stands for as body, as the gate has it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from gateway.symbols.text import LineIndex
 
 Label = Literal["definition", "header", "body", "none"]
 DEFINITION_KINDS = {3, 5, 6, 9, 10, 11, 12, 23}
+ENUM_KIND = 10
+TYPE_KINDS = {5, 23, 26}
 VARIABLE_KINDS = {13, 14}
 ANONYMOUS = ("<function>", "<class>")
 
@@ -255,9 +259,10 @@ class LspOracle:
         self.name = f"documentSymbol ({session.name})"
 
     def definitions(self, path: Path, text: str) -> list[OracleDefinition] | None:
-        """The server's symbols once two answers in a row agree: right after a change,
-        clangd may answer from the AST of the text before it."""
+        """The server's symbols once it has analysed the text (where it says so) and two
+        answers in a row agree: right after a change, clangd may answer from an older AST."""
         self.session.sync(path, text, self.lang.server.language_id_for(path))
+        self.session.wait_for_analysis(path, 30)
         uri = path.as_uri()
         reply = None
         for attempt in range(8):
@@ -277,21 +282,24 @@ class LspOracle:
         def offset(position: dict[str, Any]) -> int:
             return index.from_utf16(position["line"], position["character"])
 
-        def walk(item: dict[str, Any], prefix: str) -> None:
+        def walk(item: dict[str, Any], prefix: str, in_enum: bool = False) -> None:
             name = str(item.get("name", ""))
             anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
             rng = item.get("range") or item["location"]["range"]
             start, end = offset(rng["start"]), offset(rng["end"])
             kind = item.get("kind")
             is_function_value = kind in VARIABLE_KINDS and _FUNCTION_VALUE.search(text, start, end) is not None
-            counted = (kind in DEFINITION_KINDS or is_function_value) and not anonymous
+            # An enum's members are its body, not definitions (clangd reports them as enums too).
+            counted = (kind in DEFINITION_KINDS or is_function_value) and not anonymous and not in_enum
             if counted:
                 selection = item.get("selectionRange", rng)
                 name_start, name_end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
                 header, body = _split_header(text[start:end])
+                if kind in TYPE_KINDS and not body:  # `typedef int t`, Go's `T int`: the type is the body
+                    header, body = name, text[start:end].replace(name, " ", 1)
                 found.append(OracleDefinition(name_start, name_end, start, end, prefix + name, str(kind), _fold(header), _fold(body)))
             for child in item.get("children") or []:
-                walk(child, prefix + name + "/" if counted else prefix)
+                walk(child, prefix + name + "/" if counted else prefix, kind == ENUM_KIND)
 
         for item in reply:
             walk(item, "")

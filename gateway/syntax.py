@@ -223,8 +223,11 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace").strip()
 
 
+_PARAMETERS = re.compile(r"(?<!operator)\s*\(.*", re.DOTALL)
+
+
 def _name_segments(lang: Language, match: _Match) -> list[str]:
-    text = _text(match.name).split("(", 1)[0].strip()  # `operator bool() const` is named `operator bool`
+    text = _PARAMETERS.sub("", _text(match.name))  # `operator bool() const` is named `operator bool`
     segments = [text]
     if lang.scope_separator:
         segments = [part.strip() for part in text.split(lang.scope_separator) if part.strip()]

@@ -24,7 +24,6 @@ _IGNORED_NOTIFICATIONS = (
     "window/showMessage",
     "$/logTrace",
     "telemetry/event",
-    "textDocument/publishDiagnostics",
     "language/status",
 )
 _IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create")
@@ -55,6 +54,7 @@ class LspSession:
         )
         self.server_info: dict[str, Any] = {}
         self._working: set[str] = set()
+        self._analysed: dict[str, int] = {}
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -75,6 +75,7 @@ class LspSession:
             self._handler.on_request(method, ignore)
         self._handler.on_request("workspace/configuration", self._configuration)
         self._handler.on_notification("$/progress", self._progress)
+        self._handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
         await self._handler.start()
         result = await self._handler.send.initialize(self.adapter.initialize_params(self.root))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
@@ -91,6 +92,25 @@ class LspSession:
             self._working.add(token)
         elif kind == "end":
             self._working.discard(token)
+
+    async def _diagnostics(self, params: Any) -> None:
+        """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
+        if isinstance(params, dict) and isinstance(params.get("version"), int):
+            self._analysed[str(params.get("uri"))] = params["version"]
+
+    def wait_for_analysis(self, path: Path, limit: float) -> bool:
+        """Wait (up to `limit` seconds) until the server has analysed the text last sent for
+        `path`; False if it has not said so (or never versions its diagnostics)."""
+        uri = path.as_uri()
+
+        async def analysed() -> bool:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + limit
+            while self._analysed.get(uri, 0) < self._versions.get(uri, 0) and loop.time() < deadline:
+                await asyncio.sleep(0.02)
+            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0)
+
+        return self._run(analysed(), what="waiting for the server's analysis")
 
     def wait_until_idle(self, limit: float) -> bool:
         """Wait (up to `limit` seconds) for announced work to end; False if it is still going."""

@@ -50,14 +50,24 @@
   name: (type_identifier) @name
   body: (enumerator_list) @body) @definition.enum
 
+; A typedef of a function type or function pointer: `typedef void (*handler)(int);`.
+[
+  (translation_unit (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+]
+
+; What a typedef or alias stands for is its body, as a struct's fields are.
 ; A typedef counts where declarations live (file, #if blocks), not inside a function body,
 ; where it is a local name. The fields of a typedef'd struct, union or enum are its body.
 [
-  (translation_unit (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_ifdef (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_if (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_else (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_elif (type_definition declarator: (type_identifier) @name) @definition.type)
+  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
 ]
 
 [

@@ -102,6 +102,15 @@
   [(class_specifier name: (type_identifier) @name body: (field_declaration_list) @body)
    (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body)]) @definition.class
 
+; A specialization (`struct is_contiguous<std::string> {...}`) is a definition of its own,
+; named by its template; its arguments are part of its header.
+(template_declaration
+  [(class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)
+   (struct_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)]) @definition.class
+
+[(class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)
+ (struct_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)] @definition.class
+
 (class_specifier
   name: (type_identifier) @name
   body: (field_declaration_list) @body) @definition.class
@@ -122,16 +131,28 @@
   name: [(namespace_identifier) (nested_namespace_specifier)] @name
   body: (declaration_list) @body) @definition.module
 
+; A typedef of a function type or function pointer: `typedef void (*handler)(int);`.
+[
+  (translation_unit (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (declaration_list (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+  (field_declaration_list (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
+]
+
+; What a typedef or alias stands for is its body, as a struct's fields are.
 ; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
 ; function body, where it is a local name.
 [
-  (translation_unit (type_definition declarator: (type_identifier) @name) @definition.type)
-  (declaration_list (type_definition declarator: (type_identifier) @name) @definition.type)
-  (field_declaration_list (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_ifdef (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_if (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_else (type_definition declarator: (type_identifier) @name) @definition.type)
-  (preproc_elif (type_definition declarator: (type_identifier) @name) @definition.type)
+  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (field_declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
 ]
 
 [
@@ -144,13 +165,13 @@
 ]
 
 [
-  (translation_unit (alias_declaration name: (type_identifier) @name) @definition.type)
-  (declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
-  (field_declaration_list (alias_declaration name: (type_identifier) @name) @definition.type)
-  (preproc_ifdef (alias_declaration name: (type_identifier) @name) @definition.type)
-  (preproc_if (alias_declaration name: (type_identifier) @name) @definition.type)
-  (preproc_else (alias_declaration name: (type_identifier) @name) @definition.type)
-  (preproc_elif (alias_declaration name: (type_identifier) @name) @definition.type)
+  (translation_unit (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (declaration_list (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (field_declaration_list (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (preproc_ifdef (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (preproc_if (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (preproc_else (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (preproc_elif (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
 ]
 
 (preproc_function_def
