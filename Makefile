@@ -39,7 +39,7 @@ demo: setup
 	$(PY) -m gateway.demo
 
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 3  # three workers: most tests wait on language servers, not on a core
 
 # Third-party source for the language matrix beyond what setup brings (Debian packages).
 corpus:

@@ -60,7 +60,8 @@ def _session_pid(gateway: Gateway) -> int | None:
 def test_fault_leaves_file_and_recovers(
     monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path, mode: str, reason: str
 ) -> None:
-    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
+    # Only the hang needs a short timeout; the other faults must not race a slow start on a busy machine.
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
     with Gateway(workspace, registry=registry) as gateway:
         with pytest.raises(ServerFailed, match=reason) as failed:
