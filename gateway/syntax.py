@@ -32,6 +32,7 @@ class Definition:
     body_start_byte: int | None = None
     body_end_byte: int | None = None
     in_error: bool = False
+    header_span: tuple[int, int] | None = None
 
     def name_within(self, start: int, end: int) -> bool:
         return start <= self.name_start_byte and self.name_end_byte <= end
@@ -39,7 +40,10 @@ class Definition:
     @property
     def header_spans(self) -> tuple[tuple[int, int], ...]:
         """The definition less its body: decorators, modifiers, name, parameters, bases, and
-        whatever follows the body (`} name;` of a C typedef). No body: all of it."""
+        whatever follows the body (`} name;` of a C typedef). No body: all of it. A query
+        that captures @header says exactly what the header is (a typedef's name alone)."""
+        if self.header_span is not None:
+            return (self.header_span,)
         if self.body_start_byte is None or self.body_end_byte is None:
             return ((self.start_byte, self.end_byte),)
         return ((self.start_byte, self.body_start_byte), (self.body_end_byte, self.end_byte))
@@ -153,6 +157,7 @@ class _Match:
     name: Node
     scope: Node | None
     body: Node | None
+    header: Node | None
     pattern: int
     in_error: bool
 
@@ -211,8 +216,9 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
         node = captures[kinds[0]][0]
         scope = captures.get("scope", [None])[0]
         body = captures.get("body", [None])[0]
+        header = captures.get("header", [None])[0]
         kind = kinds[0].split(".", 1)[1]
-        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, pattern, broken and _in_error(node))
+        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, header, pattern, broken and _in_error(node))
         key = (match.name.start_byte, match.name.end_byte)
         current = best.get(key)
         if current is None or (match.width, match.pattern) > (current.width, current.pattern):
@@ -273,6 +279,7 @@ def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None =
             body_start_byte=match.body.start_byte if match.body is not None else None,
             body_end_byte=match.body.end_byte if match.body is not None else None,
             in_error=match.in_error,
+            header_span=(match.header.start_byte, match.header.end_byte) if match.header is not None else None,
         )
         found.append(definition)
         stack.append(definition)

@@ -59,15 +59,16 @@
   (preproc_elif (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
 ]
 
-; What a typedef or alias stands for is its body, as a struct's fields are.
+; What a typedef or alias stands for is its body, as a struct's fields are; its name alone
+; is its header (@header), so `typedef T x;` and `using x = T;` are the same definition.
 ; A typedef counts where declarations live (file, #if blocks), not inside a function body,
 ; where it is a local name. The fields of a typedef'd struct, union or enum are its body.
 [
-  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
 ]
 
 [

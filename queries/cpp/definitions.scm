@@ -142,17 +142,18 @@
   (field_declaration_list (type_definition type: (_) @body declarator: (function_declarator declarator: (parenthesized_declarator [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type)
 ]
 
-; What a typedef or alias stands for is its body, as a struct's fields are.
+; What a typedef or alias stands for is its body, as a struct's fields are; its name alone
+; is its header (@header), so `typedef T x;` and `using x = T;` are the same definition.
 ; A typedef counts where declarations live (file, namespace, class, #if blocks), not inside a
 ; function body, where it is a local name.
 [
-  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (field_declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
-  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name) @definition.type)
+  (translation_unit (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (field_declaration_list (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_ifdef (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_if (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_else (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
+  (preproc_elif (type_definition type: (_) @body declarator: (type_identifier) @name @header) @definition.type)
 ]
 
 [
@@ -165,13 +166,13 @@
 ]
 
 [
-  (translation_unit (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (declaration_list (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (field_declaration_list (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (preproc_ifdef (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (preproc_if (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (preproc_else (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
-  (preproc_elif (alias_declaration name: (type_identifier) @name type: (_) @body) @definition.type)
+  (translation_unit (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (declaration_list (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (field_declaration_list (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (preproc_ifdef (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (preproc_if (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (preproc_else (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
+  (preproc_elif (alias_declaration name: (type_identifier) @name @header type: (_) @body) @definition.type)
 ]
 
 (preproc_function_def
