@@ -9,7 +9,8 @@ documentSymbol) labels each edit: adds/removes/renames a definition, changes a h
 body-only, or no definition. Beside ours, the keyword gate as deployed today. Without
 --repo it replays the default corpus (replay_corpus.toml: consecutive releases of packages
 from PyPI, npm and Debian). Results go to results/local/ unless --record, which writes
-results/replay.json, results/replay.png and a section of RESULTS.md.
+results/replay.json, results/replay.png and a section of RESULTS.md (with --repo:
+results/replay-repos.json and a section of its own).
 """
 
 from __future__ import annotations
@@ -284,15 +285,21 @@ def main() -> None:
     for language, found in edits.items():
         print(f"replay: {language}: {len(found)} edits", file=sys.stderr)
         rows.append(run_language(language, found).to_json())
+    if args.record:  # where each disagreement is, without the third-party code itself
+        for row in rows:
+            row["disagreements"] = [{k: v for k, v in d.items() if k not in ("old", "new")} for d in row["disagreements"]]
     result = {"machine": machine(), "corpus": corpus, "seed": SEED, "languages": rows}
     target = RESULTS_DIR if args.record else RESULTS_DIR / "local"
+    stem = "replay-repos" if args.repo else "replay"
     target.mkdir(parents=True, exist_ok=True)
-    (target / "replay.json").write_text(json.dumps(result, indent=2) + "\n")
-    chart(rows, target / "replay.png")
+    (target / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    chart(rows, target / f"{stem}.png")
     markdown = render(rows, corpus)
     print(markdown)
-    if args.record:
-        record(markdown + "\n\n![Replay errors per language](results/replay.png)", "replay", "Real-edit replay (`make bench`)")
+    if args.record and args.repo:
+        record(markdown, stem, "Real-edit replay on repositories (`replay.py --repo ... --record`)")
+    elif args.record:
+        record(markdown + f"\n\n![Replay errors per language](results/{stem}.png)", stem, "Real-edit replay (`make bench`)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""The replay benchmark's parts: hunks of a real git history as agent edits, and the oracle's labels."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from benchmarks.hunks import edit_for, replay_edits
+from benchmarks.oracle import AstOracle, label, structural
+from gateway.langs import default_registry
+
+BEFORE = "import os\n\n\ndef f(a):\n    return a\n\n\nX = 1\nY = 2\n\n\ndef g(a):\n    return a\n\n\ndef h():\n    return 0\n"
+AFTER = "import os\n\n\ndef f(a, b):\n    return a\n\n\nX = 1\nY = 2\n\n\ndef g(a):\n    return a + 1\n\n\ndef h():\n    return 0\n"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+                        "PATH": "/usr/bin:/bin"})
+
+
+def test_every_hunk_becomes_an_edit_that_reproduces_it(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "m.py").write_text(BEFORE)
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "one")
+    (tmp_path / "m.py").write_text(AFTER)
+    _git(tmp_path, "commit", "-qam", "two")
+    edits = list(replay_edits(tmp_path, 5, default_registry(), None))
+    assert [(e.path, e.language) for e in edits] == [("m.py", "python")] * 2
+    for edit in edits:
+        assert BEFORE.count(edit.old) == 1 and edit.old != edit.new
+    first = edits[0]
+    assert "def f(a):" in first.old and "def f(a, b):" in first.new
+
+
+def test_context_widens_until_old_string_is_unique() -> None:
+    before = "x = 1\ny = 2\nz = 3\nx = 1\ny = 2\nw = 4\n"
+    after = "x = 1\ny = 2\nz = 3\nx = 1\ny = 5\nw = 4\n"
+    old, new, line = edit_for(before, after, (5, 1, 5, 1))  # line 5 alone: `y = 2` occurs twice
+    assert before.count(old) == 1 and line <= 5
+    assert before.replace(old, new) == after
+
+
+def test_oracle_labels() -> None:
+    oracle, path = AstOracle(), Path("m.py")
+    base = oracle.definitions(path, BEFORE)
+    assert base is not None
+    header = oracle.definitions(path, BEFORE.replace("def f(a):", "def f(a, b):"))
+    body = oracle.definitions(path, BEFORE.replace("    return a\n\n\nX = 1", "    return a + 1\n\n\nX = 1"))
+    renamed = oracle.definitions(path, BEFORE.replace("def h():", "def k():"))
+    comment = oracle.definitions(path, BEFORE.replace("import os\n", "import os  # why\n"))
+    assert header and body and renamed and comment
+    assert [label(base, other) for other in (header, body, renamed, comment)] == ["header", "body", "definition", "none"]
+    assert structural("definition", False) and structural("header", True)
+    assert not structural("header", False) and not structural("body", True)
