@@ -65,7 +65,7 @@ def generate_edits(language: str, name: str, content: str, seed: int = 0) -> lis
     whole, body = [], []
     for d in definitions:
         text = data[d.start_byte : d.end_byte].decode()
-        if content.count(text) == 1 and "\n" in text:
+        if content.count(text) == 1 and "\n" in text and "(" in text:
             whole.append(Edit("whole_definition", text, text.replace("(", "( ", 1)))
         if d.end_line - d.name_line >= 3:
             first = d.name_line + 1
@@ -74,7 +74,7 @@ def generate_edits(language: str, name: str, content: str, seed: int = 0) -> lis
                 body.append(Edit("body_only", pair, pair.replace("\n", " \n", 1)))
     single = []
     for line in rng.sample(lines, min(len(lines), 4 * EDITS_PER_KIND)):
-        if line.strip() and content.count(line) == 1:
+        if line.strip() and content.count(line) == 1 and line.endswith("\n"):
             single.append(Edit("single_line", line, line.rstrip("\n") + " \n"))
     picked: list[Edit] = []
     for group in (whole, body, single):

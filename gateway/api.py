@@ -8,18 +8,21 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import gate_config
 from gateway.diffs import unified_diff
-from gateway.errors import Blocked, UsageError
+from gateway.errors import Ambiguous, Blocked, ServerFailed, UsageError
 from gateway.gate.checker import Gate
-from gateway.gate.verdict import Classification
+from gateway.gate.effect import Effect
+from gateway.gate.verdict import Classification, not_routed
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.typed.audit import select, summarize
 from gateway.typed.declaration import Declaration
 from gateway.typed.kinds import catalogue
 from gateway.typed.service import TypedEdits
-from gateway.workspace import Workspace
+from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
+    from gateway.symbols.backends import SymbolBackend
+    from gateway.symbols.routing import Route
     from gateway.symbols.service import SymbolService
 
 
@@ -30,9 +33,7 @@ class EditResult:
     replacements: int
     lines: tuple[int, ...]
     diff: str
-    routed: tuple[dict[str, Any], ...] = ()
-    backend: str | None = None
-    message: str | None = None
+    route: Route | None = None
 
     def to_json(self) -> dict[str, Any]:
         result = {
@@ -43,8 +44,8 @@ class EditResult:
             "lines": list(self.lines),
             "diff": self.diff,
         }
-        if self.routed:
-            result.update(routed=list(self.routed), backend=self.backend, message=self.message)
+        if self.route is not None:
+            result.update(decision="routed", message=self.route.summary(), **self.route.to_json())
         return result
 
 
@@ -119,20 +120,34 @@ class Gateway:
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
             effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
-            if classification.blocked:
-                if not route:
-                    raise Blocked(classification)
-                from gateway.symbols.routing import route_edit
-
-                return route_edit(self.symbol_service, classification, source, old, new, replace_all)
-            self.workspace.write(source, effect.after)
+            planned = self._route(classification, source, effect) if classification.blocked and route else None
+            if classification.blocked and planned is None:
+                raise Blocked(classification)
+            if planned is not None:
+                self.symbol_service.commit(planned[1], [(source, planned[0].result)])
+            else:
+                self.workspace.write(source, effect.after)
+        written = planned[0].result if planned else effect.after
         return EditResult(
             classification=classification,
             path=source.display,
             replacements=effect.replacements,
             lines=effect.lines,
-            diff=unified_diff(source.display, source.text, effect.after),
+            diff=unified_diff(source.display, source.text, written),
+            route=planned[0] if planned else None,
         )
+
+    def _route(self, classification: Classification, source: SourceFile, effect: Effect) -> tuple[Route, SymbolBackend]:
+        """The verified route of a blocked write; Blocked (saying why not) when there is none."""
+        from gateway.symbols.routing import RouteRefused, plan_route
+
+        try:
+            view = self.symbol_service.file_symbols(source)
+            planned = plan_route(view, effect)
+        except (RouteRefused, ServerFailed, Ambiguous) as refused:
+            raise Blocked(not_routed(classification, str(refused))) from None
+        self.typed.note_operations([o.to_json() for o in planned.operations])
+        return planned, view.backend
 
     def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:
         view = self.symbol_service.symbols(path)

@@ -142,8 +142,8 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
     lines = ", ".join(map(str, result.lines))
     text = f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
-    if result.routed:
-        text = f"{result.message}\n{result.diff.rstrip()}"
+    if result.route is not None:
+        text = f"{result.route.summary()}\n{result.diff.rstrip()}"
     return result.to_json(), text, EXIT_OK
 
 
@@ -210,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_edit_text_args(edit, required=False)
     edit.add_argument("--replace-all", action="store_true", help="replace every occurrence")
     edit.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
-    edit.add_argument("--route", action="store_true", help="perform a blocked edit as symbol operations when unambiguous")
+    edit.add_argument("--route", action="store_true", help="perform a structural edit as verified symbol operations instead of refusing it")
     _add_token_arg(edit)
     edit.set_defaults(handler=_cmd_edit)
 

@@ -39,17 +39,22 @@ def find_root(start: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """`[gate]`: files (and writes) larger than `max_file_bytes` are refused, not judged slowly."""
+    """`[gate]`: files (and writes) larger than `max_file_bytes` are refused, not judged slowly;
+    `on_structural` says what agent-facing surfaces do with a structural write ("route" or "deny")."""
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    on_structural: str = "route"
 
 
 def gate_config(root: Path | None) -> GateConfig:
     data = config_table(root, "gate") if root is not None else {}
-    unknown = set(data) - {"max_file_bytes"}
+    unknown = set(data) - {"max_file_bytes", "on_structural"}
     if unknown:
         raise UsageError(f"{CONFIG_PATH}: [gate] has no key {sorted(unknown)[0]!r}")
     limit = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
         raise UsageError(f"{CONFIG_PATH}: [gate] max_file_bytes must be a positive integer")
-    return GateConfig(max_file_bytes=limit)
+    on_structural = data.get("on_structural", "route")
+    if on_structural not in ("route", "deny"):
+        raise UsageError(f'{CONFIG_PATH}: [gate] on_structural must be "route" or "deny"')
+    return GateConfig(max_file_bytes=limit, on_structural=on_structural)

@@ -43,7 +43,7 @@ def build_server(gateway: Gateway) -> MCPServer:
 
     @server.tool(description=TOOL_DESCRIPTIONS["edit_file"])
     def edit_file(
-        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None
+        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True, token: str | None = None
     ) -> dict[str, Any]:
         return run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "route": route, "token": token})
 

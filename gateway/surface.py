@@ -67,7 +67,7 @@ OPERATIONS: dict[str, Operation] = {
             Param("old_string", str),
             Param("new_string", str),
             Param("replace_all", bool, False, False),
-            Param("route", bool, False, False),
+            Param("route", bool, False, True),
             _TOKEN,
         ),
         lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"], p["token"]).to_json(),

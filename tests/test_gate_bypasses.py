@@ -30,6 +30,12 @@ def _hook(payload: dict[str, object]) -> dict[str, object] | None:
 
 
 def _denied(payload: dict[str, object]) -> str:
+    """The gate's refusal through the hook, with routing turned off in the payload's workspace."""
+    config = Path(str(payload["cwd"])) / ".gateway" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    existing = config.read_text() if config.exists() else "[gate]\n"
+    if "on_structural" not in existing:
+        config.write_text(existing.replace("[gate]\n", '[gate]\non_structural = "deny"\n'))
     decision = _hook(payload)
     assert decision is not None, "the hook let the write through"
     specific = decision["hookSpecificOutput"]
@@ -103,7 +109,7 @@ def test_after_name_edit_is_blocked_by_the_api_and_the_operation_table(workspace
         with pytest.raises(Blocked):
             gateway.edit("p.py", AFTER_NAME_OLD, AFTER_NAME_NEW)
         with pytest.raises(Blocked):  # JSON-RPC gateway/edit and MCP edit_file call this table
-            call(gateway, "edit", {"file_path": "p.py", "old_string": AFTER_NAME_OLD, "new_string": AFTER_NAME_NEW})
+            call(gateway, "edit", {"file_path": "p.py", "old_string": AFTER_NAME_OLD, "new_string": AFTER_NAME_NEW, "route": False})
     assert (workspace / "p.py").read_text() == "def f(a):\n    return a\n"
 
 

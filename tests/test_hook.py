@@ -39,17 +39,59 @@ def _denied(done: subprocess.CompletedProcess[str]) -> str:
     return str(output["permissionDecisionReason"])
 
 
-def test_edit_structural_is_denied(project: Path) -> None:
+def deny_mode(root: Path) -> None:
+    (root / ".gateway").mkdir(exist_ok=True)
+    (root / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
+
+
+def routed(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "PreToolUse" and "updatedInput" in output, output
+    return dict(output)
+
+
+def applied_by_host(text: str, tool: str, updated: dict[str, object]) -> str:
+    """What the host does with the tool input: each old_string must occur exactly once."""
+    if tool == "Write":
+        return str(updated["content"])
+    edits = [updated] if tool == "Edit" else list(updated["edits"])  # type: ignore[arg-type]
+    for edit in edits:
+        assert text.count(edit["old_string"]) == 1, edit  # type: ignore[index]
+        text = text.replace(edit["old_string"], edit["new_string"])  # type: ignore[index]
+    return text
+
+
+def test_edit_structural_is_denied_when_routing_is_off(project: Path) -> None:
+    deny_mode(project)
     reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": str(project / "account.py"), "old_string": DECORATED, "new_string": "", "replace_all": False}}, project))
     assert "remove_symbol" in reason and "gateway remove-symbol Account/fee" in reason and "route=true" in reason
 
 
+@pytest.mark.parametrize(("mode", "decision"), [(None, "ask"), ("default", "ask"), ("acceptEdits", "allow"), ("bypassPermissions", "allow")])
+def test_edit_structural_is_routed_as_the_hosts_own_edit(project: Path, mode: str | None, decision: str) -> None:
+    payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "account.py", "old_string": DECORATED, "new_string": ""}}
+    if mode:
+        payload["permission_mode"] = mode
+    output = routed(hook(payload, project))
+    assert output["permissionDecision"] == decision
+    assert "remove_symbol `Account/fee`" in str(output["additionalContext"])
+    assert applied_by_host(PYTHON.source, "Edit", output["updatedInput"]) == PYTHON.source.replace(DECORATED, "")  # type: ignore[arg-type]
+    assert (project / "account.py").read_text() == PYTHON.source  # the host writes, not the hook
+
+
 def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")
-    reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
+    output = routed(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": "account.py", "old_string": DECORATED, "new_string": ""}}, elsewhere))
-    assert "Account/fee" in reason
+    assert "Account/fee" in str(output["additionalContext"])
+
+
+def test_unroutable_edit_is_denied_with_the_reason(project: Path) -> None:
+    reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
+        "file_path": "account.py", "old_string": DECORATED, "new_string": "    def fee(amount:\n        return ("}}, project))
+    assert "Not routed:" in reason and "syntax error" in reason
 
 
 @pytest.mark.parametrize(
@@ -73,21 +115,39 @@ def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
         {"old_string": "self.balance = 0", "new_string": "self.balance = 1"},
         {"old_string": "self.balance = 1", "new_string": "self.balance = 1\n\n    def deposit(self, amount):\n        self.balance += amount"},
     ]}}
+    output = routed(hook(payload, project))
+    assert "insert_code after `Account/__init__`" in str(output["additionalContext"])
+    expected = PYTHON.source.replace("self.balance = 0", "self.balance = 1\n\n    def deposit(self, amount):\n        self.balance += amount")
+    assert applied_by_host(PYTHON.source, "MultiEdit", output["updatedInput"]) == expected  # type: ignore[arg-type]
+    deny_mode(project)
     reason = _denied(hook(payload, project))
     assert "adds method `Account/deposit`" in reason and "insert_code" in reason
     payload["tool_input"]["edits"] = payload["tool_input"]["edits"][:1]  # type: ignore[index]
     assert hook(payload, project).stdout == ""
 
 
-def test_write_over_a_definition_is_denied(project: Path) -> None:
+def test_write_over_a_definition_is_routed(project: Path) -> None:
     content = PYTHON.source.replace("    def fee(amount):\n        return amount // 100", "    def fee(amount, rate):\n        return amount // rate")
-    reason = _denied(hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}, project))
+    payload = {"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}
+    output = routed(hook(payload, project))
+    assert "replace_symbol `Account/fee`" in str(output["additionalContext"])
+    assert applied_by_host(PYTHON.source, "Write", output["updatedInput"]) == content  # type: ignore[arg-type]
+    deny_mode(project)
+    reason = _denied(hook(payload, project))
     assert reason.startswith("Blocked: this whole-file write to") and "changes the header of method `Account/fee`" in reason
     body_only = PYTHON.source.replace("return amount // 100", "return amount // 10").replace("return inner()", "return inner() + 1")
     assert hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": body_only}}, project).stdout == ""
     unchanged_definitions = PYTHON.source.replace('CLASS_NAMES = ["class", "def"]', 'CLASS_NAMES = ["class"]')
     allowed = hook({"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": unchanged_definitions}}, project)
     assert allowed.stdout == ""
+
+
+def test_routed_edit_on_a_crlf_copy_targets_the_real_definition(tmp_path: Path) -> None:
+    content = 'DOC = """def f(a):\r\n    return a"""\n\n\ndef f(a):\n    return a\n'
+    (tmp_path / "p.py").write_bytes(content.encode())
+    old, new = "def f(a):\n    return a", "def f(a, b):\n    return b"
+    output = routed(hook({"tool_name": "Edit", "cwd": str(tmp_path), "tool_input": {"file_path": "p.py", "old_string": old, "new_string": new}}, tmp_path))
+    assert applied_by_host(content, "Edit", output["updatedInput"]) == content.replace("\ndef f(a):\n    return a", "\n" + new)  # type: ignore[arg-type]
 
 
 def test_classify_write_commands(tmp_path: Path) -> None:

@@ -202,9 +202,8 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
 def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
     from gateway.namepath import NamePath
     from gateway.symbols.backends import LspBackend
-    from gateway.symbols.operations import insert_text, remove_text, replace_text, verify
     from gateway.symbols.rename import plan_rename
-    from gateway.syntax import find_definitions
+    from gateway.symbols.service import plan_insert, plan_remove, plan_replace
 
     service = gateway.symbol_service
     assert fp.source is not None and step.symbol is not None
@@ -230,15 +229,11 @@ def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: 
     text = _normalized(fp, step.text or "")
     if step.action == "insert_code":
         anchor = None if NamePath.parse(step.symbol).is_file else view.resolve(step.symbol)
-        change = insert_text(view.lang, fp.text, view.symbols, anchor, step.position, text)
-        expect = bool(find_definitions(view.lang, text.encode()))
+        change = plan_insert(view, fp.text, anchor, step.position, text)
+    elif step.action == "replace_symbol":
+        change = plan_replace(view, fp.text, view.resolve(step.symbol), text)
     else:
-        symbol = view.resolve(step.symbol)
-        if step.action == "replace_symbol":
-            change, expect = replace_text(view.lang, fp.text, symbol, text), symbol.has_definition
-        else:
-            change, expect = remove_text(fp.text, view.symbols, symbol), False
-    verify(view.lang, fp.display, fp.text, change, expect)
+        change = plan_remove(view, fp.text, view.resolve(step.symbol))
     fp.text = change.text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -125,3 +126,8 @@ def block_message(
 
 def allow(path: str, language: str | None, reason: str, message: str, changed: tuple[ChangedLines, ...] = ()) -> Classification:
     return Classification("allow", reason, path, language, f"Allowed: {message}", changed_lines=changed)
+
+
+def not_routed(classification: Classification, why: str) -> Classification:
+    """The block, saying why the write could not be performed as symbol operations."""
+    return dataclasses.replace(classification, message=f"{classification.message} Not routed: {why.rstrip('.')}.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,9 @@ from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFo
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
+    from gateway.gate.effect import Effect
     from gateway.gate.verdict import Classification
+    from gateway.symbols.routing import Route
     from gateway.typed.service import TypedEdits
 
 ROUTE_HINT = (
@@ -113,23 +116,33 @@ def _edits(tool: str, tool_input: dict[str, Any]) -> list[tuple[str, str, bool]]
              bool(e.get("replace_all"))) for n, e in enumerate(edits)]
 
 
-def _judge_reading(gate: Gate, tool: str, display: str, text: str | None, newline: str | None, tool_input: dict[str, Any]) -> Classification:
+def _judge_reading(gate: Gate, tool: str, display: str, text: str | None, newline: str | None, tool_input: dict[str, Any]) -> tuple[Effect, Classification]:
     from gateway.textfile import normalize_fragment
 
     if tool == "Write":
         content = _text(tool_input.get("content"), "content")
-        return gate.check_write(display, text, normalize_fragment(content, newline) if text is not None else content)[1]
+        return gate.check_write(display, text, normalize_fragment(content, newline) if text is not None else content)
     edits = [(normalize_fragment(old, newline), normalize_fragment(new, newline), every) for old, new, every in _edits(tool, tool_input)]
     if text is None or (text == "" and edits[0][0] == ""):
         if edits[0][0]:
             raise NotFound(f"old_string not found: {display} does not exist")
-        return gate.check_write(display, text, edits[0][1])[1]
+        return gate.check_write(display, text, edits[0][1])
     if tool == "Edit":
-        return gate.check_edit(display, text, *edits[0])[1]
-    return gate.check_multi_edit(display, text, edits)[1]
+        return gate.check_edit(display, text, *edits[0])
+    return gate.check_multi_edit(display, text, edits)
 
 
-def decide(payload: dict[str, Any]) -> Classification | None:
+@dataclass(frozen=True)
+class Judged:
+    """The gate's verdict on one reading of the file, with the write's effect on it."""
+
+    classification: Classification
+    effect: Effect
+    path: Path
+    gate: Gate
+
+
+def decide(payload: dict[str, Any]) -> Judged | None:
     """The gate's verdict on a PreToolUse payload (the first structural reading, else the last
     allowed one); None for tools and files the gate does not judge."""
     tool = payload["tool_name"]
@@ -151,16 +164,51 @@ def decide(payload: dict[str, Any]) -> Classification | None:
     except OSError as error:
         raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
     raw = decode(raw_bytes, display)[0] if raw_bytes is not None else None
-    verdicts: list[Classification] = []
+    verdicts: list[Judged] = []
     failures: list[GatewayError] = []
     for text, newline in _readings(raw):
         try:
-            verdicts.append(_judge_reading(gate, tool, display, text, newline, payload["tool_input"]))
+            effect, classification = _judge_reading(gate, tool, display, text, newline, payload["tool_input"])
         except (NotFound, Ambiguous) as error:  # this reading is not the host's; another may be
             failures.append(error)
+            continue
+        verdicts.append(Judged(classification, effect, path, gate))
     if not verdicts:
         raise failures[0]
-    return next((v for v in verdicts if v.blocked), verdicts[-1])
+    return next((v for v in verdicts if v.classification.blocked), verdicts[-1])
+
+
+def _routed(payload: dict[str, Any], judged: Judged) -> tuple[dict[str, Any], Route]:
+    """The hook's answer for a structural write performed as symbol operations: the same tool,
+    with input whose application gives the verified result R. RouteRefused if there is none."""
+    from gateway.symbols.backends import TreeSitterBackend
+    from gateway.symbols.routing import plan_route
+    from gateway.symbols.service import FileSymbols, symbols_of
+    from gateway.workspace import SourceFile
+
+    effect, lang = judged.effect, judged.gate.registry.for_path(judged.path, judged.effect.before)
+    assert lang is not None and effect.before is not None
+    source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
+    backend = TreeSitterBackend()
+    route = plan_route(FileSymbols(source, lang, backend, symbols_of(lang, judged.path, effect.before, backend)), effect)
+    tool, tool_input = payload["tool_name"], payload["tool_input"]
+    if tool == "Write":
+        updated = dict(tool_input) if route.exact else {**tool_input, "content": route.result}
+    else:
+        old, new = route.as_edit()
+        edit = {"old_string": old, "new_string": new, "replace_all": False}
+        updated = {**tool_input, **edit} if tool == "Edit" else {**tool_input, "edits": [edit]}
+    decision = "allow" if payload.get("permission_mode") in ("acceptEdits", "bypassPermissions") else "ask"
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": route.summary(),
+            "updatedInput": updated,
+            "additionalContext": route.summary(),
+        }
+    }
+    return answer, route
 
 
 def deny(reason: str) -> dict[str, Any]:
@@ -211,25 +259,42 @@ def _judge(payload: dict[str, Any]) -> dict[str, Any] | None:
         return None
     path = _tool_path(payload)
     try:
-        classification = decide(payload)
+        judged = decide(payload)
     except UsageError:
         raise
     except GatewayError as error:
         return deny(f"Refused: {error}.")
     typed = _typed_edits(payload)
-    if classification is not None and classification.blocked:
-        if typed is not None and typed.config().enforce:
-            typed.refuse(f"hook:{tool}", [str(path)], Blocked(classification))
-        return deny(classification.message + ROUTE_HINT)
+    answer, operations = None, None
+    if judged is not None and judged.classification.blocked:
+        refusal = _structural(payload, judged)
+        if isinstance(refusal, str):
+            if typed is not None and typed.config().enforce:
+                typed.refuse(f"hook:{tool}", [str(path)], Blocked(judged.classification))
+            return deny(refusal)
+        answer, operations = refusal[0], [o.to_json() for o in refusal[1].operations]
     if typed is None:
-        return None
+        return answer
     try:
-        typed.native_write(path, f"hook:{tool}")
+        typed.native_write(path, f"hook:{tool}", operations)
     except OutsideWorkspace:
-        return None
+        return answer
     except GrantRefused as refused:
         return deny(f"{refused}." + DECLARE_HINT)
-    return None
+    return answer
+
+
+def _structural(payload: dict[str, Any], judged: Judged) -> tuple[dict[str, Any], Route] | str:
+    """A structural write routed (the answer and its route), or the reason it is denied."""
+    from gateway.symbols.routing import RouteRefused
+
+    message = judged.classification.message
+    if judged.gate.config.on_structural == "deny":
+        return message + ROUTE_HINT
+    try:
+        return _routed(payload, judged)
+    except RouteRefused as refused:
+        return f"{message} Not routed: {str(refused).rstrip('.')}." + ROUTE_HINT
 
 
 def run(stdin: bytes) -> tuple[str, int]:

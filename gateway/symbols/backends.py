@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gateway.langs import Language
-from gateway.lsp.session import LspSession
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition
+
+if TYPE_CHECKING:
+    from gateway.lsp.session import LspSession
 
 LSP_KINDS = {
     1: "file", 2: "module", 3: "namespace", 4: "package", 5: "class", 6: "method", 7: "property",

@@ -174,6 +174,11 @@ def _errors(lang: Language, node: Node, found: list[int]) -> list[int]:
     return found
 
 
+def syntax_errors(lang: Language, text: str) -> list[int]:
+    """Lines of the text's syntax errors (as `verify` counts them)."""
+    return _errors(lang, parse(lang, text.encode()).root_node, [])
+
+
 def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
     """Definitions outside `region` (by name path) and how many lie inside it."""
     to_char = byte_to_char(text)

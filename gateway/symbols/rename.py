@@ -134,12 +134,8 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
             return workspace.read(file)
 
         staged = plan_rename(service, view, symbol, new_name, read_locked)
-        workspace.write_all([(s.source, s.text) for s in staged])
+        service.commit(view.backend, [(s.source, s.text) for s in staged])
     changed = [s for s in staged if s.text != s.source.text]
-    if isinstance(view.backend, LspBackend):
-        for file in changed:
-            lang = service.language(file.source)
-            view.backend.session.sync(file.source.path, file.text, lang.server.language_id_for(file.source.path), saved=True)
     scope = "" if isinstance(view.backend, LspBackend) else " (tree-sitter: identifiers in this file only)"
     return OperationResult(
         operation="rename_symbol",

@@ -1,168 +1,224 @@
-"""Routing: a blocked text edit turned into the symbol operations it unambiguously means.
+"""Routing: a structural write performed as the symbol operations it lifts to.
 
-Recognised shapes: `old_string` covers whole definitions and `new_string` holds their
-replacements in the same order (replace_symbol each); `old_string` kept and whole new
-definitions added before or after it (insert_code); `new_string` empty (remove_symbol).
-Anything else is refused as the gate refuses it. All operations run in memory, are
-verified together and written once.
+The lift (lift.py) splits B → A into patches of whole definitions; here each operation
+gets the name path the backend knows it by, the result R is re-parsed and checked, and a
+refusal says why. Nothing is written here: `commit` in the service writes R.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.gate.verdict import Classification
-from gateway.diffs import unified_diff
 from gateway.edits import occurrences
-from gateway.errors import Blocked
-from gateway.symbols.backends import LspBackend, TreeSitterBackend
+from gateway.errors import GatewayError, SyntaxBroken
+from gateway.gate.effect import Effect
+from gateway.langs import Language
+from gateway.namepath import address_for
+from gateway.symbols.backends import TreeSitterBackend
+from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
-from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
-from gateway.symbols.service import FileSymbols, SymbolService, symbols_of
-from gateway.workspace import SourceFile
+from gateway.symbols.operations import TextChange, syntax_errors, verify
+from gateway.symbols.service import FileSymbols, symbols_of
+from gateway.symbols.text import LineIndex
+
+
+class RouteRefused(GatewayError):
+    """The structural write cannot be performed as symbol operations; `reason` says why."""
+
+    kind = "route_refused"
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
-class _Step:
-    operation: str
-    symbol: Symbol | None
-    code: str = ""
-    position: str = ""
-    start: int | None = None
+class RoutedOperation:
+    """One performed operation. Lines are in the result, except for a removal (in the file before)."""
+
+    tool: str
+    name_path: str
+    path: str
+    start_line: int
+    end_line: int
+    backend: str
+    position: str | None = None
+    new_name_path: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"operation": self.operation, "name_path": self.symbol.name_path if self.symbol else "/"}
+        entry: dict[str, Any] = {
+            "tool": self.tool,
+            "name_path": self.name_path,
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "backend": self.backend,
+        }
         if self.position:
             entry["position"] = self.position
+        if self.new_name_path:
+            entry["new_name_path"] = self.new_name_path
         return entry
 
-
-def _outermost(symbols: list[Symbol]) -> list[Symbol]:
-    return [s for s in symbols if not any(o.contains(s) for o in symbols)]
-
-
-def _covering(text: str, span: tuple[int, int], symbols: list[Symbol]) -> list[Symbol] | None:
-    """The whole definitions that make up `span` (whitespace aside), or None if it holds anything else."""
-    start, end = _line_start(text, span[0]), span[1]
-    # A definition counts from its doc comment, its decorators, or its header (decorators left out).
-    inside = _outermost([s for s in symbols if s.has_definition and start <= s.header_start and s.end <= end])
-    cursor = start
-    for symbol in sorted(inside, key=lambda s: s.start):
-        begins = [b for b in (symbol.doc_start, symbol.start, symbol.header_start) if b >= cursor]
-        if not begins or text[cursor : min(begins)].strip():
-            return None
-        cursor = symbol.end
-    if text[cursor:end].strip() or not inside:
-        return None
-    return sorted(inside, key=lambda s: s.start)
+    def describe(self) -> str:
+        if self.tool == "text":
+            return f"a text change (lines {self.start_line}-{self.end_line})"
+        if self.tool == "insert_code":
+            where = "at the end of the file" if self.name_path == "/" else f"{self.position} `{self.name_path}`"
+            return f"insert_code {where} (lines {self.start_line}-{self.end_line})"
+        renamed = f" (renamed by text to `{self.new_name_path}`)" if self.new_name_path else ""
+        return f"{self.tool} `{self.name_path}`{renamed} (lines {self.start_line}-{self.end_line})"
 
 
-def _line_start(text: str, offset: int) -> int:
-    """`offset` moved back to its line's start when only indentation precedes it."""
-    start = text.rfind("\n", 0, offset) + 1
-    return start if not text[start:offset].strip() else offset
+@dataclass(frozen=True)
+class Route:
+    """R, the operations that produce it from B, and how R compares with A."""
+
+    path: str
+    before: str
+    result: str
+    patches: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+    operations: tuple[RoutedOperation, ...]
+    backend: str
+    exact: bool
+    difference: str = ""
+
+    @property
+    def renamed(self) -> list[RoutedOperation]:
+        return [o for o in self.operations if o.new_name_path]
+
+    def summary(self) -> str:
+        """One or two sentences an agent can act on."""
+        done = "; ".join(o.describe() for o in self.operations)
+        checked = "re-parsed: no new syntax errors, no other definition added or lost"
+        same = "the result is byte for byte the requested edit" if self.exact else f"the result differs from the requested edit: {self.difference}"
+        text = f"The gateway performed this write on {self.path} as {done} via {self.backend}; {checked}; {same}."
+        if self.renamed:
+            names = ", ".join(f"`{o.name_path}`" for o in self.renamed)
+            text += f" References to {names} were not renamed: use rename_symbol (`gateway rename-symbol`) for them."
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operations": [o.to_json() for o in self.operations], "exact": self.exact, "backend": self.backend}
+
+    def as_edit(self) -> tuple[str, str]:
+        """(old_string, new_string): whole lines of B covering every patch, unique in B, whose
+        replacement gives R."""
+        before, index = self.before, LineIndex.of(self.before)
+        low, high = self.patches[0][0][0], self.patches[-1][0][1]
+        grow = len(self.result) - len(before)
+        low = index.line_start(index.line_of(low))
+        high = index.line_end(index.line_of(high))
+        while True:
+            old = before[low:high]
+            whole = low == 0 and high == len(before)
+            if whole or (old.strip() and occurrences(before, old) == [low]):
+                return old, self.result[low : high + grow]
+            low = index.line_start(index.line_of(low - 1)) if low > 0 else 0
+            high = index.line_end(index.line_of(high + 1)) if high < len(before) else high
 
 
-def _chunks(text: str, span: tuple[int, int], symbols: list[Symbol]) -> list[str]:
-    """The text of each definition in `span`, doc comment and decorators included."""
-    chunks, cursor = [], _line_start(text, span[0])
-    for symbol in symbols:
-        chunks.append(text[cursor : symbol.end])
-        cursor = symbol.end
-    return chunks
+def _addresses(view: FileSymbols) -> dict[tuple[int, int], tuple[str, bool]]:
+    """Each backend symbol's extent → (its shortest unique name path, whether the backend reports it)."""
+    paths = [s.name_path for s in view.symbols]
+    return {(s.doc_start, s.end): (address_for(paths, i), s.has_definition) for i, s in enumerate(view.symbols)}
 
 
-def _plan(view: FileSymbols, old: str, new: str, at: int) -> list[_Step] | None:
-    text = view.source.text
-    old_span = (at, at + len(old))
-    covered = _covering(text, old_span, view.symbols)
-    if not new.strip():
-        return [_Step("remove_symbol", s) for s in covered] if covered else None
-    edited = text[:at] + new + text[at + len(old) :]
-    after = symbols_of(view.lang, view.source.path, edited, TreeSitterBackend())
-    kept = new.find(old)
-    if kept >= 0:
-        steps = []
-        before_span, after_span = (at, at + kept), (at + kept + len(old), at + len(new))
-        for span, position in ((after_span, "after"), (before_span, "before")):
-            if not edited[span[0] : span[1]].strip():
-                continue
-            added = _covering(edited, span, after)
-            anchor = _insert_anchor(view.symbols, covered, old_span, text, position)
-            if added is None or anchor is None:
-                return None
-            steps.append(_Step("insert_code", anchor, edited[_line_start(edited, span[0]) : span[1]], position))
-        return steps or None
-    replacements = _covering(edited, (at, at + len(new)), after)
-    if not covered or not replacements or len(covered) != len(replacements):
-        return None
-    chunks = _chunks(edited, (at, at + len(new)), replacements)
-    begins = _line_start(text, at)
-    return [_Step("replace_symbol", s, code, start=_replaced_from(s, begins)) for s, code in zip(covered, chunks, strict=True)]
+class _Namer:
+    def __init__(self, view: FileSymbols, structure: Sequence[Symbol]) -> None:
+        self.backend = view.backend.name
+        self.known = _addresses(view)
+        self.paths = [s.name_path for s in structure]
+        self.structure = list(structure)
+
+    def name(self, symbol: Symbol) -> tuple[str, str]:
+        """(name path, backend) for a definition of B: the backend's where it reports it."""
+        key = (symbol.doc_start, symbol.end)
+        if key in self.known:
+            return self.known[key][0], self.backend
+        fallback = next((s for s in self.known if s[0] <= symbol.name_start < s[1] and self.known[s][0].endswith(symbol.name)), None)
+        if fallback is not None:
+            return self.known[fallback][0], self.backend
+        return address_for(self.paths, self.structure.index(symbol)), "tree-sitter"
 
 
-def _replaced_from(symbol: Symbol, at: int) -> int:
-    """What old_string covered of the symbol is what gets replaced: a decorator it
-    covered and new_string dropped is dropped, one it left out is kept."""
-    if at <= symbol.doc_start:
-        return symbol.doc_start
-    return symbol.start if at <= symbol.start else symbol.header_start
+def _lines(index: LineIndex, span: tuple[int, int]) -> tuple[int, int]:
+    return index.line_of(span[0]) + 1, index.line_of(max(span[1] - 1, span[0])) + 1
 
 
-def _insert_anchor(symbols: list[Symbol], covered: list[Symbol] | None, span: tuple[int, int], text: str, position: str) -> Symbol | None:
-    """Where added definitions go: next to the definitions old_string covers, or the one it ends (starts) with."""
-    if covered:
-        return covered[-1] if position == "after" else covered[0]
-    chunk = text[span[0] : span[1]]
-    trimmed_start = span[0] + len(chunk) - len(chunk.lstrip())
-    trimmed_end = span[1] - (len(chunk) - len(chunk.rstrip()))
-    if position == "after":
-        ending = [s for s in symbols if s.has_definition and s.end == trimmed_end]
-        return min(ending, key=lambda s: s.depth) if ending else None
-    starting = [s for s in symbols if s.has_definition and trimmed_start in (s.start, s.doc_start)]
-    return min(starting, key=lambda s: s.depth) if starting else None
+def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, index_b: LineIndex, index_r: LineIndex, shift: int) -> RoutedOperation:
+    result = lifted.result
+    if lifted.tool == "text":
+        start, end = _lines(index_r, (patch.after[0] + shift, patch.after[1] + shift))
+        return RoutedOperation("text", "/", path, start, end, namer.backend)
+    if lifted.tool == "remove_symbol" and lifted.symbol is not None:
+        name, backend = namer.name(lifted.symbol)
+        start, end = _lines(index_b, (lifted.symbol.doc_start, lifted.symbol.end))
+        return RoutedOperation("remove_symbol", name, path, start, end, backend)
+    assert result is not None
+    start, end = _lines(index_r, (result.doc_start + shift, result.end + shift))
+    if lifted.tool == "insert_code":
+        name, backend = namer.name(lifted.symbol) if lifted.symbol is not None else ("/", namer.backend)
+        return RoutedOperation("insert_code", name, path, start, end, backend, position=lifted.position)
+    assert lifted.symbol is not None
+    name, backend = namer.name(lifted.symbol)
+    return RoutedOperation("replace_symbol", name, path, start, end, backend, new_name_path=lifted.renamed_to)
 
 
-def route_edit(service: SymbolService, classification: Classification, source: SourceFile, old: str, new: str, replace_all: bool) -> Any:
-    from gateway.api import EditResult
-
-    view = service.file_symbols(source)
-    positions = occurrences(source.text, old)
-    steps = _plan(view, old, new, positions[0]) if len(positions) == 1 and not replace_all else None
-    if not steps:
-        raise Blocked(classification)
-    text = source.text
-    first, last = len(text), 0
-    # From the last step to the first, so every symbol's offsets stay valid.
-    for step in sorted(steps, key=lambda s: s.symbol.start if s.symbol else 0, reverse=True):
-        change = _run(view, text, step)
-        first, last = min(first, change.replaced[0]), max(last, change.replaced[1])
-        text = change.text
-    delta = len(text) - len(source.text)
-    combined = TextChange(text, 1, 1, (first, last), (first, last + delta))
-    verify(view.lang, source.display, source.text, combined, any(s.operation != "remove_symbol" for s in steps))
-    service.workspace.write(source, text)
-    if isinstance(view.backend, LspBackend):
-        view.backend.session.sync(source.path, text, view.lang.server.language_id_for(source.path), saved=True)
-    routed = tuple(step.to_json() for step in steps)
-    performed = ", ".join(f"{r['operation']} {r['name_path']}" for r in routed)
-    message = f"Routed: {performed} in {source.display} via {view.backend.name}."
-    return EditResult(
-        classification=classification,
-        path=source.display,
-        replacements=1,
-        lines=(source.text.count("\n", 0, positions[0]) + 1,),
-        diff=unified_diff(source.display, source.text, text),
-        routed=routed,
-        backend=view.backend.name,
-        message=message,
+def plan_route(view: FileSymbols, effect: Effect) -> Route:
+    """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
+    lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
+    _check_syntax(lang, display, before, after)
+    structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend())
+    structure_a = symbols_of(lang, view.source.path, after, TreeSitterBackend())
+    patches = lift(before, structure_b, after, structure_a, [(r.before, r.after) for r in effect.regions])
+    if not patches:
+        raise RouteRefused("no_change", f"{display}: the write changes nothing")
+    result, shifts, cursor, delta = [], [], 0, 0
+    for patch in patches:
+        result += [before[cursor : patch.before[0]], after[patch.after[0] : patch.after[1]]]
+        shifts.append(patch.before[0] + delta - patch.after[0])
+        delta += (patch.after[1] - patch.after[0]) - (patch.before[1] - patch.before[0])
+        cursor = patch.before[1]
+    text = "".join(result) + before[cursor:]
+    namer, index_b, index_r = _Namer(view, structure_b), LineIndex.of(before), LineIndex.of(text)
+    operations = tuple(
+        _operation(namer, display, lifted, patch, index_b, index_r, shift)
+        for patch, shift in zip(patches, shifts, strict=True)
+        for lifted in patch.operations
     )
+    low, high = patches[0].before[0], patches[-1].before[1]
+    change = TextChange(text, 1, 1, (low, high), (low, high + len(text) - len(before)))
+    try:
+        verify(lang, display, before, change, any(o.tool in ("replace_symbol", "insert_code") for o in operations))
+    except SyntaxBroken as broken:
+        raise RouteRefused("verification", str(broken)) from None
+    exact = text == after
+    difference = "" if exact else _difference(after, text)
+    return Route(display, before, text, _result_spans(patches), operations, view.backend.name, exact, difference)
 
 
-def _run(view: FileSymbols, text: str, step: _Step) -> TextChange:
-    if step.operation == "remove_symbol" and step.symbol:
-        return remove_text(text, view.symbols, step.symbol)
-    if step.operation == "replace_symbol" and step.symbol:
-        return replace_text(view.lang, text, step.symbol, step.code, step.start)
-    return insert_text(view.lang, text, view.symbols, step.symbol, step.position, step.code)
+def _result_spans(patches: list[Patch]) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """Each patch as (span in B, span in R)."""
+    spans, delta = [], 0
+    for patch in patches:
+        length = patch.after[1] - patch.after[0]
+        start = patch.before[0] + delta
+        spans.append((patch.before, (start, start + length)))
+        delta += length - (patch.before[1] - patch.before[0])
+    return tuple(spans)
+
+
+def _difference(wanted: str, got: str) -> str:
+    at = next((i for i, (x, y) in enumerate(zip(wanted, got)) if x != y), min(len(wanted), len(got)))
+    return f"from line {wanted.count(chr(10), 0, at) + 1} on"
+
+
+def _check_syntax(lang: Language, display: str, before: str, after: str) -> None:
+    old, new = syntax_errors(lang, before), syntax_errors(lang, after)
+    if len(new) > len(old):
+        raise RouteRefused(
+            "syntax", f"{display}: the edited file would have {len(new) - len(old)} new syntax error(s), first at line {new[0]}"
+        )

@@ -6,12 +6,11 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.diffs import unified_diff
 from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
-from gateway.lsp.manager import SessionManager
 from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols.model import Symbol, resolve_name_path
@@ -19,6 +18,9 @@ from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
 from gateway.syntax import definitions, find_definitions, parse
 from gateway.workspace import SourceFile, Workspace
+
+if TYPE_CHECKING:
+    from gateway.lsp.manager import SessionManager
 
 SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 
@@ -119,12 +121,20 @@ class SymbolService:
                 if lang is not None and lang.symbol_backend:
                     yield Path(directory) / name
 
-    def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange, expect: bool) -> OperationResult:
+    def commit(self, backend: SymbolBackend, staged: list[tuple[SourceFile, str]]) -> None:
+        """Write every verified text at once (all files or none), then tell the server."""
+        changed = [(source, text) for source, text in staged if text != source.text]
+        if len(changed) == 1:
+            self.workspace.write(*changed[0])
+        elif changed:
+            self.workspace.write_all(changed)
+        if isinstance(backend, LspBackend):
+            for source, text in changed:
+                backend.session.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
+
+    def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange) -> OperationResult:
         source = view.source
-        verify(view.lang, source.display, source.text, change, expect)
-        self.workspace.write(source, change.text)
-        if isinstance(view.backend, LspBackend):
-            view.backend.session.sync(source.path, change.text, view.lang.server.language_id_for(source.path), saved=True)
+        self.commit(view.backend, [(source, change.text)])
         return OperationResult(
             operation=operation,
             name_path=name_path,
@@ -139,21 +149,36 @@ class SymbolService:
     def replace_symbol(self, name_path: str, path: str, body: str) -> OperationResult:
         with self.workspace.locked(path):
             view = self.symbols(path)
-            symbol = view.resolve(name_path)
-            change = replace_text(view.lang, view.source.text, symbol, body)
-            return self._apply("replace_symbol", name_path, view, change, symbol.has_definition)
+            return self._apply("replace_symbol", name_path, view, plan_replace(view, view.source.text, view.resolve(name_path), body))
 
     def insert_code(self, name_path: str, path: str, code: str, position: str) -> OperationResult:
         with self.workspace.locked(path):
             view = self.symbols(path)
             anchor = None if NamePath.parse(name_path).is_file else view.resolve(name_path)
-            change = insert_text(view.lang, view.source.text, view.symbols, anchor, position, code)
-            expect = bool(find_definitions(view.lang, code.encode()))
-            return self._apply("insert_code", name_path, view, change, expect)
+            return self._apply("insert_code", name_path, view, plan_insert(view, view.source.text, anchor, position, code))
 
     def remove_symbol(self, name_path: str, path: str) -> OperationResult:
         with self.workspace.locked(path):
             view = self.symbols(path)
-            symbol = view.resolve(name_path)
-            change = remove_text(view.source.text, view.symbols, symbol)
-            return self._apply("remove_symbol", name_path, view, change, False)
+            return self._apply("remove_symbol", name_path, view, plan_remove(view, view.source.text, view.resolve(name_path)))
+
+
+def plan_replace(view: FileSymbols, text: str, symbol: Symbol, body: str) -> TextChange:
+    """`symbol`'s definition in `text` replaced by `body`, verified."""
+    change = replace_text(view.lang, text, symbol, body)
+    verify(view.lang, view.source.display, text, change, symbol.has_definition)
+    return change
+
+
+def plan_insert(view: FileSymbols, text: str, anchor: Symbol | None, position: str, code: str) -> TextChange:
+    """`code` inserted beside `anchor` (None: the file), verified."""
+    change = insert_text(view.lang, text, view.symbols, anchor, position, code)
+    verify(view.lang, view.source.display, text, change, bool(find_definitions(view.lang, code.encode())))
+    return change
+
+
+def plan_remove(view: FileSymbols, text: str, symbol: Symbol) -> TextChange:
+    """`symbol` removed from `text`, verified."""
+    change = remove_text(text, view.symbols, symbol)
+    verify(view.lang, view.source.display, text, change, False)
+    return change

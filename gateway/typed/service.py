@@ -8,7 +8,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,14 @@ from gateway.typed.grants import Grant, GrantStore, Reservation
 from gateway.workspace import Workspace, file_digest
 
 
-@dataclass(frozen=True)
+@dataclass
 class Attempt:
-    """The write being attempted: which operation, with which token (None: look one up)."""
+    """The write being attempted: which operation, with which token (None: look one up), and
+    the symbol operations it was routed as."""
 
     operation: str
     token: str | None
+    operations: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Set around one gateway operation; the workspace's write consults it at the moment of writing.
@@ -136,9 +138,16 @@ class TypedEdits:
         except BaseException:
             self.grants.release(reservation, self.clock())
             raise
-        self._log_consumed(attempt.operation, reservation, {path: file_digest(self.workspace.root / path) for path in files})
+        after = {path: file_digest(self.workspace.root / path) for path in files}
+        self._log_consumed(attempt.operation, reservation, after, attempt.operations)
 
-    def native_write(self, path: Path, operation: str) -> None:
+    def note_operations(self, operations: list[dict[str, Any]]) -> None:
+        """The write under way was routed as these symbol operations; its audit entry lists them."""
+        attempt = _attempt.get()
+        if attempt is not None:
+            attempt.operations = operations
+
+    def native_write(self, path: Path, operation: str, operations: list[dict[str, Any]] | None = None) -> None:
         """An agent's own edit tool is about to write `path` (the hook): consume its grant now."""
         display = self.workspace.display(self.workspace.resolve(path))
         try:
@@ -146,7 +155,7 @@ class TypedEdits:
         except GrantRefused as error:
             self._log_rejection(operation, [display], error)
             raise
-        self._log_consumed(operation, reservation, {})
+        self._log_consumed(operation, reservation, {}, operations or [])
 
     def refuse(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
         """Record an attempt refused before it reached a write (gate block, Bash guard)."""
@@ -184,7 +193,7 @@ class TypedEdits:
         """Each path (once) with the SHA-256 of its bytes now."""
         return [self._file_entry(p) for p in dict.fromkeys(paths)]
 
-    def _log_consumed(self, operation: str, reservation: Reservation, after: dict[str, str | None]) -> None:
+    def _log_consumed(self, operation: str, reservation: Reservation, after: dict[str, str | None], routed: list[dict[str, Any]]) -> None:
         by_grant: dict[str, tuple[Grant, list[str]]] = {}
         for grant, path in reservation.uses:
             by_grant.setdefault(grant.edit_id, (grant, []))[1].append(path)
@@ -193,6 +202,7 @@ class TypedEdits:
             self.record(
                 "consumed", operation, files, edit_id=grant.edit_id, kind=grant.kind, target=grant.target,
                 provenance=grant.provenance, execution_state=grant.execution_state,
+                **({"operations": routed} if routed else {}),
             )
 
     def _file_entry(self, path: str) -> dict[str, Any]:
