@@ -1,4 +1,5 @@
-"""`make demo`: the hook refusing an agent's structural edit, and MCP, the CLI and routing doing it right."""
+"""`make demo`: an agent's structural edit routed by the hook into the host's own edit, a broken one refused,
+and the CLI, MCP and a body edit doing the rest."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ STRUCTURAL_OLD = "    @functools.cache\n    def total(self, *items):\n        re
 STRUCTURAL_NEW = "    @functools.cache\n    def total(self, *items, discount=0):\n        return sum(self.prices[item] for item in items) - discount"
 NEW_TOTAL = "def total(self, *items, discount=0):\n    return sum(self.prices[item] for item in items) - discount"
 STRUCTURAL_AGAIN = STRUCTURAL_NEW
-STRUCTURAL_OLD_BODY = "    @functools.cache\n    def total(self, *items, discount=0):\n        return max(0, sum(self.prices[item] for item in items) - discount)"
+STRUCTURAL_OLD_BODY = "    @functools.cache\n    def total(self, *items, discount=0, floor=0):\n        return max(floor, sum(self.prices[item] for item in items) - discount)"
 BODY_ONLY_OLD = "        self.prices = dict(prices)\n"
 BODY_ONLY_NEW = BODY_ONLY_OLD + "        self.currency = 'EUR'\n"
 
@@ -57,29 +58,43 @@ def _mcp_replace(workspace: Path) -> dict[str, object]:
     return anyio.run(call)
 
 
+def _hook(workspace: Path, old: str, new: str) -> dict[str, object]:
+    payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "permission_mode": "acceptEdits", "tool_input": {
+        "file_path": str(workspace / "prices.py"), "old_string": old, "new_string": new}})
+    print("\n$ gateway hook claude-code < payload.json")
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "claude-code"], cwd=workspace, capture_output=True, text=True, input=payload)
+    answer = json.loads(done.stdout or "{}").get("hookSpecificOutput", {})
+    print(json.dumps(answer, indent=2))
+    print(f"[exit {done.returncode}]")
+    return dict(answer)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="gateway-demo-") as directory:
         workspace = Path(directory)
         prices = workspace / "prices.py"
         prices.write_text(SAMPLE)
         print(f"Sample workspace {workspace} with prices.py:\n\n{SAMPLE}")
-        print("1. Claude Code is about to rewrite a decorated method with its Edit tool. The PreToolUse hook denies it:")
-        payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "tool_input": {
-            "file_path": str(prices), "old_string": STRUCTURAL_OLD, "new_string": STRUCTURAL_NEW}})
-        hooked = _run(workspace, "hook", "claude-code", stdin=payload)
-        print("\n2. The agent calls the MCP tool the refusal names; the range comes from the language server:")
-        result = _mcp_replace(workspace)
-        print(f"replace_symbol via {result.get('backend')}:\n{str(result.get('diff', '')).rstrip()}")
-        print("\n3. The same edit sent to the CLI is refused; with --route it is performed as the symbol operation:")
+        print("1. Claude Code is about to change a decorated method's signature with its Edit tool. The PreToolUse hook")
+        print("   performs it as replace_symbol, checks the result, and hands it back as the host's own Edit (updatedInput):")
+        routed_answer = _hook(workspace, STRUCTURAL_OLD, STRUCTURAL_NEW)
+        updated = routed_answer.get("updatedInput", {})
+        text = prices.read_text()
+        if isinstance(updated, dict) and text.count(str(updated.get("old_string"))) == 1:
+            prices.write_text(text.replace(str(updated["old_string"]), str(updated["new_string"])))  # what the host does
+        print("\n2. An edit whose result would not parse is refused, and the reason says why:")
+        refused = _hook(workspace, STRUCTURAL_NEW, "    @functools.cache\n    def total(self, *items, discount=0:\n        return (")
+        print("\n3. The CLI refuses a structural edit (exit 3) unless asked to route it (--route):")
         blocked = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_AGAIN, "--new", STRUCTURAL_OLD_BODY)
         routed = _run(workspace, "edit", "prices.py", "--old", STRUCTURAL_AGAIN, "--new", STRUCTURAL_OLD_BODY, "--route")
-        print("\n4. An edit inside a body touches no definition and goes through as text:")
+        print("\n4. An MCP client replaces the method by name; the range comes from the language server:")
+        result = _mcp_replace(workspace)
+        print(f"replace_symbol via {result.get('backend')}:\n{str(result.get('diff', '')).rstrip()}")
+        print("\n5. An edit inside a body touches no definition and goes through as text:")
         applied = _run(workspace, "edit", "prices.py", "--old", BODY_ONLY_OLD, "--new", BODY_ONLY_NEW)
         print(f"\nprices.py now:\n\n{prices.read_text()}")
-        denied = '"permissionDecision": "deny"' in subprocess.run(
-            [sys.executable, "-m", "gateway", "hook", "claude-code"], input=payload.replace(STRUCTURAL_OLD, STRUCTURAL_AGAIN),
-            capture_output=True, text=True).stdout
-        if (hooked, blocked, routed, applied) != (0, 3, 0, 0) or not denied or result.get("ok") is not True:
+        ok = routed_answer.get("permissionDecision") == "allow" and refused.get("permissionDecision") == "deny"
+        if (blocked, routed, applied) != (3, 0, 0) or not ok or result.get("ok") is not True:
             sys.exit("demo: the gateway did not behave as shown above")
 
 

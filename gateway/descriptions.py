@@ -20,6 +20,7 @@ TOOL_DESCRIPTIONS = {
         "as verified symbol operations (decision \"routed\", with `operations` and `exact`); when that is "
         "not sound it is refused (decision \"block\") with the reason and the symbol tool to call. "
         "route=false refuses every structural edit. There is no bypass. "
+        "DO NOT USE to move a definition to another file: remove_symbol and insert_code do that. "
         "`old_string` must occur exactly once (or set replace_all). "
         "TESTS: a behaviour change needs a test that fails without it, in the same change. "
         "STOP AND ASK the user before editing generated files, lock files or files outside the task."

@@ -56,11 +56,11 @@ def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
     old = "def area(width, height):\n    return width * height\n"
     _, results = _session_calls(tmp_path, [
-        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": old, "new_string": "def area(w, h):\n    return w * h\n"}),
+        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": old, "new_string": "def area(w, h):\n    return w * h\n", "route": False}),
         ("replace_symbol", {"name_path": "area", "path": "pkg/shapes.py", "body": "def area(w, h):\n    return w * h\n"}),
         ("find_symbol", {"name_path": "area", "path": "pkg/shapes.py", "body": True}),
         ("edit_file", {"file_path": "pkg/shapes.py", "old_string": "def perimeter(width, height):\n    return 2 * (width + height)\n",
-                       "new_string": "", "route": True}),
+                       "new_string": ""}),
         ("remove_symbol", {"name_path": "nothing", "path": "pkg/shapes.py"}),
         ("symbols", {"path": "pkg/shapes.py", "depth": 1}),
     ])
@@ -68,7 +68,9 @@ def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
     assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
     assert _payload(results[1])["backend"] == "lsp:jedi-language-server"
     assert _payload(results[2])["matches"][0]["body"] == "def area(w, h):\n    return w * h"
-    assert _payload(results[3])["routed"] == [{"operation": "remove_symbol", "name_path": "perimeter"}]
+    routed = _payload(results[3])
+    assert (routed["decision"], routed["exact"]) == ("routed", True)
+    assert [(o["tool"], o["name_path"]) for o in routed["operations"]] == [("remove_symbol", "perimeter")]
     assert results[4].is_error and "not_found: no symbol nothing" in results[4].content[0].text
     assert "perimeter" not in [s["name_path"] for s in _payload(results[5])["symbols"]]
     assert "def area(w, h):" in (tmp_path / "pkg" / "shapes.py").read_text()

@@ -81,12 +81,15 @@ def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient
     client, _ = stdio
     before = (workspace / "pkg" / "shapes.py").read_bytes()
     with pytest.raises(RpcError) as blocked:
-        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
+        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "",
+                                        "route": False})
     assert blocked.value.code == RPC_BLOCKED
     assert blocked.value.data["classification"]["suggested_tool"] == "remove_symbol"
     assert (workspace / "pkg" / "shapes.py").read_bytes() == before
-    routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "", "route": True})
-    assert routed["routed"] == [{"operation": "remove_symbol", "name_path": "area"}]
+    routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
+    assert (routed["decision"], routed["exact"]) == ("routed", True)
+    assert [(o["tool"], o["name_path"], o["backend"]) for o in routed["operations"]] == [("remove_symbol", "area", "lsp:jedi-language-server")]
+    assert (workspace / "pkg" / "shapes.py").read_bytes() == before.replace(b"def area(width, height):\n    return width * height\n", b"")
 
 
 @pytest.mark.parametrize(

@@ -132,7 +132,10 @@ def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
     assert hook(outside, workspace) is None
     blocked = {"tool_name": "Edit", "tool_input": {"file_path": SHAPES, "old_string": "def area(width, height):\n    return width * height\n",
                                                    "new_string": "def area(w, h):\n    return w * h\n"}}
-    assert "replace_symbol" in reason(hook(blocked, workspace))
+    assert "(consumed)" in reason(hook(blocked, workspace))  # routed, so it needs a grant like any write
+    declare(workspace, SHAPES)
+    routed = hook(blocked, workspace)
+    assert routed is not None and "replace_symbol `area`" in routed["hookSpecificOutput"]["additionalContext"]
     assert [(e["phase"], e.get("operation"), (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [
         ("rejected", "hook:Edit", "undeclared"),
         ("issued", None, None),
@@ -142,8 +145,11 @@ def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
         ("issued", None, None),
         ("consumed", "hook:Write", None),
         ("rejected", "hook:NotebookEdit", "undeclared"),
-        ("rejected", "hook:Edit", "blocked"),
+        ("rejected", "hook:Edit", "consumed"),
+        ("issued", None, None),
+        ("consumed", "hook:Edit", None),
     ]
+    assert [o["tool"] for o in log(workspace)[-1]["operations"]] == ["replace_symbol"]
 
 
 def test_the_hook_refuses_bash_writes_only_when_enforced(workspace: Path) -> None:

@@ -294,7 +294,7 @@ def _structural(payload: dict[str, Any], judged: Judged) -> tuple[dict[str, Any]
     try:
         return _routed(payload, judged)
     except RouteRefused as refused:
-        return f"{message} Not routed: {str(refused).rstrip('.')}." + ROUTE_HINT
+        return f"{message} Not routed: {str(refused).rstrip('.')}."
 
 
 def run(stdin: bytes) -> tuple[str, int]:

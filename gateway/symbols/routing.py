@@ -7,6 +7,7 @@ refusal says why. Nothing is written here: `commit` in the service writes R.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -219,6 +220,7 @@ def _difference(wanted: str, got: str) -> str:
 def _check_syntax(lang: Language, display: str, before: str, after: str) -> None:
     old, new = syntax_errors(lang, before), syntax_errors(lang, after)
     if len(new) > len(old):
+        fresh = sorted((Counter(new) - Counter(old)).elements()) or sorted(new)
         raise RouteRefused(
-            "syntax", f"{display}: the edited file would have {len(new) - len(old)} new syntax error(s), first at line {new[0]}"
+            "syntax", f"{display}: the edited file would have {len(new) - len(old)} new syntax error(s), first at line {fresh[0]}"
         )
