@@ -39,7 +39,10 @@ from benchmarks.report import bar_chart, machine, percentile, record  # noqa: E4
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
-from gateway.gate.effect import edit_effect  # noqa: E402
+from gateway.gate.effect import Effect, edit_effect  # noqa: E402
+from gateway.symbols.operations import syntax_errors  # noqa: E402
+from gateway.symbols.routing import RouteRefused, plan_route  # noqa: E402
+from gateway.workspace import SourceFile  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -72,6 +75,29 @@ class Tally:
 
 
 @dataclass
+class RouteTally:
+    """Blocked edits performed as symbol operations: exact, different from the edit, or refused (by reason)."""
+
+    blocked: int = 0
+    clean: int = 0
+    exact: int = 0
+    exact_clean: int = 0
+    different: int = 0
+    refused: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    latency_ms: list[float] = field(default_factory=list)
+    backends: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def to_json(self) -> dict[str, Any]:
+        lat = self.latency_ms
+        return {
+            "blocked": self.blocked, "clean": self.clean, "exact": self.exact, "exact_clean": self.exact_clean,
+            "different": self.different, "refused": dict(self.refused), "backends": dict(self.backends),
+            "exact_rate_clean": self.exact_clean / self.clean if self.clean else None,
+            "route_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
+        }
+
+
+@dataclass
 class LanguageRun:
     language: str
     oracle: str | None
@@ -86,6 +112,7 @@ class LanguageRun:
     keyword: Tally = field(default_factory=Tally)
     latency_ms: list[float] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    routes: RouteTally = field(default_factory=RouteTally)
 
     def to_json(self) -> dict[str, Any]:
         def rates(tally: Tally) -> dict[str, Any]:
@@ -107,6 +134,7 @@ class LanguageRun:
             "keyword": rates(self.keyword),
             "classify_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
             "disagreements": self.disagreements,
+            "routing": self.routes.to_json(),
         }
 
 
@@ -148,7 +176,35 @@ class OracleCache:
         return found
 
 
-def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None) -> None:
+def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effect: Effect) -> None:
+    """Route one blocked edit the way `edit --route` would, in memory, and compare R with A."""
+    tally = run.routes
+    tally.blocked += 1
+    lang = gateway.registry.for_path(path, edit.before)
+    assert lang is not None
+    clean = len(syntax_errors(lang, effect.after)) <= len(syntax_errors(lang, edit.before))
+    tally.clean += clean
+    source = SourceFile(path, edit.path, edit.before, "utf-8", "\n", 0o644, "")
+    started = time.perf_counter()
+    try:
+        planned = plan_route(gateway.symbol_service.file_symbols(source), effect)
+    except RouteRefused as refused:
+        tally.refused[refused.reason] += 1
+        return
+    except GatewayError as error:
+        tally.refused[error.kind] += 1
+        return
+    finally:
+        tally.latency_ms.append((time.perf_counter() - started) * 1000)
+    tally.backends[planned.backend] += 1
+    if planned.exact and planned.result == effect.after:
+        tally.exact += 1
+        tally.exact_clean += clean
+    else:
+        tally.different += 1
+
+
+def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway: Gateway, path: Path) -> None:
     try:
         effect = edit_effect(edit.path, edit.before, edit.old, edit.new)
         started = time.perf_counter()
@@ -175,6 +231,8 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None) -> None
             run.judged_multi_line += effect.multi_line
             run.structural += truth
             run.labels[oracle_label] += 1
+    if ours:
+        route(run, gateway, path, edit, effect)
     outcome = run.ours.add(ours, truth, oracle_label)
     run.keyword.add(keyword, truth, oracle_label)
     if outcome and len(run.disagreements) < 40:
@@ -210,7 +268,7 @@ def run_language(language: str, edits: list[ReplayEdit]) -> LanguageRun:
             for edit in group:
                 path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
                 cache = caches.setdefault(path, OracleCache(oracle, path)) if oracle else None
-                judge(run, edit, cache)
+                judge(run, edit, cache, gateway, path)
         shutil.rmtree(root, ignore_errors=True)
     return run or LanguageRun(language, None)
 
@@ -249,6 +307,18 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
             f"| {kw['missed']} ({_pct(kw['missed_rate'])}) | {kw['false_blocks']} ({_pct(kw['false_block_rate'])}) "
             f"| {ms['p50']:.1f} / {ms['p99']:.1f} |" if ms else f"| {r['language']} | – | 0 | | | | | | | | | |"
         )
+    out += ["", "Routing: every edit our gate blocked, performed as symbol operations (`edit --route`, in memory). "
+            "Clean = the edited file has no more syntax errors than the original. Exact = the result is byte for byte "
+            "the edit's own result.", "",
+            "| language | blocked | clean | routed exact | exact of clean | routed, different | refused (reason: count) "
+            "| backend | route p50 / p99 ms |", "|---|---:|---:|---:|---:|---:|---|---|---:|"]
+    for r in rows:
+        t = r["routing"]
+        refused = ", ".join(f"{k}: {v}" for k, v in sorted(t["refused"].items())) or "–"
+        backends = ", ".join(sorted(t["backends"])) or "–"
+        ms = f"{t['route_ms']['p50']:.1f} / {t['route_ms']['p99']:.1f}" if t["route_ms"] else "–"
+        out.append(f"| {r['language']} | {t['blocked']} | {t['clean']} | {t['exact']} | {t['exact_clean']} ({_pct(t['exact_rate_clean'])}) "
+                   f"| {t['different']} | {refused} | {backends} | {ms} |")
     unjudged = {f"{r['language']}: {k}": v for r in rows for k, v in r["unjudged"].items()}
     if unjudged:
         out += ["", "Not judged: " + "; ".join(f"{k} ({v})" for k, v in unjudged.items()) + "."]
