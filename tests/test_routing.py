@@ -61,10 +61,11 @@ def test_routed_result_is_the_edit(tmp_path: Path, use_servers: bool, case: str,
     assert (tmp_path / name).read_text() == source.replace(old, new)
 
 
-def test_rename_by_text_names_rename_symbol(tmp_path: Path) -> None:
+@pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
+def test_rename_by_text_names_rename_symbol(tmp_path: Path, use_servers: bool) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
     old, new = "def outer():\n    def inner", "def outermost():\n    def inner"
-    with Gateway(tmp_path, use_servers=False) as gateway:
+    with Gateway(tmp_path, use_servers=use_servers) as gateway:
         result = gateway.edit("account.py", old, new, route=True).to_json()
     assert result["operations"][0]["new_name_path"] == "outermost"
     assert "not renamed" in result["message"] and "rename_symbol" in result["message"]
