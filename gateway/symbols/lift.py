@@ -25,7 +25,8 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class LiftedOperation:
-    """One operation: `symbol` is B's definition (None: the file); `added` is A's for an insertion."""
+    """One operation: `symbol` is B's definition (for an insertion, the sibling it goes beside;
+    None: the file); `result` is A's definition that replaces it or is inserted."""
 
     tool: Tool
     symbol: Symbol | None
@@ -40,7 +41,6 @@ class Patch:
 
     before: Span
     after: Span
-    container: Symbol | None = None
     operations: list[LiftedOperation] = field(default_factory=list)
     regions: tuple[int, int] = (0, 0)
 
@@ -265,7 +265,7 @@ def _settle(alignment: _Alignment, b: _Side, a: _Side, group: _Group) -> Patch:
         first, last, span = alignment.widen(group.first, group.last, _block(container_b))
         group, container_b, container_a = _close(alignment, b, a, _Group(first, last, span, alignment.after(first, last, span)))
         operations = _operations(b, a, group, container_b, container_a)
-    return Patch(group.before, group.after, container_b, operations or [LiftedOperation("text", None)], (group.first, group.last))
+    return Patch(group.before, group.after, operations or [LiftedOperation("text", None)], (group.first, group.last))
 
 
 def _slid(b: _Side, a: _Side, regions: Sequence[tuple[Span, Span]], reach: int = 256) -> list[tuple[Span, Span]]:
