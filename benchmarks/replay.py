@@ -194,6 +194,9 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
     except GatewayError as error:
         tally.refused[error.kind] += 1
         return
+    except Exception as error:  # counted, not hidden: a crash here is a gateway bug
+        tally.refused[f"internal error ({type(error).__name__})"] += 1
+        return
     finally:
         tally.latency_ms.append((time.perf_counter() - started) * 1000)
     tally.backends[planned.backend] += 1

@@ -56,6 +56,8 @@ def address_for(name_paths: Sequence[str], position: int) -> str:
     exact = NamePath.parse("/" + target)
     suffix = [i for i, path in enumerate(name_paths) if NamePath.parse(target).matches(path)]
     same = [i for i, path in enumerate(name_paths) if exact.matches(path)]
-    if suffix == same:
-        return f"{target}[{same.index(position)}]"
-    return f"/{target}[{same.index(position)}]"
+    if position in same:
+        return f"{target}[{same.index(position)}]" if suffix == same else f"/{target}[{same.index(position)}]"
+    # A name holding the separator itself (a C++ `operator/`): count the exact spellings.
+    equal = [i for i, path in enumerate(name_paths) if path == target]
+    return f"/{target}[{equal.index(position)}]"

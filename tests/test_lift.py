@@ -51,3 +51,11 @@ def test_lift_is_whole_definitions_and_exact(case: str, name: str, before: str, 
     performed = [(o.tool, o.symbol.name_path if o.symbol else "/", o.result.name_path if o.result else None)
                  for p in patches for o in p.operations]
     assert performed == expected
+
+
+def test_address_of_a_name_holding_the_separator() -> None:
+    from gateway.namepath import address_for
+
+    # clangd names a C++ `operator/` with the separator in it; the address must still be given.
+    assert address_for(["K", "K/operator/", "K/operator/"], 2) == "/K/operator/[1]"
+    assert address_for(["K/f", "K/f"], 1) == "K/f[1]"
