@@ -174,9 +174,9 @@ def _errors(lang: Language, node: Node, found: list[int]) -> list[int]:
     return found
 
 
-def syntax_errors(lang: Language, text: str) -> list[int]:
-    """Lines of the text's syntax errors (as `verify` counts them)."""
-    return _errors(lang, parse(lang, text.encode()).root_node, [])
+def syntax_errors(lang: Language, text: str, tree: Tree | None = None) -> list[int]:
+    """Lines of the text's syntax errors (as `verify` counts them); `tree`: the text's, if parsed already."""
+    return _errors(lang, (tree or parse(lang, text.encode())).root_node, [])
 
 
 def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
@@ -192,9 +192,10 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
     return outside, inside
 
 
-def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool) -> None:
-    """Refuse a change that breaks the syntax, disturbs other definitions or loses its own."""
-    old_tree, new_tree = parse(lang, before.encode()), parse(lang, change.text.encode())
+def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool, trees: tuple[Tree, Tree] | None = None) -> None:
+    """Refuse a change that breaks the syntax, disturbs other definitions or loses its own.
+    `trees`: the texts' syntax trees, when the caller has parsed them already."""
+    old_tree, new_tree = trees or (parse(lang, before.encode()), parse(lang, change.text.encode()))
     old_errors, new_errors = _errors(lang, old_tree.root_node, []), _errors(lang, new_tree.root_node, [])
     if len(new_errors) > len(old_errors):
         added = len(new_errors) - len(old_errors)

@@ -15,7 +15,6 @@ from typing import Any
 from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
 from gateway.gate.effect import Effect
-from gateway.langs import Language
 from gateway.namepath import address_for
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
@@ -23,6 +22,7 @@ from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, syntax_errors, verify
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex
+from gateway.syntax import parse
 
 
 class RouteRefused(GatewayError):
@@ -121,10 +121,10 @@ class Route:
             high = index.line_end(index.line_of(high + 1)) if high < len(before) else high
 
 
-def _addresses(view: FileSymbols) -> dict[tuple[int, int], tuple[str, bool]]:
-    """Each backend symbol's extent → (its shortest unique name path, whether the backend reports it)."""
+def _addresses(view: FileSymbols) -> dict[tuple[int, int], str]:
+    """Each backend symbol's extent → its shortest unique name path."""
     paths = [s.name_path for s in view.symbols]
-    return {(s.doc_start, s.end): (address_for(paths, i), s.has_definition) for i, s in enumerate(view.symbols)}
+    return {(s.doc_start, s.end): address_for(paths, i) for i, s in enumerate(view.symbols)}
 
 
 class _Namer:
@@ -138,10 +138,10 @@ class _Namer:
         """(name path, backend) for a definition of B: the backend's where it reports it."""
         key = (symbol.doc_start, symbol.end)
         if key in self.known:
-            return self.known[key][0], self.backend
-        fallback = next((s for s in self.known if s[0] <= symbol.name_start < s[1] and self.known[s][0].endswith(symbol.name)), None)
+            return self.known[key], self.backend
+        fallback = next((s for s in self.known if s[0] <= symbol.name_start < s[1] and self.known[s].endswith(symbol.name)), None)
         if fallback is not None:
-            return self.known[fallback][0], self.backend
+            return self.known[fallback], self.backend
         return address_for(self.paths, self.structure.index(symbol)), "tree-sitter"
 
 
@@ -171,45 +171,42 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
 def plan_route(view: FileSymbols, effect: Effect) -> Route:
     """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
     lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
-    _check_syntax(lang, display, before, after)
-    structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend())
-    structure_a = symbols_of(lang, view.source.path, after, TreeSitterBackend())
+    tree_b, tree_a = parse(lang, before.encode()), parse(lang, after.encode())
+    _check_syntax(display, syntax_errors(lang, before, tree_b), syntax_errors(lang, after, tree_a))
+    structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
+    structure_a = symbols_of(lang, view.source.path, after, TreeSitterBackend(), tree_a)
     patches = lift(before, structure_b, after, structure_a, [(r.before, r.after) for r in effect.regions])
     if not patches:
         raise RouteRefused("no_change", f"{display}: the write changes nothing")
-    result, shifts, cursor, delta = [], [], 0, 0
-    for patch in patches:
-        result += [before[cursor : patch.before[0]], after[patch.after[0] : patch.after[1]]]
-        shifts.append(patch.before[0] + delta - patch.after[0])
-        delta += (patch.after[1] - patch.after[0]) - (patch.before[1] - patch.before[0])
-        cursor = patch.before[1]
-    text = "".join(result) + before[cursor:]
+    text, spans = _applied(before, after, patches)
     namer, index_b, index_r = _Namer(view, structure_b), LineIndex.of(before), LineIndex.of(text)
     operations = tuple(
-        _operation(namer, display, lifted, patch, index_b, index_r, shift)
-        for patch, shift in zip(patches, shifts, strict=True)
+        _operation(namer, display, lifted, patch, index_b, index_r, in_result[0] - patch.after[0])
+        for patch, (_, in_result) in zip(patches, spans, strict=True)
         for lifted in patch.operations
     )
     low, high = patches[0].before[0], patches[-1].before[1]
     change = TextChange(text, 1, 1, (low, high), (low, high + len(text) - len(before)))
     try:
-        verify(lang, display, before, change, any(o.tool in ("replace_symbol", "insert_code") for o in operations))
+        expect = any(o.tool in ("replace_symbol", "insert_code") for o in operations)
+        verify(lang, display, before, change, expect, (tree_b, tree_a) if text == after else None)
     except SyntaxBroken as broken:
         raise RouteRefused("verification", str(broken)) from None
     exact = text == after
     difference = "" if exact else _difference(after, text)
-    return Route(display, before, text, _result_spans(patches), operations, view.backend.name, exact, difference)
+    return Route(display, before, text, spans, operations, view.backend.name, exact, difference)
 
 
-def _result_spans(patches: list[Patch]) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
-    """Each patch as (span in B, span in R)."""
-    spans, delta = [], 0
+def _applied(before: str, after: str, patches: list[Patch]) -> tuple[str, tuple[tuple[tuple[int, int], tuple[int, int]], ...]]:
+    """R: every patch's span of B replaced by its text of A; and each patch as (span in B, span in R)."""
+    pieces, spans, cursor, delta = [], [], 0, 0
     for patch in patches:
         length = patch.after[1] - patch.after[0]
-        start = patch.before[0] + delta
-        spans.append((patch.before, (start, start + length)))
+        pieces += [before[cursor : patch.before[0]], after[patch.after[0] : patch.after[1]]]
+        spans.append((patch.before, (patch.before[0] + delta, patch.before[0] + delta + length)))
         delta += length - (patch.before[1] - patch.before[0])
-    return tuple(spans)
+        cursor = patch.before[1]
+    return "".join(pieces) + before[cursor:], tuple(spans)
 
 
 def _difference(wanted: str, got: str) -> str:
@@ -217,8 +214,7 @@ def _difference(wanted: str, got: str) -> str:
     return f"from line {wanted.count(chr(10), 0, at) + 1} on"
 
 
-def _check_syntax(lang: Language, display: str, before: str, after: str) -> None:
-    old, new = syntax_errors(lang, before), syntax_errors(lang, after)
+def _check_syntax(display: str, old: list[int], new: list[int]) -> None:
     if len(new) > len(old):
         fresh = sorted((Counter(new) - Counter(old)).elements()) or sorted(new)
         raise RouteRefused(

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tree_sitter import Tree
+
 from gateway.diffs import unified_diff
 from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
@@ -63,9 +65,10 @@ class FileSymbols:
         return resolve_name_path(self.symbols, name_path, self.source.display)
 
 
-def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend) -> list[Symbol]:
-    """A text's symbols from `backend`, with extents normalised by the text's syntax tree."""
-    tree = parse(lang, text.encode())
+def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend, tree: Tree | None = None) -> list[Symbol]:
+    """A text's symbols from `backend`, with extents normalised by the text's syntax tree
+    (`tree`, when the caller has parsed it already)."""
+    tree = tree or parse(lang, text.encode())
     found = definitions(lang, tree)
     return build_symbols(lang, text, tree, found, backend.symbols(path, text, found))
 
