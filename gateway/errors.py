@@ -126,6 +126,18 @@ class GrantRefused(GatewayError):
         return {**super().to_json(), "reason": self.reason, "path": self.path}
 
 
+class Forged(GatewayError):
+    """State kept in the workspace (a grant, a journal, a snapshot) that the user's key did not sign."""
+
+    kind = "forged"
+
+
+class Unauthenticated(GatewayError):
+    """A server client that did not present the server's token first."""
+
+    kind = "unauthenticated"
+
+
 def exit_code_for(error: BaseException) -> int:
     return error.exit_code if isinstance(error, GatewayError) else EXIT_ERROR
 
@@ -138,6 +150,8 @@ RPC_CODES = {
     "server_failed": -32003,
     "syntax_error": -32004,
     "grant_refused": -32005,
+    "forged": -32006,
+    "unauthenticated": -32007,
     "usage": -32602,
 }
 RPC_OTHER = -32000

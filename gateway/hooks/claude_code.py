@@ -1,12 +1,14 @@
-"""`gateway hook claude-code`: the PreToolUse hook. Reads the hook JSON on stdin.
+"""`gateway hook claude-code`: the PreToolUse and PostToolUse hook. Reads the hook JSON on stdin.
 
 Edit, MultiEdit and Write are judged by their effect: the file before and after the write,
 computed as the host will compute it. Where the host's handling of line endings is not
 known for certain (CRLF files), every plausible reading is judged and any structural one
 denies. A structural write is denied with the reason and the tool or command to use
 instead. In a workspace with typed edits enforced (`.gateway/config.toml`), every write
-tool also needs a live grant for its file, consumed here, and Bash commands that write
-workspace files are denied. Everything else passes. Input the hook cannot handle fails
+tool also needs a live grant for its file, consumed here. Bash commands that plainly write
+workspace files are denied; for the others the workspace is recorded before the command
+(PreToolUse) and compared after it (PostToolUse): a change no live grant covers is put
+back and reported with `decision: block`. Everything else passes. Input the hook cannot handle fails
 closed (exit 2, one line); so does any internal error. The gate is imported only for the
 tools it judges, and nothing of the language-server or MCP machinery ever is.
 """
@@ -232,22 +234,55 @@ def _typed_edits(payload: dict[str, Any]) -> TypedEdits | None:
     return TypedEdits(Workspace(root))
 
 
-def _bash(payload: dict[str, Any]) -> dict[str, Any] | None:
+def _command(payload: dict[str, Any]) -> tuple[TypedEdits, str, str] | None:
+    """(typed edits, the command, its key) for a Bash call in a project with typed-edit state; else None."""
     typed = _typed_edits(payload)
-    if typed is None or not typed.config().enforce:
+    if typed is None:
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         raise UsageError("tool_input must be an object")
+    command = _text(tool_input.get("command"), "command")
+    use_id = payload.get("tool_use_id")
+    key = use_id if isinstance(use_id, str) and use_id else f"{payload.get('session_id')}\0{command}"
+    return typed, command, key
+
+
+def _bash(payload: dict[str, Any]) -> dict[str, Any] | None:
+    found = _command(payload)
+    if found is None or not found[0].config().enforce:
+        return None
+    typed, command, key = found
     from gateway.hooks.bash_guard import workspace_writes
 
-    writes = workspace_writes(_text(tool_input.get("command"), "command"), _cwd(payload), typed.workspace.root)
+    writes = workspace_writes(command, _cwd(payload), typed.workspace.root)
     if not writes:
+        from gateway.typed.shell import before_command
+
+        before_command(typed, key, command)
         return None
     shown = ", ".join(writes)
     refusal = GrantRefused("bash_write", writes[0], f"the command writes workspace files behind the gate ({shown})")
     typed.refuse("hook:Bash", writes, refusal)
     return deny(f"Refused: {refusal}." + BASH_HINT)
+
+
+def _after_bash(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """PostToolUse of Bash: every workspace change without a live grant put back, and said."""
+    found = _command(payload) if payload["tool_name"] == "Bash" else None
+    if found is None:
+        return None
+    from gateway.typed.shell import after_command, recorded
+
+    typed, command, key = found
+    # The record decides, not the config now: the command itself may have turned enforcement off.
+    if not recorded(typed, key) and not typed.config().enforce:
+        return None
+    try:
+        outcome = after_command(typed, key, command)
+    except GatewayError as error:
+        return {"decision": "block", "reason": f"The gateway could not verify what the command changed: {error}."}
+    return {"decision": "block", "reason": outcome.message(command)} if outcome.bypassed else None
 
 
 def _judge(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -299,5 +334,6 @@ def _structural(payload: dict[str, Any], judged: Judged) -> tuple[dict[str, Any]
 
 def run(stdin: bytes) -> tuple[str, int]:
     """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
-    decision = _judge(parse_payload(stdin))
+    payload = parse_payload(stdin)
+    decision = _after_bash(payload) if payload.get("hook_event_name") == "PostToolUse" else _judge(payload)
     return (json.dumps(decision), 0) if decision else ("", 0)

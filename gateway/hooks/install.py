@@ -1,6 +1,7 @@
 """`gateway hook install|uninstall claude-code`: merge the gateway into a project's Claude Code setup.
 
-`.claude/settings.json` gets the PreToolUse hook and the approval of the gateway's MCP
+`.claude/settings.json` gets the PreToolUse hook, the PostToolUse hook for Bash (which
+verifies what a command changed under enforcement) and the approval of the gateway's MCP
 server (`enabledMcpjsonServers`); `.mcp.json`, where Claude Code reads project MCP
 servers, gets the server itself. Nothing else in either file is touched, and uninstall
 removes exactly these entries.
@@ -19,7 +20,7 @@ from gateway.errors import UsageError
 from gateway.workspace import write_new_text
 
 SERVER = "gateway"
-MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Bash"}
 
 
 def _gateway_program() -> str:
@@ -57,9 +58,10 @@ def install(workspace: Path) -> dict[str, Any]:
     program = _gateway_program()
     settings_path, mcp_path = workspace / ".claude" / "settings.json", workspace / ".mcp.json"
     settings, mcp = _load(settings_path), _load(mcp_path)
-    hooks = settings.setdefault("hooks", {}).setdefault("PreToolUse", [])
-    if not any(_is_ours(entry) for entry in hooks):
-        hooks.append({"matcher": MATCHER, "hooks": [{"type": "command", "command": f"{shlex.quote(program)} hook claude-code"}]})
+    for event, matcher in MATCHERS.items():
+        hooks = settings.setdefault("hooks", {}).setdefault(event, [])
+        if not any(_is_ours(entry) for entry in hooks):
+            hooks.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{shlex.quote(program)} hook claude-code"}]})
     enabled = settings.setdefault("enabledMcpjsonServers", [])
     if SERVER not in enabled:
         enabled.append(SERVER)
@@ -73,10 +75,11 @@ def uninstall(workspace: Path) -> dict[str, Any]:
     settings_path, mcp_path = workspace / ".claude" / "settings.json", workspace / ".mcp.json"
     settings, mcp = _load(settings_path), _load(mcp_path)
     hooks = settings.get("hooks", {})
-    if isinstance(hooks.get("PreToolUse"), list):
-        hooks["PreToolUse"] = [entry for entry in hooks["PreToolUse"] if not _is_ours(entry)]
-        if not hooks["PreToolUse"]:
-            del hooks["PreToolUse"]
+    for event in MATCHERS:
+        if isinstance(hooks.get(event), list):
+            hooks[event] = [entry for entry in hooks[event] if not _is_ours(entry)]
+            if not hooks[event]:
+                del hooks[event]
     if hooks == {} and "hooks" in settings:
         del settings["hooks"]
     if isinstance(settings.get("enabledMcpjsonServers"), list):

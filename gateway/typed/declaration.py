@@ -6,7 +6,10 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.errors import UsageError
 from gateway.typed.kinds import Catalogue, catalogue
+
+MAX_FIELD_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,33 @@ class Declaration:
     def all_files(self) -> tuple[str, ...]:
         """Every file the grant covers: the files, the accompanying tests, the additional files."""
         return tuple(dict.fromkeys((*self.files, *self.test_files, *self.additional_files)))
+
+
+def _text_field(value: Any, name: str) -> None:
+    if not isinstance(value, str):
+        raise UsageError(f"declare: {name} must be a string")
+    if len(value) > MAX_FIELD_CHARS:
+        raise UsageError(f"declare: {name} is longer than {MAX_FIELD_CHARS} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UsageError(f"declare: {name} is not valid UTF-8 (position {error.start})") from None
+
+
+def check_fields(declaration: Declaration) -> None:
+    """Every field of the right type and valid UTF-8, before anything is issued or logged."""
+    for name in ("kind", "provenance", "rationale", "execution_state"):
+        _text_field(getattr(declaration, name), name)
+    if declaration.target is not None:
+        _text_field(declaration.target, "target")
+    for name in ("files", "test_files", "additional_files"):
+        paths = getattr(declaration, name)
+        if not isinstance(paths, tuple | list):
+            raise UsageError(f"declare: {name} must be a list of paths")
+        for index, path in enumerate(paths):
+            _text_field(path, f"{name}[{index}]")
+            if not path or "\x00" in path:
+                raise UsageError(f"declare: {name}[{index}] must be a non-empty path without NUL")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Kept in `.gateway/state/grants.json`, rewritten atomically under a lock file so that
 concurrent declarations and writes (several processes) never lose or double-spend one.
-Only a token's hash is stored.
+Only a token's hash is stored. Every entry is signed with the user's key (gateway.userstate);
+an entry written or altered by hand is never honoured, and is reported as `forged`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gateway.errors import GrantRefused
+from gateway.errors import Forged, GrantRefused
 from gateway.typed.audit import locked
+from gateway.userstate import sign, verified
 from gateway.workspace import write_new_text
 
 STORE_NAME = "grants.json"
@@ -22,8 +24,19 @@ STORE_NAME = "grants.json"
 RETAIN_EXPIRED_SECONDS = 24 * 3600
 
 
+SIGNED_AS = "grant"
+
+
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A random token that never reads as a command-line option."""
+    token = secrets.token_urlsafe(18)
+    while token.startswith("-"):
+        token = secrets.token_urlsafe(18)
+    return token
 
 
 @dataclass
@@ -56,12 +69,13 @@ class Reservation:
     uses: tuple[tuple[Grant, str], ...]
 
 
-_PRECEDENCE = ("stale", "consumed", "expired")
+_PRECEDENCE = ("forged", "stale", "consumed", "expired")
 _EXPLAIN = {
     "undeclared": "no declaration covers it; declare the edit first (gateway declare KIND --file {path} ...)",
     "stale": "it changed since it was declared (hash mismatch); declare again against the current file",
     "consumed": "its grant was already used (grants are single use per file); declare again",
     "expired": "its grant expired; declare again",
+    "forged": "the only grant naming it is not signed by this user's key (written or altered by hand); declare again",
 }
 
 
@@ -70,21 +84,36 @@ class GrantStore:
         self.path = state_dir / STORE_NAME
         self.lock_path = state_dir / "grants.lock"
 
-    def _load(self) -> list[Grant]:
+    def _load(self) -> tuple[list[Grant], set[str]]:
+        """The signed grants, and the paths that entries failing verification name."""
         if not self.path.exists():
-            return []
-        return [Grant(**entry) for entry in json.loads(self.path.read_text("utf-8"))["grants"]]
+            return [], set()
+        try:
+            entries = json.loads(self.path.read_text("utf-8"))["grants"]
+            if not isinstance(entries, list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            raise Forged(f"{self.path.name}: not a grant store (refusing every grant; delete it to start again)") from None
+        grants, forged = [], set()
+        for entry in entries:
+            try:
+                grants.append(Grant(**verified(entry, SIGNED_AS, STORE_NAME)))
+            except (Forged, TypeError):
+                files = entry.get("files") if isinstance(entry, dict) else None
+                forged |= {p for p in files if isinstance(p, str)} if isinstance(files, dict) else set()
+        return grants, forged
 
     def _save(self, grants: list[Grant], now: float) -> None:
         kept = [g for g in grants if g.expires_at > now - RETAIN_EXPIRED_SECONDS]
-        write_new_text(self.path, json.dumps({"grants": [asdict(g) for g in kept]}, indent=1) + "\n")
+        entries = [sign(asdict(g), SIGNED_AS) for g in kept]
+        write_new_text(self.path, json.dumps({"grants": entries}, indent=1) + "\n")
 
     def issue(self, template: Grant, now: float) -> tuple[str, Grant]:
         """Store a grant like `template` under a new token; returns the token (shown once) and the grant."""
-        token = secrets.token_urlsafe(18)
+        token = new_token()
         grant = Grant(**{**asdict(template), "token_sha256": token_digest(token)})
         with locked(self.lock_path):
-            grants = self._load()
+            grants, _ = self._load()
             grants.append(grant)
             self._save(grants, now)
         return token, grant
@@ -96,7 +125,7 @@ class GrantStore:
         such a file is simply left out. A presented token must match, enforced or not.
         """
         with locked(self.lock_path):
-            grants = self._load()
+            grants, forged = self._load()
             wanted = token_digest(token) if token else None
             uses = []
             for path, digest in files.items():
@@ -107,7 +136,7 @@ class GrantStore:
                     continue
                 if not required and token is None:
                     continue
-                states = {g.state(path, digest, now) for g in candidates}
+                states = {g.state(path, digest, now) for g in candidates} | ({"forged"} if path in forged else set())
                 reason = next((s for s in _PRECEDENCE if s in states), "undeclared")
                 detail = "the token matches no declaration covering it" if wanted and not candidates else _EXPLAIN[reason].format(path=path)
                 raise GrantRefused(reason, path, f"{path}: refused ({reason}): {detail}")
@@ -117,12 +146,18 @@ class GrantStore:
                 self._save(grants, now)
         return Reservation(tuple(uses))
 
+    def consumed_since(self, path: str, since: float) -> bool:
+        """Whether a grant for `path` was used at or after `since` (by a write the gate saw)."""
+        with locked(self.lock_path):
+            grants, _ = self._load()
+        return any(g.consumed.get(path, -1.0) >= since for g in grants)
+
     def release(self, reservation: Reservation, now: float) -> None:
         """Give back what a failed write reserved."""
         if not reservation.uses:
             return
         with locked(self.lock_path):
-            grants = {g.edit_id: g for g in self._load()}
+            grants = {g.edit_id: g for g in self._load()[0]}
             for grant, path in reservation.uses:
                 if grant.edit_id in grants:
                     grants[grant.edit_id].consumed.pop(path, None)

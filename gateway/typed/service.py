@@ -16,7 +16,7 @@ from gateway.errors import GatewayError, GrantRefused, OutsideWorkspace
 from gateway.typed.audit import AuditLog, timestamp
 from gateway.config import STATE_DIR
 from gateway.typed.config import TypedEditsConfig, load_config
-from gateway.typed.declaration import Declaration, Finding, Verdict, judge
+from gateway.typed.declaration import Declaration, Finding, Verdict, check_fields, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
 from gateway.workspace import Workspace, file_digest
 
@@ -52,6 +52,7 @@ class TypedEdits:
 
     def declare(self, declaration: Declaration) -> dict[str, Any]:
         """Judge a declaration; issue a grant bound to the files' current hashes if accepted."""
+        check_fields(declaration)
         now, edit_id = self.clock(), uuid.uuid4().hex[:16]
         config = self.config()
         resolved, problem = self._resolve(declaration, config)
@@ -156,6 +157,13 @@ class TypedEdits:
             self._log_rejection(operation, [display], error)
             raise
         self._log_consumed(operation, reservation, {}, operations or [])
+
+    def consume(self, path: str, digest: str | None, operation: str) -> bool:
+        """A write that already happened (a shell command) takes a live grant for `path` as it was; False if none."""
+        reservation = self.grants.reserve({path: digest}, None, self.clock(), required=False)
+        if reservation.uses:
+            self._log_consumed(operation, reservation, {path: file_digest(self.workspace.root / path)}, [])
+        return bool(reservation.uses)
 
     def refuse(self, operation: str, paths: Sequence[str], error: GatewayError) -> None:
         """Record an attempt refused before it reached a write (gate block, Bash guard)."""

@@ -1,0 +1,86 @@
+"""The user's own state, outside every workspace: the signing key and the servers' tokens.
+
+`$XDG_STATE_HOME/gateway` (default `~/.local/state/gateway`), a 0700 directory. The key
+signs grants, contract journals and shell snapshots kept inside workspaces, so that an entry
+written by hand (by an agent's Write, or shipped in a cloned repository) is refused as forged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import Forged
+
+KEY_NAME = "key"
+KEY_BYTES = 32
+
+
+def state_home() -> Path:
+    """The gateway's per-user state directory, made private (0700) on first use."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    directory = Path(base) / "gateway"
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if directory.stat().st_mode & 0o077:
+        directory.chmod(0o700)
+    return directory
+
+
+def private_file(path: Path, data: bytes) -> None:
+    """Write `data` to a new 0600 file that nobody else could have opened first."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, path)
+
+
+def user_key() -> bytes:
+    """The per-user signing key, made on first use."""
+    path = state_home() / KEY_NAME
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        candidate = secrets.token_bytes(KEY_BYTES)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:  # another process made it, or it is damaged: replace only a damaged one
+            if len(path.read_bytes()) == KEY_BYTES:
+                return path.read_bytes()
+            private_file(path, candidate)
+            return candidate
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(candidate)
+        key = candidate
+    return key
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def sign(record: dict[str, Any], purpose: str) -> dict[str, Any]:
+    """`record` with an `hmac` field over its other fields and what it is for."""
+    body = {k: v for k, v in record.items() if k != "hmac"}
+    mac = hmac.new(user_key(), purpose.encode() + b"\0" + _canonical(body), hashlib.sha256).hexdigest()
+    return {**body, "hmac": mac}
+
+
+def verified(record: Any, purpose: str, where: str) -> dict[str, Any]:
+    """`record` without its `hmac`, if the user's key signed it for `purpose`; else Forged."""
+    if not isinstance(record, dict) or not isinstance(record.get("hmac"), str):
+        raise Forged(f"{where}: unsigned entry refused (forged)")
+    expected = sign(record, purpose)["hmac"]
+    if not hmac.compare_digest(expected, record["hmac"]):
+        raise Forged(f"{where}: the signature does not match (forged or altered)")
+    return {k: v for k, v in record.items() if k != "hmac"}
