@@ -206,12 +206,11 @@ class Gateway:
         return {**summarize(read.entries), "log_warnings": read.warnings}
 
     def contract_check(self, path: str) -> dict[str, Any]:
-        from gateway.contracts.apply import read_contract, recover, report
+        from gateway.contracts.apply import pending_recovery, read_contract, report
         from gateway.contracts.check import check_contract
 
         contract = read_contract(self, path)
-        recovered = recover(self)
-        return report(check_contract(self, contract), recovered=recovered)
+        return report(check_contract(self, contract), interrupted=pending_recovery(self))
 
     def contract_apply(self, path: str, keep_on_failure: bool = False) -> dict[str, Any]:
         from gateway.contracts.apply import apply_contract

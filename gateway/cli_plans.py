@@ -95,6 +95,8 @@ def _cmd_contract(args: argparse.Namespace) -> Outcome:
 
 def _contract_text(action: str, result: dict[str, Any]) -> str:
     lines = [f"Undid an interrupted contract run first: {', '.join(result['recovered'])} put back."] if result.get("recovered") else []
+    lines += [f"An interrupted run of {run['contract']} left {', '.join(run['files'])} half-written; the next `contract apply` "
+              "puts them back." for run in result.get("interrupted", [])]
     for problem in result["problems"]:
         where = f"line {problem['line']}: " if problem["line"] else ""
         lines.append(f"refused ({problem['code']}): {where}{problem['message']}")

@@ -13,6 +13,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.cli import run
+from gateway.contracts.apply import recover
 from gateway.errors import WriteFailed
 from tests.faults import fail_nth_write
 
@@ -347,10 +348,14 @@ def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -
     died = subprocess.run([sys.executable, "-c", CRASHING_APPLY, str(workspace), str(path)], capture_output=True, text=True)
     assert died.returncode == 9, died.stderr
     assert snapshot(workspace) != before  # half-applied: one file written, the process gone
+    half = snapshot(workspace)
     with Gateway(workspace) as gw:
         checked = gw.contract_check(str(path))
-    assert checked["recovered"] == [SHAPES] and checked["ready"]
+        assert [run["files"] for run in checked["interrupted"]] == [[SHAPES, USE, "tests/test_surface.py"]]
+        assert snapshot(workspace) == half  # a check writes nothing
+        assert recover(gw) == [SHAPES]  # what the next apply does first
     assert snapshot(workspace) == before
+    assert not list((workspace / ".gateway" / "state" / "contract-runs").iterdir())
     log = [json.loads(line) for line in (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
     assert (log[-1]["operation"], log[-1]["audit_error"]["code"]) == ("contract_recover", "interrupted")
 
@@ -361,5 +366,5 @@ def test_recovery_refuses_to_overwrite_later_changes(workspace: Path) -> None:
     path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
     subprocess.run([sys.executable, "-c", CRASHING_APPLY, str(workspace), str(path)], capture_output=True)
     (workspace / SHAPES).write_text("# someone's own work\n")
-    assert run(["contract", "check", str(path), "--workspace", str(workspace)]) == 1
+    assert run(["contract", "apply", str(path), "--workspace", str(workspace)]) == 1
     assert (workspace / SHAPES).read_text() == "# someone's own work\n"

@@ -2,34 +2,36 @@
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
+from gateway.contracts.journal import JournalEntry, interrupted, remove_journal, undo, write_journal
 from gateway.contracts.model import Contract, Validation, load_contract
-from gateway.errors import FileMissing, OutsideWorkspace, Stale, UsageError
-from gateway.typed.audit import ensure_state_dir
-from gateway.config import STATE_DIR
-from gateway.workspace import file_digest, replace_atomically, sha256, write_new_text
+from gateway.errors import FileMissing, OutsideWorkspace, UsageError
+from gateway.snapshot import compare, restore, take
+from gateway.workspace import sha256
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
 
 OUTPUT_TAIL_CHARS = 4000
-JOURNAL_NAME = "contract-journal.json"
+REAPER = Path(__file__).with_name("reaper.py")
+# How long past a validation's timeout the reaper itself may take before it is killed too.
+REAPER_GRACE_SECONDS = 5
 
 
 def read_contract(gateway: Gateway, path: str | os.PathLike[str]) -> Contract:
-    """A contract file: absolute, or relative to the workspace root."""
-    real = Path(path) if Path(path).is_absolute() else gateway.workspace.root / path
+    """A contract file inside the workspace: absolute, or relative to the workspace root."""
+    real = gateway.workspace.resolve(path)
     if not real.is_file():
         raise FileMissing(f"{path}: no such contract file")
     try:
@@ -53,29 +55,53 @@ def report(plan: Plan, **extra: Any) -> dict[str, Any]:
 
 
 def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
-    """One validation command in the workspace, killed with its children at its timeout."""
+    """One validation command in the workspace, in its own session under a subreaper: at its
+    end or at its timeout every process it started is killed, those that left its session too."""
     started = time.monotonic()
-    process = subprocess.Popen(
-        ["bash", "-c", validation.run], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    timed_out = False
+    status_read, status_write = os.pipe()
+    command = [sys.executable, "-I", "-S", str(REAPER), str(validation.timeout), str(status_write), "--", "bash", "-c", validation.run]
     try:
-        output, _ = process.communicate(timeout=validation.timeout)
+        process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   pass_fds=(status_write,), start_new_session=True)
+    finally:
+        os.close(status_write)
+    try:
+        output, _ = process.communicate(timeout=validation.timeout + REAPER_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
-        timed_out = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
+    with os.fdopen(status_read, "rb") as handle:
+        raw = handle.read()
+    try:
+        status = json.loads(raw)
+    except ValueError:
+        status = {"exit_code": None, "timed_out": True}
     text = output.decode("utf-8", errors="replace")
+    timed_out, code = bool(status.get("timed_out")), status.get("exit_code")
     return {
         "run": validation.run,
-        "exit_code": None if timed_out else process.returncode,
+        "exit_code": None if timed_out else code,
         "timed_out": timed_out,
         "timeout": validation.timeout,
         "duration_s": round(time.monotonic() - started, 3),
         "output_tail": text[-OUTPUT_TAIL_CHARS:],
-        "passed": not timed_out and process.returncode == 0,
+        "passed": not timed_out and code == 0,
     }
+
+
+def _validate(contract: Contract, root: Path, listed: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run the validations in order, stopping at the first failure; and the unlisted workspace
+    files they changed, already put back."""
+    before = take(root)
+    validations: list[dict[str, Any]] = []
+    for validation in contract.validations:
+        validations.append(run_validation(validation, root))
+        if not validations[-1]["passed"]:
+            break
+    foreign = [c for c in compare(root, before) if c.path not in listed]
+    restore(root, foreign)
+    return validations, [f"{c.path} ({c.what})" for c in foreign]
 
 
 def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failure: bool = False) -> dict[str, Any]:
@@ -95,97 +121,66 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", plan.problems[0].code)
             return report(plan, applied=False, validated=False, rolled_back=False, validations=[], recovered=recovered)
         changed = [fp for fp in plan.files.values() if fp.changed]
-        _write_journal(gateway, contract, changed)
+        write_journal(workspace.root, run_id, contract.id, [_journal_entry(fp) for fp in changed])
         try:
             gateway.workspace.write_all(
                 [(fp.source, fp.text) for fp in changed if fp.source is not None],
                 [(fp.display, fp.text) for fp in changed if fp.source is None],
             )
         except BaseException:
-            _journal(gateway).unlink()  # write_all has put everything back itself
+            remove_journal(workspace.root, run_id)  # write_all has put everything back itself
             raise
         for result in plan.steps:
             result.status = "applied"
         _log_steps(gateway, contract, run_id, plan.steps, "consumed", None)
-        validations: list[dict[str, Any]] = []
         try:
-            for validation in contract.validations:
-                validations.append(run_validation(validation, workspace.root))
-                if not validations[-1]["passed"]:
-                    break
+            validations, foreign = _validate(contract, workspace.root, {workspace.display(p) for p in listed})
         except BaseException:
-            _put_back(gateway, plan)
+            _put_back(gateway, plan, run_id)
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
             raise
+        if foreign:
+            validations.append({"run": "(workspace check)", "passed": False, "changed_unlisted": foreign,
+                                "output_tail": f"the validations changed files the contract does not list, now put back: {', '.join(foreign)}"})
         validated = all(v["passed"] for v in validations)
-        if validated or keep_on_failure:
-            _journal(gateway).unlink()
+        keep = keep_on_failure and not foreign
+        if validated or keep:
+            remove_journal(workspace.root, run_id)
         not_run = [{"run": v.run, "passed": None, "not_run": True} for v in contract.validations[len(validations) :]]
-        rolled_back = not validated and not keep_on_failure
+        rolled_back = not validated and not keep
         if rolled_back:
-            _put_back(gateway, plan)
+            _put_back(gateway, plan, run_id)
             for result in plan.steps:
                 result.status = "rolled_back"
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
-    return report(plan, applied=validated, validated=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep_on_failure,
+    return report(plan, applied=validated, validated=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep,
                   validations=validations + not_run, recovered=recovered)
 
 
-def _journal(gateway: Gateway) -> Path:
-    return gateway.workspace.root / STATE_DIR / JOURNAL_NAME
+def _journal_entry(fp: FilePlan) -> JournalEntry:
+    written = fp.source.encode(fp.text) if fp.source else fp.text.encode("utf-8")
+    return JournalEntry(fp.display, fp.original, fp.source.mode if fp.source else None, sha256(written))
 
 
-def _write_journal(gateway: Gateway, contract: Contract, changed: list[FilePlan]) -> None:
-    """Every file's bytes before the contract, on disk before the first write: what a crashed run is undone from."""
-    ensure_state_dir(gateway.workspace.root / STATE_DIR)
-    entries = [
-        {
-            "path": fp.display,
-            "original": base64.b64encode(fp.original).decode() if fp.original is not None else None,
-            "mode": fp.source.mode if fp.source else None,
-            "written_sha256": sha256(fp.source.encode(fp.text) if fp.source else fp.text.encode("utf-8")),
-        }
-        for fp in changed
-    ]
-    write_new_text(_journal(gateway), json.dumps({"contract": contract.id, "files": entries}))
+def pending_recovery(gateway: Gateway) -> list[dict[str, Any]]:
+    """The runs that died mid-apply, as a check reports them (it writes nothing)."""
+    return [{"run": j.run_id, "contract": j.contract, "files": [e.path for e in j.entries]} for j in interrupted(gateway.workspace.root)]
 
 
 def recover(gateway: Gateway) -> list[str]:
-    """Undo a contract run that died between its first write and its end (a journal is left); the files it put back."""
-    journal = _journal(gateway)
-    if not journal.exists():
-        return []
-    data = json.loads(journal.read_text("utf-8"))
-    root = gateway.workspace.root
-    foreign = [e["path"] for e in data["files"] if file_digest(root / e["path"]) not in (e["written_sha256"], _original_digest(e))]
-    if foreign:
-        raise Stale(
-            f"an interrupted contract run ({data.get('contract')}) left {JOURNAL_NAME}, but {', '.join(foreign)} changed "
-            "since; restore by hand from the journal, then delete it"
+    """Undo every contract run that died between its first write and its end; the files put back."""
+    restored: list[str] = []
+    for journal in interrupted(gateway.workspace.root):
+        undone = undo(gateway.workspace.root, journal)
+        gateway.typed.record(
+            "rejected", "contract_recover", gateway.typed.file_entries(undone), kind="contract", contract=journal.contract,
+            audit_error={"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
         )
-    restored = []
-    for entry in data["files"]:
-        path = root / entry["path"]
-        if file_digest(path) == _original_digest(entry):
-            continue
-        if entry["original"] is None:
-            path.unlink(missing_ok=True)
-        else:
-            replace_atomically(path, base64.b64decode(entry["original"]), entry["mode"])
-        restored.append(entry["path"])
-    gateway.typed.record(
-        "rejected", "contract_recover", gateway.typed.file_entries(restored), kind="contract", contract=data.get("contract"),
-        audit_error={"code": "interrupted", "message": "an interrupted contract run was undone from its journal"},
-    )
-    journal.unlink()
+        restored += undone
     return restored
 
 
-def _original_digest(entry: dict[str, Any]) -> str | None:
-    return sha256(base64.b64decode(entry["original"])) if entry["original"] is not None else None
-
-
-def _put_back(gateway: Gateway, plan: Plan) -> None:
+def _put_back(gateway: Gateway, plan: Plan, run_id: str) -> None:
     """Every file the contract wrote back to its exact previous bytes; the files it created removed."""
     for fp in plan.files.values():
         if not fp.changed:
@@ -195,7 +190,7 @@ def _put_back(gateway: Gateway, plan: Plan) -> None:
         else:
             assert fp.original is not None
             gateway.workspace.put_back(fp.source, fp.original)
-    _journal(gateway).unlink(missing_ok=True)
+    remove_journal(gateway.workspace.root, run_id)
 
 
 def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:

@@ -9,17 +9,24 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 from gateway.contracts.model import Contract, Problem, Step
 from gateway.errors import GatewayError, OutsideWorkspace
+from gateway.gitcalls import git_text, resolve_commit
 from gateway.workspace import SourceFile, file_digest
 
 if TYPE_CHECKING:
     from gateway.api import Gateway
+
+# anchor_regex runs with a time limit: a pattern that backtracks catastrophically is refused, not waited for.
+REGEX_SECONDS = 2.0
+# A contract never writes the gateway's own files or git's.
+_UNWRITABLE = (".gateway/", ".git/")
 
 
 @dataclass
@@ -114,6 +121,9 @@ def _scope(gateway: Gateway, contract: Contract, plan: Plan) -> dict[str, str]:
             scope[entry.path] = workspace.display(workspace.resolve(entry.path))
         except OutsideWorkspace as error:
             plan.problems.append(Problem("outside_workspace", str(error), entry.line))
+            continue
+        if f"{scope[entry.path]}/".startswith(_UNWRITABLE):
+            plan.problems.append(Problem("protected", f"{scope[entry.path]}: a contract cannot change .gateway/ or .git/", entry.line))
     listed = set(scope.values())
     for step in contract.steps:
         try:
@@ -141,12 +151,16 @@ def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
             plan.problems.append(Problem("stale", f"{entry.path}: {what}", entry.sha256_line))
     if contract.base is None:
         return
-    paths = [entry.path for entry in contract.files]
-    done = subprocess.run(["git", "diff", "--name-only", contract.base, "--", *paths], cwd=root, capture_output=True, text=True)
-    if done.returncode != 0:
-        plan.problems.append(Problem("stale", f"cannot compare with base {contract.base}: {done.stderr.strip() or 'git failed'}", None))
+    commit = resolve_commit(root, contract.base)
+    if commit is None:
+        plan.problems.append(Problem("stale", f"base {contract.base[:80]!r} is not a commit of this repository", None))
         return
-    for changed in done.stdout.split():
+    paths = [entry.path for entry in contract.files]
+    changed_names = git_text(root, "diff", "--name-only", "-z", commit, "--", *paths)
+    if changed_names is None:
+        plan.problems.append(Problem("stale", f"cannot compare with base {commit[:12]} (git failed)", None))
+        return
+    for changed in filter(None, changed_names.split("\0")):
         line = next((e.line for e in contract.files if gateway.workspace.resolve(e.path) == root / changed), None)
         plan.problems.append(Problem("stale", f"{changed}: changed since base {contract.base[:12]} (git-tracked)", line))
 
@@ -167,8 +181,11 @@ def _anchor_span(text: str, step: Step) -> tuple[int, int]:
         spans = [(m.start(), m.start() + len(step.anchor)) for m in re.finditer(re.escape(step.anchor), text)] if step.anchor else []
         what = f"anchor {step.anchor[:60]!r}"
     else:
-        spans = [(m.start(), m.end()) for m in re.finditer(step.anchor_regex or "", text, re.MULTILINE)]
         what = f"anchor_regex {step.anchor_regex!r}"
+        try:
+            spans = [(m.start(), m.end()) for m in regex.finditer(step.anchor_regex or "", text, regex.MULTILINE, timeout=REGEX_SECONDS)]
+        except TimeoutError:
+            raise _StepRefused("anchor_too_slow", f"{what} did not finish matching within {REGEX_SECONDS} s; simplify it") from None
     if not spans:
         raise _StepRefused("anchor_missing", f"{what} does not occur (after the earlier steps)")
     if len(spans) > 1:

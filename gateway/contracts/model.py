@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
+
 TEXT_ACTIONS = ("replace", "insert_before", "insert_after", "delete", "create")
 SYMBOL_ACTIONS = ("replace_symbol", "insert_code", "remove_symbol", "rename_symbol")
 _KEYS = {
@@ -191,8 +193,8 @@ def _read_steps(reader: _Reader, data: dict[str, Any]) -> None:
             continue
         if values["anchor_regex"] is not None:
             try:
-                re.compile(values["anchor_regex"])
-            except re.error as error:
+                regex.compile(values["anchor_regex"])
+            except regex.error as error:
                 reader.problem("schema", f"{where} ({step_id}): anchor_regex does not compile: {error}", _key_line(reader.text, line, "anchor_regex"), step_id)
                 continue
         step = {k: v for k, v in values.items() if v is not None and k not in ("id", "file", "action")}

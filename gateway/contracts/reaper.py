@@ -1,0 +1,107 @@
+"""Run one command so that nothing it starts outlives it: `python reaper.py TIMEOUT STATUS_FD -- CMD...`.
+
+Run as a script, importing nothing of the gateway. It makes itself a child subreaper
+(Linux), so that descendants which leave the command's session (`setsid`, daemons) are
+re-parented here instead of to init. When the command ends, or at TIMEOUT seconds, every
+descendant is killed and reaped. It then writes `{"exit_code", "timed_out"}` as JSON to
+STATUS_FD. If its own parent dies, it does the same clean-up and exits.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the command's own session is still killed
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            tree.setdefault(parent, []).append(int(name))
+    return tree
+
+
+def _descendants() -> list[int]:
+    tree, found, queue = _children(), [], [os.getpid()]
+    while queue:
+        for child in tree.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_all(session: int | None) -> None:
+    """Kill the command's session and every descendant, until none is left."""
+    if session is not None:
+        try:
+            os.killpg(session, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for _ in range(200):
+        left = _descendants()
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.005)
+        _reap()
+    _reap()
+
+
+def main(argv: list[str]) -> int:
+    timeout, status_fd, command = float(argv[1]), int(argv[2]), argv[4:]
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    child = subprocess.Popen(command, start_new_session=True)
+
+    def parent_gone(*_: object) -> None:
+        kill_all(child.pid)
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, parent_gone)
+    timed_out, code = False, None
+    try:
+        code = child.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    kill_all(child.pid)
+    os.write(status_fd, json.dumps({"exit_code": code, "timed_out": timed_out}).encode())
+    os.close(status_fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
