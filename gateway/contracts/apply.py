@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
-from gateway.contracts.journal import JournalEntry, interrupted, remove_journal, undo, write_journal
+from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, UsageError
 from gateway.snapshot import compare, restore, take
@@ -90,16 +90,17 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
     }
 
 
-def _validate(contract: Contract, root: Path, listed: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+def _validate(contract: Contract, root: Path, listed: set[str], run_id: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the validations in order, stopping at the first failure; and the unlisted workspace
-    files they changed, already put back."""
+    files they changed, already put back (another contract run's files are that run's)."""
     before = take(root)
     validations: list[dict[str, Any]] = []
     for validation in contract.validations:
         validations.append(run_validation(validation, root))
         if not validations[-1]["passed"]:
             break
-    foreign = [c for c in compare(root, before) if c.path not in listed]
+    others = written_by_others(root, run_id, before.taken_at)
+    foreign = [c for c in compare(root, before) if c.path not in listed and c.path not in others]
     restore(root, foreign)
     return validations, [f"{c.path} ({c.what})" for c in foreign]
 
@@ -128,13 +129,13 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
                 [(fp.display, fp.text) for fp in changed if fp.source is None],
             )
         except BaseException:
-            remove_journal(workspace.root, run_id)  # write_all has put everything back itself
+            finish_journal(workspace.root, run_id)  # write_all has put everything back itself
             raise
         for result in plan.steps:
             result.status = "applied"
         _log_steps(gateway, contract, run_id, plan.steps, "consumed", None)
         try:
-            validations, foreign = _validate(contract, workspace.root, {workspace.display(p) for p in listed})
+            validations, foreign = _validate(contract, workspace.root, {workspace.display(p) for p in listed}, run_id)
         except BaseException:
             _put_back(gateway, plan, run_id)
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
@@ -145,7 +146,7 @@ def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failu
         validated = all(v["passed"] for v in validations)
         keep = keep_on_failure and not foreign
         if validated or keep:
-            remove_journal(workspace.root, run_id)
+            finish_journal(workspace.root, run_id)
         not_run = [{"run": v.run, "passed": None, "not_run": True} for v in contract.validations[len(validations) :]]
         rolled_back = not validated and not keep
         if rolled_back:
@@ -190,7 +191,7 @@ def _put_back(gateway: Gateway, plan: Plan, run_id: str) -> None:
         else:
             assert fp.original is not None
             gateway.workspace.put_back(fp.source, fp.original)
-    remove_journal(gateway.workspace.root, run_id)
+    finish_journal(gateway.workspace.root, run_id)
 
 
 def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:

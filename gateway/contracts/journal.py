@@ -1,7 +1,9 @@
 """Contract run journals: each run's previous bytes, on disk before its first write.
 
 One journal per run (`.gateway/state/contract-runs/<run>.json`), signed with the user's key
-and naming the process that writes it. A run whose process is gone left its journal behind:
+and naming the process that writes it. A run that ends leaves `<run>.done` (its files and
+when it ended) for a day, so that a run validating meanwhile can tell its neighbour's writes
+from its validations' own. A run whose process is gone left its journal behind:
 the next apply undoes it. A journal is acted on only if it is signed, its process is dead, and
 every entry is a regular file inside the workspace reached without a symlink, with plain
 permission bits; otherwise it is refused whole.
@@ -15,6 +17,7 @@ import json
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,7 @@ RUNS = "contract-runs"
 SIGNED_AS = "contract-journal"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _PROTECTED_TOPS = (".git", ".gateway")
+KEEP_DONE_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ def write_journal(root: Path, run_id: str, contract: str, entries: list[JournalE
     _runs(root).mkdir(exist_ok=True)
     path = _runs(root) / f"{run_id}.json"
     record = {"run": run_id, "contract": contract, "pid": os.getpid(), "started": _process_start(os.getpid()),
-              "files": [e.to_json() for e in entries]}
+              "started_at": time.time(), "files": [e.to_json() for e in entries]}
     write_new_text(path, json.dumps(sign(record, SIGNED_AS)))
     return path
 
@@ -158,9 +162,36 @@ def undo(root: Path, journal: Journal) -> list[str]:
         else:
             replace_atomically(target, entry.original, entry.mode or 0o644)
         restored.append(entry.path)
-    remove_journal(root, journal.run_id)
+    (_runs(root) / f"{journal.run_id}.json").unlink(missing_ok=True)
     return restored
 
 
-def remove_journal(root: Path, run_id: str) -> None:
-    (_runs(root) / f"{run_id}.json").unlink(missing_ok=True)
+def finish_journal(root: Path, run_id: str) -> None:
+    """The run ended (applied or put back): its journal gives way to a record of what it wrote."""
+    journal = _runs(root) / f"{run_id}.json"
+    try:
+        files = [e["path"] for e in json.loads(journal.read_text("utf-8"))["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        files = []
+    done = {"run": run_id, "files": files, "finished_at": time.time()}
+    write_new_text(_runs(root) / f"{run_id}.done", json.dumps(sign(done, SIGNED_AS)))
+    journal.unlink(missing_ok=True)
+
+
+def written_by_others(root: Path, run_id: str, since: float) -> set[str]:
+    """The files other contract runs were writing at any time since `since` (running, or ended since)."""
+    directory, found = _runs(root), set()
+    if not directory.is_dir():
+        return found
+    for path in directory.iterdir():
+        if path.stem == run_id:
+            continue
+        try:
+            record = verified(json.loads(path.read_text("utf-8")), SIGNED_AS, path.name)
+        except (Forged, OSError, ValueError):
+            continue
+        if path.suffix == ".done" and time.time() - record.get("finished_at", 0) > KEEP_DONE_SECONDS:
+            path.unlink(missing_ok=True)
+        elif path.suffix == ".json" or record.get("finished_at", 0) >= since:
+            found |= {f if isinstance(f, str) else f.get("path") for f in record.get("files", [])}
+    return found
