@@ -153,8 +153,8 @@ def _cmd_serve(args: argparse.Namespace) -> Outcome:
     tcp = None
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
-        if not host or not port.isdigit():
-            raise UsageError(f"--tcp wants HOST:PORT, not {args.tcp!r}")
+        if not host or not port.isdigit() or int(port) > 65535:
+            raise UsageError(f"--tcp wants HOST:PORT with a port from 0 to 65535, not {args.tcp!r}")
         tcp = (host, int(port))
     serve(args.workspace, tcp)
     return {}, "", EXIT_OK

@@ -3,25 +3,40 @@
 Methods are `gateway/<operation>` in camelCase; params and results are the CLI's --json
 objects. A gateway error is a JSON-RPC error whose `data` is the error object (a blocked
 edit's carries the classification); codes are in gateway.errors.
+
+Framing is checked before pygls sees a message (gateway.framing): input that is not LSP
+framing closes the connection unanswered. A TCP client must first send
+`gateway/authenticate` with the token the server wrote, 0600, under the user's state
+directory; anything else first closes the connection. `exit` ends one TCP connection only;
+`gateway/stop` or SIGTERM stops the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
+import json
 import logging
 import os
+import secrets
 import signal
+import sys
+import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from lsprotocol.types import ResponseError
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.server import LanguageServer
 
 from gateway.api import Gateway
-from gateway.errors import GatewayError, rpc_code_for
+from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
+from gateway.framing import FrameError, FrameReader
 from gateway.surface import call
+from gateway.userstate import private_file, state_home
 
 METHODS = {
     "gateway/classify": "classify",
@@ -41,7 +56,9 @@ METHODS = {
     "gateway/contractApply": "contract_apply",
     "gateway/context": "context",
 }
+AUTHENTICATE, STOP = "gateway/authenticate", "gateway/stop"
 WORKERS = 8
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 logger = logging.getLogger(__name__)
 
 
@@ -54,10 +71,81 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def token_path(host: str, port: int) -> Path:
+    """Where `gateway serve --tcp HOST:PORT` keeps its token."""
+    return state_home() / "serve" / f"{host.replace('/', '_')}_{port}.token"
+
+
 class GatewayProtocol(LanguageServerProtocol):
-    """pygls' protocol, with gateway errors answered as themselves and one instance per TCP client."""
+    """pygls' protocol behind a bounded framer, with gateway errors answered as themselves and one
+    instance per TCP client, each authenticated by the server's token."""
 
     tcp = False
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._frames = FrameReader()
+        self._authenticated = not self.tcp
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            bodies = self._frames.feed(data)
+        except FrameError:
+            self._close()
+            return
+        for body in bodies:
+            if not self._receive(body):
+                return
+
+    def _receive(self, body: bytes) -> bool:
+        """Handle one message body; False when the connection was closed."""
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError):
+            self._error(None, PARSE_ERROR, "Parse error: the body is not JSON")
+            return True
+        valid_id = isinstance(message, dict) and isinstance(message.get("id", 0), int | str) and not isinstance(message.get("id"), bool)
+        if not valid_id or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method", ""), str):
+            self._error(message.get("id") if valid_id else None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+            return True
+        method = message.get("method")
+        if not self._authenticated or method == AUTHENTICATE:
+            return self._authenticate(message)
+        if method == STOP:
+            self._reply(message, {"ok": True})
+            self._server.loop.call_soon(self._server.loop.stop)
+            return True
+        if method is not None and "params" not in message:
+            message["params"] = {} if method.startswith("gateway/") else None
+        try:
+            self._procedure_handler(self._deserialize_message(message))
+        except JsonRpcException as error:
+            self._error(message.get("id"), error.code, error.message or "invalid message")
+        return True
+
+    def _authenticate(self, message: dict[str, Any]) -> bool:
+        params = message.get("params")
+        token = params.get("token") if isinstance(params, dict) else None
+        expected = getattr(self._server, "token", None)
+        if not self.tcp or (message.get("method") == AUTHENTICATE and isinstance(token, str) and expected is not None
+                            and hmac.compare_digest(token.encode("utf-8", "replace"), expected.encode())):
+            self._authenticated = True
+            self._reply(message, {"ok": True})
+            return True
+        self._error(message.get("id"), RPC_CODES["unauthenticated"], f"unauthenticated: send {AUTHENTICATE} with the server's token first")
+        self._close()
+        return False
+
+    def _reply(self, message: dict[str, Any], result: Any) -> None:
+        if "id" in message:
+            self._send_response(message["id"], result)
+
+    def _error(self, msg_id: Any, code: int, text: str) -> None:
+        self._send_response(msg_id, error=ResponseError(code, text))
+
+    def _close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
 
     def _execute_request_callback(self, msg_id: Any, future: Any) -> None:
         error = None if future.cancelled() else future.exception()
@@ -70,17 +158,40 @@ class GatewayProtocol(LanguageServerProtocol):
     @lsp_method("shutdown")
     def lsp_shutdown(self, *args: Any) -> None:
         super().lsp_shutdown(*args)
-        self._server.gateway.close()  # type: ignore[attr-defined]
+        if not self.tcp:  # other TCP clients still use the servers
+            self._server.gateway.close()  # type: ignore[attr-defined]
+
+    @lsp_method("exit")
+    def lsp_exit(self, *args: Any) -> None:
+        if self.tcp:
+            self._close()
+        else:
+            self._server.loop.stop()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.tcp:
-            super().connection_lost(exc)
+            self._server.loop.call_soon_threadsafe(self._server.loop.stop)
+
+
+class _StdoutTransport:
+    """What pygls writes responses to, for stdio."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def write(self, data: bytes) -> None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+    def close(self) -> None:
+        self.loop.stop()
 
 
 class GatewayServer(LanguageServer):
     def __init__(self, gateway: Gateway) -> None:
         super().__init__("gateway", "0.1.0", protocol_cls=GatewayProtocol, max_workers=WORKERS)
         self.gateway = gateway
+        self.token: str | None = None
         self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="gateway-rpc")
         for method, operation in METHODS.items():
             self.feature(method)(self._handler(operation))
@@ -92,43 +203,63 @@ class GatewayServer(LanguageServer):
 
         return handle
 
+    def serve_stdio(self) -> None:
+        """Read stdin on a thread, framed and bounded like TCP; stop at end of input."""
+        protocol = self.lsp
+        protocol.connection_made(_StdoutTransport(self.loop))  # type: ignore[arg-type]
+
+        def read() -> None:
+            while chunk := os.read(0, 65536):
+                self.loop.call_soon_threadsafe(protocol.data_received, chunk)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+        threading.Thread(target=read, daemon=True, name="gateway-stdin").start()
+        self.loop.run_forever()
+
     def serve_tcp(self, host: str, port: int) -> None:
-        """Like pygls' start_tcp, but each client gets its own protocol (sharing the features)."""
+        """Each client gets its own protocol (sharing the features) and must present the token."""
 
         def connection() -> GatewayProtocol:
             protocol = GatewayProtocol(self, self.lsp._converter)  # type: ignore[attr-defined]
-            protocol.fm = self.lsp.fm
+            # Its own builtins (shutdown and exit act on this connection), the server's features.
+            shared = self.lsp.fm
+            protocol.fm._features, protocol.fm._commands = shared._features, shared._commands  # type: ignore[attr-defined]
+            protocol.fm._feature_options = shared._feature_options  # type: ignore[attr-defined]
             protocol.tcp = True
             return protocol
 
-        server = self.loop.run_until_complete(self.loop.create_server(connection, host, port))
+        try:
+            # Not serving until the token is on disk: a client that can connect can authenticate.
+            server = self.loop.run_until_complete(self.loop.create_server(connection, host, port, start_serving=False))
+        except (OSError, OverflowError) as error:
+            raise UsageError(f"cannot listen on {host}:{port} ({getattr(error, 'strerror', None) or error})") from None
+        bound = server.sockets[0].getsockname()[1]
+        self.token = secrets.token_urlsafe(32)
+        path = token_path(host, bound)
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        private_file(path, self.token.encode())
+        self.loop.run_until_complete(server.start_serving())
+        print(f"gateway serve: listening on {host}:{bound}; token in {path}", file=sys.stderr, flush=True)
         try:
             self.loop.run_forever()
-        except (KeyboardInterrupt, SystemExit):
-            pass
         finally:
             server.close()
-            self.shutdown()
+            path.unlink(missing_ok=True)
 
 
 def serve(workspace: str, tcp: tuple[str, int] | None) -> None:
-    """Run until `exit`, end of input or SIGTERM; language servers are shut down on the way out."""
+    """Run until end of input (stdio), `gateway/stop` or SIGTERM; language servers are shut down on the way out."""
     gateway = Gateway(workspace)
     server = GatewayServer(gateway)
-
-    def terminate(*_: object) -> None:
-        # Not through pygls' shutdown: it waits for a reader thread blocked on stdin.
-        gateway.close()
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGTERM, lambda *_: server.loop.call_soon_threadsafe(server.loop.stop))
     try:
         if tcp:
             server.serve_tcp(*tcp)
         else:
-            server.start_io()
+            server.serve_stdio()
     finally:
         gateway.close()
         server.executor.shutdown(wait=False, cancel_futures=True)
-        # pygls reads stdin on a worker thread that would keep the process alive.
-        os._exit(0)
+    # The stdin reader thread and pygls' pools would keep the process alive.
+    sys.stdout.flush()
+    os._exit(0)

@@ -28,9 +28,15 @@ class RpcClient:
         return cls(process.stdout, process.stdin)
 
     @classmethod
-    def over_tcp(cls, host: str, port: int) -> RpcClient:
+    def over_tcp(cls, host: str, port: int, authenticate: bool = True) -> RpcClient:
+        """A TCP client; it first presents the token `gateway serve` wrote for this address."""
+        from gateway.rpc import token_path
+
         sock = socket.create_connection((host, port), timeout=120)
-        return cls(sock.makefile("rb"), sock.makefile("wb"))
+        client = cls(sock.makefile("rb"), sock.makefile("wb"))
+        if authenticate:
+            client.request("gateway/authenticate", {"token": token_path(host, port).read_text()})
+        return client
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
