@@ -162,7 +162,7 @@ def compare(root: Path, before: Snapshot) -> list[Change]:
     for path in sorted(candidates):
         old, now = before.files.get(path), _read(root, path)
         if old is None:
-            if now is not None:
+            if now is not None or (root / path).is_symlink():
                 changes.append(Change(path, "created", None))
             continue
         if now is None:

@@ -49,9 +49,19 @@ BYPASSES = [
     "[[ -f pkg/shapes.py ]] && echo x > pkg/shapes.py",
     "case $1 in a) echo x > pkg/shapes.py;; esac",
     "x=$(sed -i 's/a/b/' pkg/shapes.py)",
-    "echo x > \"$TARGET\"",
     "eval 'echo x > pkg/shapes.py'",
     "cd pkg && sed -i 's/a/b/' shapes.py",
+    "{ echo x; } > pkg/shapes.py",
+    "for i in 1 2; do echo $i; done > pkg/shapes.py",
+    "bash -ec 'echo x > pkg/shapes.py'",
+    "git checkout other pkg/shapes.py",
+    "git stash pop",
+    "git reset --hard",
+    "rm pkg/shapes.py",
+    "mv pkg/shapes.py /tmp/",
+    "tar -xf /tmp/a.tar",
+    "curl -o pkg/shapes.py http://example.invalid/x",
+    "cd pkg && echo x > ../README",
 ]
 HARMLESS = [
     "cat pkg/shapes.py",
@@ -76,6 +86,16 @@ HARMLESS = [
     "cat <<'EOF'\nnot > a redirect\nEOF",
     "cp pkg/shapes.py /tmp/shapes.py",
     "diff pkg/shapes.py pkg/use.py",
+    "python3 -c \"print('a-b'.replace('-', '_'))\"",
+    "python3 -c 'd = {}; print(d.copy())'",
+    "python3 -c 'import asyncio; asyncio.run(asyncio.sleep(0))'",
+    "echo x > \"$TMPVAR\"",
+    "f=$(mktemp) && echo x > $f",
+    "mktemp",
+    "git restore --staged pkg/shapes.py",
+    "echo x > /dev/../tmp/gateway-harmless.txt",
+    "tar -tf /tmp/a.tar",
+    "curl -s http://example.invalid/x",
 ]
 
 

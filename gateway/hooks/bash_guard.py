@@ -7,7 +7,9 @@ in-place editors (`sed -i`, `perl -pi`, `ruby -i`), `tee`, `cp`/`mv`/`install`/`
 one-liners that write (`python -c` judged by Python's own parser, `node -e`), and the
 commands wrapped by `sudo`, `env`, `xargs`, `find -exec`, `bash -c`, `eval`. A target
 that cannot be known before running (a variable, a glob, `{}`) counts as a workspace
-file: the guard fails closed.
+file only when it surely lies inside the workspace (a glob under it, `git apply` run in
+it); a variable or command substitution is left to the PostToolUse check, which sees what
+the command really wrote.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from typing import Any
 
 
 UNKNOWN = "<unknown>"
+"""A write somewhere under the working directory (`git apply`, `xargs sed -i`): which file, nobody knows."""
+VARIABLE = "$<unknowable>"
+"""A target no reading can know (a variable, a command substitution): left to the check after the command."""
 _OUTPUT_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 _CONTROL = {";", "&&", "||", "|", "&", "(", ")", "\n", ";;", "|&", "{", "}"}
 _WRAPPERS = {"sudo", "nice", "nohup", "time", "command", "exec", "stdbuf", "ionice", "doas", "builtin"}
@@ -31,10 +36,14 @@ _SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
 _NODE_WRITES = re.compile(
     r"\b(writeFile|appendFile|createWriteStream|rename|unlink|rm|rmdir|copyFile|truncate|cp|mkdir|symlink)(Sync)?\b"
 )
-_PY_WRITE_CALLS = {
-    "write_text", "write_bytes", "touch", "unlink", "rename", "replace", "rmtree", "remove", "move",
-    "copy", "copy2", "copyfile", "copytree", "truncate", "system", "run", "call", "check_call",
-    "check_output", "Popen", "mkdir", "makedirs", "symlink_to", "hardlink_to",
+# Calls that write whatever they are called on (pathlib's), and calls that write only when the
+# module is the one named (`os.replace` writes, `'a-b'.replace` does not).
+_PY_WRITE_METHODS = {"write_text", "write_bytes", "touch", "unlink", "symlink_to", "hardlink_to", "rmdir"}
+_PY_MODULE_WRITES = {
+    "os": {"rename", "replace", "remove", "unlink", "rmdir", "removedirs", "truncate", "system", "makedirs", "mkdir",
+           "symlink", "link", "popen", "execv", "execvp", "spawnv"},
+    "shutil": {"rmtree", "move", "copy", "copy2", "copyfile", "copytree", "copymode", "copystat"},
+    "subprocess": {"run", "call", "check_call", "check_output", "Popen"},
 }
 
 
@@ -99,9 +108,22 @@ def _git(args: list[str]) -> list[str]:
     sub, rest = args[0], args[1:]
     if sub == "apply" and not (set(rest) & {"--check", "--stat", "--numstat", "--summary"} and "--apply" not in rest):
         return [UNKNOWN]
-    if sub == "am" or sub == "restore" or (sub == "checkout" and "--" in rest):
+    if sub == "restore" and set(rest) & {"--staged", "-S"} and not set(rest) & {"--worktree", "-W"}:
+        return []  # the index only
+    operands = _operands(rest, {"-b", "-B", "--orphan", "-m", "--message", "-C", "-c"})
+    if sub in ("am", "restore", "merge", "rebase", "pull", "cherry-pick", "revert") or (sub == "checkout" and ("--" in rest or len(operands) > 1)):
+        return [UNKNOWN]
+    if (sub == "stash" and operands[:1] in (["pop"], ["apply"])) or (sub == "reset" and "--hard" in rest) or (sub == "clean" and "-n" not in rest):
         return [UNKNOWN]
     return []
+
+
+def _tar(args: list[str]) -> list[str]:
+    """Where `tar` extracts (its -C directory, else the working directory); nothing when it does not."""
+    first = args[0] if args else ""
+    if not ((not first.startswith("--") and "x" in first.lstrip("-")) or set(args) & {"-x", "--extract", "--get"}):
+        return []
+    return [next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-C", "--directory")), ".")]
 
 
 def _python_code(code: str) -> list[str]:
@@ -115,7 +137,8 @@ def _python_code(code: str) -> list[str]:
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name == "open":
+        module = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        if name == "open" and module in (None, "io", "builtins", "codecs"):
             mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
             if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and not set(mode.value) & set("wax+"):
                 continue
@@ -123,7 +146,7 @@ def _python_code(code: str) -> list[str]:
                 continue
             first = node.args[0] if node.args else None
             targets.append(first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else UNKNOWN)
-        elif name in _PY_WRITE_CALLS:
+        elif (isinstance(func, ast.Attribute) and name in _PY_WRITE_METHODS) or name in _PY_MODULE_WRITES.get(module or "", ()):
             targets.append(UNKNOWN)
     return targets
 
@@ -176,8 +199,9 @@ def command_writes(words: list[str], stdin: str | None) -> list[str]:
     if name == "xargs":
         # xargs appends its input to the command: files nobody can know before running.
         return command_writes(_after_options(args, {"-I", "-n", "-P", "-d", "-s", "-E", "-L", "-a"}) + [UNKNOWN], None)
-    if name in _SHELLS and "-c" in args:
-        return shell_writes_raw(args[args.index("-c") + 1]) if args.index("-c") + 1 < len(args) else []
+    if name in _SHELLS:
+        flag = next((i for i, a in enumerate(args) if a.startswith("-") and not a.startswith("--") and "c" in a), None)
+        return shell_writes_raw(args[flag + 1]) if flag is not None and flag + 1 < len(args) else []
     if name == "eval":
         return shell_writes_raw(" ".join(args))
     if name == "sed":
@@ -186,8 +210,17 @@ def command_writes(words: list[str], stdin: str | None) -> list[str]:
         return _perl_like(args)
     if name == "tee":
         return _operands(args)
-    if name in ("cp", "mv", "install"):
+    if name in ("cp", "install"):
         return _destination(args)
+    if name == "mv":
+        return _operands(args, {"-S", "--suffix", "-t", "--target-directory"}) + _destination(args)
+    if name in ("rm", "rmdir", "unlink", "shred"):
+        return _operands(args)
+    if name == "tar":
+        return _tar(args)
+    if name in ("curl", "wget"):
+        flags = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in flags] + [a.split("=", 1)[1] for a in args if a.startswith(f"{flags[1]}=")]
     if name == "dd":
         return [a[3:] for a in args if a.startswith("of=")]
     if name == "truncate":
@@ -204,7 +237,7 @@ def command_writes(words: list[str], stdin: str | None) -> list[str]:
 
 
 _WRITERS = {"sed", "perl", "ruby", "tee", "cp", "mv", "install", "dd", "truncate", "patch", "git", "python", "node", "find",
-            "xargs", "env", "timeout", "eval", *_SHELLS, *_WRAPPERS}
+            "xargs", "env", "timeout", "eval", "rm", "rmdir", "unlink", "shred", "tar", "curl", "wget", "cd", *_SHELLS, *_WRAPPERS}
 
 
 def _shell_tokens(command: str) -> list[str]:
@@ -243,22 +276,41 @@ def _bashlex_writes(command: str) -> list[str]:
 
     # bashlex keeps the quotes of a quoted heredoc delimiter and then never finds its end.
     command = _QUOTED_DELIMITER.sub(r"<<\1\3", command)
-    targets = []
+    targets: list[str] = []
+    base: str | None = ""  # where earlier `cd`s moved (None: somewhere unknowable)
     for tree in bashlex.parse(command if command.endswith("\n") else command + "\n"):
         for node in _nodes(tree):
-            if node.kind != "command":
-                continue
-            words = [p.word for p in node.parts if p.kind == "word"]
-            stdin = None
-            for part in node.parts:
+            parts = node.parts if node.kind == "command" else getattr(node, "redirects", None) or []
+            found, stdin = [], None
+            for part in parts:
                 if part.kind != "redirect":
                     continue
                 if part.type == "<<" and getattr(part, "heredoc", None) is not None:
                     stdin = part.heredoc.value.rsplit("\n", 1)[0]
                 if part.type in _OUTPUT_REDIRECTS and isinstance(part.output, bashlex.ast.node):
-                    targets.append(part.output.word)
-            targets += command_writes(words, stdin)
+                    found.append(part.output.word)
+            if node.kind == "command":
+                words = [p.word for p in node.parts if p.kind == "word"]
+                if words[:1] == ["cd"]:
+                    base = _moved(base, words[1] if len(words) > 1 else "~")
+                found += command_writes(words, stdin)
+            targets += [_rebased(base, t) for t in found]
     return targets
+
+
+def _moved(base: str | None, directory: str) -> str | None:
+    if base is None or any(c in directory for c in "$`") or directory == "-":
+        return None
+    return os.path.join(base, os.path.expanduser(directory))
+
+
+def _rebased(base: str | None, target: str) -> str:
+    """A target as seen from the directory the command started in."""
+    if target == UNKNOWN:
+        return UNKNOWN if base == "" else base or VARIABLE
+    if os.path.isabs(os.path.expanduser(target)) or base == "":
+        return target
+    return VARIABLE if base is None else os.path.join(base, target)
 
 
 def _shlex_writes(command: str) -> list[str]:
@@ -295,13 +347,18 @@ def shell_writes_raw(command: str) -> list[str]:
 
 
 def _inside(target: str, cwd: Path, root: Path) -> bool:
-    if target == UNKNOWN or any(c in target for c in "$`*?[{"):
-        return True
-    if target.startswith("/dev/") or target.startswith("&"):
+    """Whether `target` is surely inside `root`. Unknowable targets are not: the PostToolUse
+    check catches whatever they write, so guessing here would only deny harmless commands."""
+    if any(c in target for c in "$`") or target.startswith("&"):
         return False
+    if target == UNKNOWN:
+        return cwd.resolve().is_relative_to(root)
     path = Path(os.path.expanduser(target))
-    real = Path(os.path.realpath(path if path.is_absolute() else cwd / path))
-    return real.is_relative_to(root)
+    joined = os.path.normpath(path if path.is_absolute() else cwd / path)
+    if joined.startswith("/dev/") or joined == "/dev/null":
+        return False
+    literal = re.split(r"[*?\[{]", joined, maxsplit=1)[0]  # a glob: the directory it expands in
+    return Path(os.path.realpath(literal or "/")).is_relative_to(root)
 
 
 def workspace_writes(command: str, cwd: Path, root: Path) -> list[str]:
