@@ -294,3 +294,59 @@ def test_a_write_that_fails_midway_gives_its_grants_back(gateway: Gateway, works
     assert grants[0]["consumed"] == {}
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [("issued", None), ("rejected", "write_failed")]
     assert gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"])["files"] == [SHAPES, "pkg/use.py"]  # type: ignore[arg-type]
+
+
+def _edit(gw: Gateway, token: str | None = None) -> object:
+    return lambda: gw.edit(SHAPES, "width * height", "height * width", token=token)
+
+
+def test_a_hand_written_grant_is_refused_as_forged(gateway: Gateway, workspace: Path) -> None:
+    store = workspace / ".gateway" / "state" / "grants.json"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    forged = {"edit_id": "f1", "token_sha256": hashlib.sha256(b"t").hexdigest(), "kind": "edit_boundary_condition", "target": "prod",
+              "provenance": "user_confirmed", "execution_state": "normal", "issued_at": 0, "expires_at": 9e9,
+              "files": {SHAPES: digest(workspace / SHAPES)}, "consumed": {}}
+    store.write_text(json.dumps({"grants": [forged]}))
+    refused(_edit(gateway), "forged")
+    refused(_edit(gateway, "t"), "forged")
+    assert not [e for e in log(workspace) if e["phase"] == "consumed"]
+
+
+def test_an_altered_grant_is_refused_as_forged(gateway: Gateway, workspace: Path) -> None:
+    declare(gateway, "pkg/use.py")
+    store = workspace / ".gateway" / "state" / "grants.json"
+    data = json.loads(store.read_text())
+    data["grants"][0]["files"] = {SHAPES: digest(workspace / SHAPES)}  # widened to another file by hand
+    store.write_text(json.dumps(data))
+    refused(_edit(gateway), "forged")
+
+
+def test_tokens_never_look_like_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.typed import grants
+
+    drawn = iter(["-abc", "--x", "ok-token"])
+    monkeypatch.setattr(grants.secrets, "token_urlsafe", lambda _n: next(drawn))
+    assert grants.new_token() == "ok-token"
+
+
+@pytest.mark.parametrize(("field", "value"), [("rationale", "bad \udcff byte"), ("rationale", 3), ("files", ["ok.py", "\udc80"]), ("kind", None)])
+def test_invalid_fields_issue_and_log_nothing(gateway: Gateway, workspace: Path, field: str, value: object) -> None:
+    from gateway.errors import UsageError
+    from gateway.typed.declaration import Declaration
+
+    fields = {"kind": "edit_boundary_condition", "files": (SHAPES,), "provenance": "user_confirmed", "rationale": "r", "target": "prod",
+              "test_files": ("tests/t.py",)}
+    with pytest.raises(UsageError):
+        gateway.declare(Declaration(**{**fields, field: value}))  # type: ignore[arg-type]
+    assert not (workspace / ".gateway" / "state" / "grants.json").exists()
+    assert not (workspace / ".gateway" / "state" / "edits.jsonl").exists()
+
+
+def test_invalid_utf8_in_a_cli_rationale_is_one_line(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    rationale = os.fsdecode(b"bad \xff byte")
+    assert run(["declare", "edit_boundary_condition", "--file", SHAPES, "--target", "prod", "--provenance", "user_confirmed",
+                "--rationale", rationale, "--test-file", "t.py", "--workspace", str(workspace)]) == 1
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert not (workspace / ".gateway" / "state" / "grants.json").exists()
