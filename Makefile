@@ -57,6 +57,7 @@ bench: setup corpus
 	$(PY) benchmarks/classify_latency.py
 	$(PY) benchmarks/symbol_latency.py
 	$(PY) benchmarks/typed_latency.py
+	$(PY) benchmarks/shell_snapshot.py
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick

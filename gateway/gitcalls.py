@@ -18,6 +18,27 @@ def git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.Comple
     return done if done.returncode == 0 else None
 
 
+def git_all(root: Path, *commands: tuple[str, ...]) -> list[subprocess.CompletedProcess[bytes] | None]:
+    """Several read-only git commands run at once; each result as `git` gives it."""
+    try:
+        running = [(args, subprocess.Popen(["git", *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE)) for args in commands]
+    except OSError:
+        return [None] * len(commands)
+    results: list[subprocess.CompletedProcess[bytes] | None] = []
+    for args, process in running:
+        try:
+            out, err = process.communicate(timeout=GIT_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            results.append(None)
+            continue
+        done = subprocess.CompletedProcess(["git", *args], process.returncode, out, err)
+        results.append(done if done.returncode == 0 else None)
+    return results
+
+
 def git_text(root: Path, *args: str) -> str | None:
     done = git(root, *args)
     return done.stdout.decode("utf-8", "surrogateescape") if done is not None else None

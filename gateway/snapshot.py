@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import STATE_DIR
-from gateway.gitcalls import git
+from gateway.gitcalls import git, git_all
 from gateway.workspace import replace_atomically, sha256
 
 OBJECTS = "objects"
@@ -70,9 +70,12 @@ def _excluded(path: str) -> bool:
 
 
 def _git_lists(root: Path) -> tuple[dict[str, str], set[str]] | None:
-    listed = git(root, "ls-files", "-s", "-z", "--", ".")
-    status = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", ".")
-    prefix = git(root, "rev-parse", "--show-prefix")
+    listed, status, prefix = git_all(
+        root,
+        ("ls-files", "-s", "-z", "--", "."),
+        ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."),
+        ("rev-parse", "--show-prefix"),
+    )
     if listed is None or status is None or prefix is None:
         return None
     index = {}

@@ -190,6 +190,8 @@ def test_install_merges_and_uninstall_removes_exactly(tmp_path: Path) -> None:
     entries = merged["hooks"]["PreToolUse"]
     assert len(entries) == 2 and entries[0] == existing["hooks"]["PreToolUse"][0]
     assert entries[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit|Bash" and entries[1]["hooks"][0]["command"].endswith(" hook claude-code")
+    after = merged["hooks"]["PostToolUse"]  # enforcement verified after every shell command
+    assert len(after) == 1 and after[0]["matcher"] == "Bash" and after[0]["hooks"][0]["command"].endswith(" hook claude-code")
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
     assert servers["gateway"]["args"] == ["mcp", "--workspace", str(tmp_path)] and "other" in servers
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "uninstall", "claude-code", "--workspace", str(tmp_path)],
