@@ -126,7 +126,7 @@ def _keep(objects: Path, data: bytes) -> str:
 
 def take(root: Path) -> Snapshot:
     """The workspace's files now; the bytes of those git cannot give back are kept aside."""
-    objects = root / STATE_DIR / OBJECTS
+    objects, started = root / STATE_DIR / OBJECTS, time.time()  # a change made while listing counts as after
     lists = _git_lists(root)
     index, dirty = lists if lists is not None else ({}, _walk(root))
     files = {}
@@ -138,7 +138,7 @@ def take(root: Path) -> Snapshot:
         read = _read(root, path)
         if read is not None:
             files[path] = FileState(read[1], sha256=_keep(objects, read[0]))
-    return Snapshot(files, dirty, index, lists is not None)
+    return Snapshot(files, dirty, index, lists is not None, started)
 
 
 def _blob_ids(root: Path, paths: list[str]) -> dict[str, str | None]:
