@@ -137,3 +137,17 @@ def test_a_forged_snapshot_is_not_trusted(workspace: Path) -> None:
         record.write_text(json.dumps(data))
     answer = bash_call(workspace, "python3 /tmp/x.py", "PostToolUse")
     assert answer is not None and "forged" in answer["reason"]
+
+
+def test_a_gated_edit_made_while_a_command_runs_is_left_alone(workspace: Path) -> None:
+    from tests.test_typed_surfaces import declare
+
+    assert bash_call(workspace, "sleep 1", "PreToolUse") is None
+    declare(workspace, "pkg/shapes.py")
+    edit = {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(workspace),
+            "tool_input": {"file_path": "pkg/shapes.py", "old_string": "width * height", "new_string": "height * width"}}
+    assert hook(json.dumps(edit).encode()) == ("", 0)  # allowed: the grant is consumed
+    shapes = workspace / "pkg" / "shapes.py"
+    shapes.write_text(shapes.read_text().replace("width * height", "height * width"))  # the host's Edit
+    assert bash_call(workspace, "sleep 1", "PostToolUse") is None
+    assert "height * width" in shapes.read_text()
