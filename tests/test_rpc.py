@@ -163,3 +163,21 @@ def test_concurrent_clients_over_tcp_lose_no_edit(workspace: Path) -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+
+
+def test_a_language_server_killed_with_9_fails_one_call_then_is_replaced(stdio: tuple[RpcClient, subprocess.Popen[bytes]]) -> None:
+    client, process = stdio
+    client.request("gateway/symbols", {"path": "pkg/shapes.py"})
+    old = _language_servers(process)
+    for child in old:
+        child.kill()
+    assert _gone(old)
+    outcomes = []
+    for _ in range(2):
+        try:
+            outcomes.append(client.request("gateway/symbols", {"path": "pkg/shapes.py"})["backend"])
+        except RpcError as error:
+            assert error.code == -32003 and "\n" not in str(error), error  # the documented code, one line
+            outcomes.append(error.code)
+    assert outcomes[-1] == "lsp:jedi-language-server"  # a fresh server answers at the latest on the next call
+    assert {p.pid for p in _language_servers(process)}.isdisjoint({p.pid for p in old})

@@ -141,6 +141,8 @@ class LspSession:
             self.broken = f"no answer to {what} within {self.timeout:g}s"
         except ServerFailed as failure:
             self.broken = str(failure).removeprefix(f"{self.name}: ")
+        except OSError as error:  # the pipe to a killed server: ConnectionResetError, BrokenPipeError
+            self.broken = f"the connection to the server was lost ({error.strerror or error})"
         except LspError as error:
             raise ServerFailed(f"{self.name}: {what} failed: {error}") from None
         raise ServerFailed(f"{self.name}: {self.broken}")
