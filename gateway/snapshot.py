@@ -212,10 +212,10 @@ def restore(root: Path, changes: list[Change]) -> list[str]:
     return failed
 
 
-def prune_objects(root: Path, keep: set[str], now: float | None = None) -> None:
+def prune_objects(root: Path, keep: set[str]) -> None:
     """Drop kept bytes no snapshot needs any more (older than a day, and not in `keep`)."""
     objects = root / STATE_DIR / OBJECTS
-    limit = (now or time.time()) - KEEP_OBJECTS_SECONDS
+    limit = time.time() - KEEP_OBJECTS_SECONDS
     with contextlib.suppress(OSError):
         for entry in os.scandir(objects):
             if entry.name not in keep and entry.stat().st_mtime < limit:

@@ -7,6 +7,7 @@ written by hand (by an agent's Write, or shipped in a cloned repository) is refu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -21,10 +22,13 @@ KEY_NAME = "key"
 KEY_BYTES = 32
 
 
+def _state_path() -> Path:
+    return Path(os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")) / "gateway"
+
+
 def state_home() -> Path:
     """The gateway's per-user state directory, made private (0700) on first use."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    directory = Path(base) / "gateway"
+    directory = _state_path()
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     if directory.stat().st_mode & 0o077:
         directory.chmod(0o700)
@@ -44,8 +48,13 @@ def private_file(path: Path, data: bytes) -> None:
 
 
 def user_key() -> bytes:
-    """The per-user signing key, made on first use."""
-    path = state_home() / KEY_NAME
+    """The per-user signing key, made on first use (read once per process and state directory)."""
+    return _key_at(_state_path() / KEY_NAME)
+
+
+@functools.cache
+def _key_at(path: Path) -> bytes:
+    state_home()
     try:
         key = path.read_bytes()
     except FileNotFoundError:

@@ -93,6 +93,8 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
 def _validate(contract: Contract, root: Path, listed: set[str], run_id: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the validations in order, stopping at the first failure; and the unlisted workspace
     files they changed, already put back (another contract run's files are that run's)."""
+    if not contract.validations:
+        return [], []
     before = take(root)
     validations: list[dict[str, Any]] = []
     for validation in contract.validations:

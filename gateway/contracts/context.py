@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import UsageError
+from gateway.gitcalls import git_text
 from gateway.typed.audit import timestamp
 from gateway.workspace import sha256, write_new_text
 
@@ -17,14 +17,6 @@ if TYPE_CHECKING:
 
 SKIPPED = {".git", ".gateway", ".venv", "venv", "node_modules", "__pycache__", ".tools", "build", "dist", "target", ".mypy_cache", ".pytest_cache"}
 SHOWN = 15
-
-
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done if done.returncode == 0 else None
 
 
 def _recent(root: Path) -> list[tuple[float, str]]:
@@ -47,10 +39,10 @@ def workspace_context(gateway: Gateway) -> dict[str, Any]:
         lang = gateway.registry.for_path(path)
         return lang.name if lang else None
 
-    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    status = git_text(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
     dirty = []
     if status is not None:
-        entries = iter(status.stdout.split("\0"))
+        entries = iter(status.split("\0"))
         for entry in entries:
             if not entry:
                 continue
@@ -93,9 +85,9 @@ def new_contract(gateway: Gateway, contract_id: str, files: list[str], output: s
         'summary = "TODO: what this contract changes and why"',
         'fallback = "If any anchor does not match, stop and regenerate the contract."',
     ]
-    head = _git(workspace.root, "rev-parse", "HEAD")
+    head = git_text(workspace.root, "rev-parse", "HEAD")
     if head is not None:
-        lines.append(f"base = {_quoted(head.stdout.strip())}  # files changed since this commit are stale")
+        lines.append(f"base = {_quoted(head.strip())}  # files changed since this commit are stale")
     for name in files:
         real = workspace.resolve(name)
         display = workspace.display(real)

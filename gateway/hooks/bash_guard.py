@@ -237,7 +237,7 @@ def command_writes(words: list[str], stdin: str | None) -> list[str]:
 
 
 _WRITERS = {"sed", "perl", "ruby", "tee", "cp", "mv", "install", "dd", "truncate", "patch", "git", "python", "node", "find",
-            "xargs", "env", "timeout", "eval", "rm", "rmdir", "unlink", "shred", "tar", "curl", "wget", "cd", *_SHELLS, *_WRAPPERS}
+            "xargs", "env", "timeout", "eval", "rm", "rmdir", "unlink", "shred", "tar", "curl", "wget", *_SHELLS, *_WRAPPERS}
 
 
 def _shell_tokens(command: str) -> list[str]:
