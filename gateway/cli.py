@@ -8,8 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from gateway.cli_daemon import add_daemon_commands
 from gateway.cli_plans import add_plan_commands
-from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, HookFailed, UsageError, exit_code_for
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, RemoteError, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -60,9 +61,23 @@ def _gateway(args: argparse.Namespace) -> Any:
     return args.gateway
 
 
+def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any], writes: str | None = None) -> dict[str, Any]:
+    """The operation answered by the workspace's daemon when one runs (started for next time
+    when none does), else computed here; the same answer either way."""
+    from gateway.daemon_client import invoke
+
+    def local() -> dict[str, Any]:
+        from gateway.surface import call
+
+        return call(_gateway(args), operation, params)
+
+    return invoke(args.workspace, operation, params, local, writes)
+
+
 def _cmd_classify(args: argparse.Namespace) -> Outcome:
-    result = _gateway(args).classify(args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all)
-    return result.to_json(), result.message, EXIT_BLOCKED if result.blocked else EXIT_OK
+    params = {"path": args.path, "old_string": _text_arg(args, "old"), "new_string": _text_arg(args, "new"), "replace_all": args.replace_all}
+    result = _through_daemon(args, "classify", params)
+    return result, result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
 
 
 def _operation(result: dict[str, Any]) -> Outcome:
@@ -70,7 +85,7 @@ def _operation(result: dict[str, Any]) -> Outcome:
 
 
 def _cmd_symbols(args: argparse.Namespace) -> Outcome:
-    result = _gateway(args).symbols(args.path, args.depth)
+    result = _through_daemon(args, "symbols", {"path": args.path, "depth": args.depth})
     lines = [f"{result['path']} ({result['language']}, {result['backend']})"]
     for symbol in result["symbols"]:
         depth = symbol["name_path"].count("/")
@@ -79,7 +94,7 @@ def _cmd_symbols(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
-    result = _gateway(args).find_symbol(args.name_path, args.path, args.body)
+    result = _through_daemon(args, "find_symbol", {"name_path": args.name_path, "path": args.path, "body": args.body})
     lines = []
     for match in result["matches"]:
         lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
@@ -89,19 +104,22 @@ def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).replace_symbol(args.name_path, args.path, _text_arg(args, "body"), args.token))
+    params = {"name_path": args.name_path, "path": args.path, "body": _text_arg(args, "body"), "token": args.token}
+    return _operation(_through_daemon(args, "replace_symbol", params, writes=args.path))
 
 
 def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).insert_code(args.name_path, args.path, _text_arg(args, "code"), args.position, args.token))
+    params = {"name_path": args.name_path, "path": args.path, "code": _text_arg(args, "code"), "position": args.position, "token": args.token}
+    return _operation(_through_daemon(args, "insert_code", params, writes=args.path))
 
 
 def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).remove_symbol(args.name_path, args.path, args.token))
+    return _operation(_through_daemon(args, "remove_symbol", {"name_path": args.name_path, "path": args.path, "token": args.token}, writes=args.path))
 
 
 def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_gateway(args).rename_symbol(args.name_path, args.path, args.new_name, args.token))
+    params = {"name_path": args.name_path, "path": args.path, "new_name": args.new_name, "token": args.token}
+    return _operation(_through_daemon(args, "rename_symbol", params, writes=args.path))
 
 
 def _cmd_servers(args: argparse.Namespace) -> Outcome:
@@ -135,16 +153,19 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         if not args.path:
             raise UsageError("PATH is required (or --stdin)")
         path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
+    params = {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token}
     try:
-        result = _gateway(args).edit(path, old, new, replace_all, route=args.route, token=args.token)
-    except Blocked as blocked:
-        classification = blocked.classification
-        return {**classification.to_json(), "applied": False}, classification.message, EXIT_BLOCKED
-    lines = ", ".join(map(str, result.lines))
-    text = f"Applied: {result.replacements} replacement(s) in {result.path} (line {lines})."
-    if result.route is not None:
-        text = f"{result.route.summary()}\n{result.diff.rstrip()}"
-    return result.to_json(), text, EXIT_OK
+        result = _through_daemon(args, "edit", params, writes=path)
+    except (Blocked, RemoteError) as error:
+        if error.kind != "blocked":
+            raise
+        classification = error.to_json()["classification"]
+        return {**classification, "applied": False}, classification["message"], EXIT_BLOCKED
+    lines = ", ".join(map(str, result["lines"]))
+    text = f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines})."
+    if result.get("decision") == "routed":
+        text = f"{result['message']}\n{result['diff'].rstrip()}"
+    return result, text, EXIT_OK
 
 
 def _cmd_serve(args: argparse.Namespace) -> Outcome:
@@ -170,17 +191,9 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
     words = tuple(args.words)
     if words == ("claude-code",):
-        from gateway.hooks.claude_code import run as run_hook
+        from gateway.hooks.client import main as hook
 
-        try:
-            output, code = run_hook(sys.stdin.buffer.read())
-        except GatewayError as error:
-            raise HookFailed(str(error)) from None
-        except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
-            raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None
-        if output:
-            print(output)
-        return {}, "", code
+        return {}, "", hook()
     if words in (("install", "claude-code"), ("uninstall", "claude-code")):
         from pathlib import Path
 
@@ -269,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(handler=_cmd_mcp, json=False)
 
     add_plan_commands(commands, common, _gateway)
+    add_daemon_commands(commands, common)
 
     servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
     servers.set_defaults(handler=_cmd_servers)

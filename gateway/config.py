@@ -58,3 +58,26 @@ def gate_config(root: Path | None) -> GateConfig:
     if on_structural not in ("route", "deny"):
         raise UsageError(f'{CONFIG_PATH}: [gate] on_structural must be "route" or "deny"')
     return GateConfig(max_file_bytes=limit, on_structural=on_structural)
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    """`[daemon]`: whether surfaces start the workspace's daemon when none runs, and after how
+    many idle minutes it exits (a fraction is allowed)."""
+
+    autostart: bool = True
+    idle_minutes: float = 30.0
+
+
+def daemon_config(root: Path | None) -> DaemonConfig:
+    data = config_table(root, "daemon") if root is not None else {}
+    unknown = set(data) - {"autostart", "idle_minutes"}
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: [daemon] has no key {sorted(unknown)[0]!r}")
+    autostart = data.get("autostart", True)
+    if not isinstance(autostart, bool):
+        raise UsageError(f"{CONFIG_PATH}: [daemon] autostart must be true or false")
+    idle = data.get("idle_minutes", 30.0)
+    if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
+        raise UsageError(f"{CONFIG_PATH}: [daemon] idle_minutes must be a number of minutes above 0 (at most a week)")
+    return DaemonConfig(autostart=autostart, idle_minutes=float(idle))

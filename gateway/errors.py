@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # the hook's client imports this module; typing costs it milliseconds
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from gateway.gate.verdict import Classification
 
 EXIT_OK = 0
@@ -136,6 +138,20 @@ class Unauthenticated(GatewayError):
     """A server client that did not present the server's token first."""
 
     kind = "unauthenticated"
+
+
+class RemoteError(GatewayError):
+    """An error the workspace's daemon reported: its kind, message and fields as it sent them,
+    with the exit code that kind has here."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(str(data.get("message") or "the daemon failed").splitlines()[0])
+        self.data = data
+        self.kind = str(data.get("kind") or "error")
+        self.exit_code = next((c.exit_code for c in GatewayError.__subclasses__() if c.kind == self.kind), EXIT_ERROR)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.data, "message": str(self)}
 
 
 def exit_code_for(error: BaseException) -> int:

@@ -2,7 +2,8 @@
 
 Each tool's description carries its obligations (gateway.descriptions). A gate refusal is
 an ordinary result naming the tool to use; other failures are tool errors with the
-gateway's one-line message. Neither is a protocol error. One tool per typed-edit kind
+gateway's one-line message. Neither is a protocol error. Calls go to the workspace's daemon
+when one runs (`daemon_client.invoke`). One tool per typed-edit kind
 (gateway.typed.kinds): its description is the kind's obligations; it declares, and, given
 an edit, applies it through the gate with the grant it was issued.
 """
@@ -17,10 +18,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from gateway.api import Gateway
 from gateway.descriptions import TOOL_DESCRIPTIONS, kind_tool_description
-from gateway.errors import Blocked, GatewayError
+from gateway.daemon_client import invoke
+from gateway.errors import Blocked, GatewayError, RemoteError
 from gateway.surface import call
 from gateway.typed.kinds import Kind, catalogue
 
+WRITING = frozenset({"edit", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"})
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
@@ -34,10 +37,13 @@ def build_server(gateway: Gateway) -> MCPServer:
     )
 
     def run(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        writes = params.get("path") if operation in WRITING else None
         try:
-            return call(gateway, operation, params)
-        except Blocked as blocked:
-            return {**blocked.classification.to_json(), "applied": False}
+            return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params), writes)
+        except (Blocked, RemoteError) as error:
+            if error.kind != "blocked":
+                raise ToolError(f"{error.kind}: {error}") from None
+            return {**error.to_json()["classification"], "applied": False}
         except GatewayError as error:
             raise ToolError(f"{error.kind}: {error}") from None
 

@@ -20,6 +20,8 @@ import logging
 import os
 import secrets
 import signal
+import socket
+import struct
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -62,13 +64,23 @@ PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 logger = logging.getLogger(__name__)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """pygls hands custom params over as namedtuples; the engine takes dicts."""
     if hasattr(value, "_asdict"):
-        return {key: _plain(item) for key, item in value._asdict().items()}
+        return {key: plain(item) for key, item in value._asdict().items()}
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        return [plain(item) for item in value]
     return value
+
+
+def _same_user(transport: Any) -> bool:
+    """Whether a Unix-socket peer runs as this user (SO_PEERCRED)."""
+    sock = transport.get_extra_info("socket")
+    try:
+        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    except (OSError, AttributeError):
+        return False
+    return uid == os.getuid()
 
 
 def token_path(host: str, port: int) -> Path:
@@ -77,15 +89,19 @@ def token_path(host: str, port: int) -> Path:
 
 
 class GatewayProtocol(LanguageServerProtocol):
-    """pygls' protocol behind a bounded framer, with gateway errors answered as themselves and one
-    instance per TCP client, each authenticated by the server's token."""
+    """pygls' protocol behind a bounded framer, with gateway errors answered as themselves and,
+    on a socket (`shared`), one instance per client; a TCP client authenticates with the
+    server's token, a Unix-socket client by being the same user."""
 
-    tcp = False
+    shared = False
+    token_required = False
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._frames = FrameReader()
-        self._authenticated = not self.tcp
+        self._authenticated = not self.token_required
+        if self.shared and not self.token_required and not _same_user(transport):
+            self._close()
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -127,7 +143,7 @@ class GatewayProtocol(LanguageServerProtocol):
         params = message.get("params")
         token = params.get("token") if isinstance(params, dict) else None
         expected = getattr(self._server, "token", None)
-        if not self.tcp or (message.get("method") == AUTHENTICATE and isinstance(token, str) and expected is not None
+        if not self.token_required or (message.get("method") == AUTHENTICATE and isinstance(token, str) and expected is not None
                             and hmac.compare_digest(token.encode("utf-8", "replace"), expected.encode())):
             self._authenticated = True
             self._reply(message, {"ok": True})
@@ -158,18 +174,18 @@ class GatewayProtocol(LanguageServerProtocol):
     @lsp_method("shutdown")
     def lsp_shutdown(self, *args: Any) -> None:
         super().lsp_shutdown(*args)
-        if not self.tcp:  # other TCP clients still use the servers
+        if not self.shared:  # other clients still use the servers
             self._server.gateway.close()  # type: ignore[attr-defined]
 
     @lsp_method("exit")
     def lsp_exit(self, *args: Any) -> None:
-        if self.tcp:
+        if self.shared:
             self._close()
         else:
             self._server.loop.stop()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if not self.tcp:
+        if not self.shared:
             self._server.loop.call_soon_threadsafe(self._server.loop.stop)
 
 
@@ -199,7 +215,7 @@ class GatewayServer(LanguageServer):
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         async def handle(params: Any) -> dict[str, Any]:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self.executor, call, self.gateway, operation, _plain(params))
+            return await loop.run_in_executor(self.executor, call, self.gateway, operation, plain(params))
 
         return handle
 
@@ -216,21 +232,23 @@ class GatewayServer(LanguageServer):
         threading.Thread(target=read, daemon=True, name="gateway-stdin").start()
         self.loop.run_forever()
 
+    def connection(self, token_required: bool) -> GatewayProtocol:
+        """A socket client's own protocol: its own builtins (shutdown and exit act on this
+        connection), the server's features."""
+        protocol = GatewayProtocol(self, self.lsp._converter)  # type: ignore[attr-defined]
+        features = self.lsp.fm
+        protocol.fm._features, protocol.fm._commands = features._features, features._commands  # type: ignore[attr-defined]
+        protocol.fm._feature_options = features._feature_options  # type: ignore[attr-defined]
+        protocol.shared, protocol.token_required = True, token_required
+        return protocol
+
     def serve_tcp(self, host: str, port: int) -> None:
         """Each client gets its own protocol (sharing the features) and must present the token."""
-
-        def connection() -> GatewayProtocol:
-            protocol = GatewayProtocol(self, self.lsp._converter)  # type: ignore[attr-defined]
-            # Its own builtins (shutdown and exit act on this connection), the server's features.
-            shared = self.lsp.fm
-            protocol.fm._features, protocol.fm._commands = shared._features, shared._commands  # type: ignore[attr-defined]
-            protocol.fm._feature_options = shared._feature_options  # type: ignore[attr-defined]
-            protocol.tcp = True
-            return protocol
-
         try:
             # Not serving until the token is on disk: a client that can connect can authenticate.
-            server = self.loop.run_until_complete(self.loop.create_server(connection, host, port, start_serving=False))
+            server = self.loop.run_until_complete(
+                self.loop.create_server(lambda: self.connection(token_required=True), host, port, start_serving=False)
+            )
         except (OSError, OverflowError) as error:
             raise UsageError(f"cannot listen on {host}:{port} ({getattr(error, 'strerror', None) or error})") from None
         bound = server.sockets[0].getsockname()[1]

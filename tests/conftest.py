@@ -7,3 +7,6 @@ import os
 import tempfile
 
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
+# Surfaces start a workspace daemon by default; tests opt in (tests/test_daemon.py) instead of
+# leaving one behind per temporary workspace.
+os.environ["GATEWAY_NO_DAEMON"] = "1"

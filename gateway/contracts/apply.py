@@ -17,6 +17,7 @@ from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, UsageError
+from gateway.reaper import SCRIPT as REAPER
 from gateway.snapshot import compare, restore, take
 from gateway.workspace import sha256
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from gateway.api import Gateway
 
 OUTPUT_TAIL_CHARS = 4000
-REAPER = Path(__file__).with_name("reaper.py")
 # How long past a validation's timeout the reaper itself may take before it is killed too.
 REAPER_GRACE_SECONDS = 5
 
@@ -59,7 +59,7 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
     end or at its timeout every process it started is killed, those that left its session too."""
     started = time.monotonic()
     status_read, status_write = os.pipe()
-    command = [sys.executable, "-I", "-S", str(REAPER), str(validation.timeout), str(status_write), "--", "bash", "-c", validation.run]
+    command = [sys.executable, "-I", "-S", REAPER, str(validation.timeout), str(status_write), "--", "bash", "-c", validation.run]
     try:
         process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    pass_fds=(status_write,), start_new_session=True)

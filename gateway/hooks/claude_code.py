@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
+from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, HookFailed, NotFound, OutsideWorkspace, UsageError
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -84,14 +84,22 @@ def parse_payload(data: bytes) -> dict[str, Any]:
     return payload
 
 
+CALLER = "gateway:caller"
+
+
+def caller() -> dict[str, str | None]:
+    """What the hook's process adds to its input: its working directory and CLAUDE_PROJECT_DIR."""
+    return {"cwd": os.getcwd(), "project_dir": os.environ.get("CLAUDE_PROJECT_DIR")}
+
+
 def _cwd(payload: dict[str, Any]) -> Path:
-    return Path(payload.get("cwd") or os.getcwd())
+    return Path(payload.get("cwd") or payload[CALLER]["cwd"])
 
 
 def _root(payload: dict[str, Any]) -> Path | None:
     from gateway.config import find_root
 
-    return find_root(Path(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd(payload)))
+    return find_root(Path(payload[CALLER]["project_dir"] or _cwd(payload)))
 
 
 def _tool_path(payload: dict[str, Any]) -> Path:
@@ -332,8 +340,20 @@ def _structural(payload: dict[str, Any], judged: Judged) -> tuple[dict[str, Any]
         return f"{message} Not routed: {str(refused).rstrip('.')}."
 
 
-def run(stdin: bytes) -> tuple[str, int]:
-    """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
+def run(stdin: bytes, context: dict[str, str | None] | None = None) -> tuple[str, int]:
+    """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError.
+    `context` is the hook process's `caller()` (the daemon gets it with the input)."""
     payload = parse_payload(stdin)
+    payload[CALLER] = context or caller()
     decision = _after_bash(payload) if payload.get("hook_event_name") == "PostToolUse" else _judge(payload)
     return (json.dumps(decision), 0) if decision else ("", 0)
+
+
+def outcome(stdin: bytes, context: dict[str, str | None] | None = None) -> tuple[str, int]:
+    """`run`, failing closed: any error becomes HookFailed (exit 2, one line)."""
+    try:
+        return run(stdin, context)
+    except GatewayError as error:
+        raise HookFailed(str(error)) from None
+    except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
+        raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None

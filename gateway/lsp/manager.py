@@ -46,6 +46,10 @@ class SessionManager:
                 self._sessions[command] = session
             return session
 
+    def running(self) -> list[LspSession]:
+        with self._lock:
+            return list(self._sessions.values())
+
     def close(self) -> None:
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}

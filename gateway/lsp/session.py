@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -16,6 +18,7 @@ from multilspy.lsp_protocol_handler.server import LanguageServerHandler, Process
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
+from gateway.reaper import SCRIPT as REAPER
 
 T = TypeVar("T")
 
@@ -48,10 +51,10 @@ class LspSession:
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
-        self._handler = LanguageServerHandler(
-            ProcessLaunchInfo(cmd=list(command), cwd=str(root), env={"PATH": search_path()}),
-            start_independent_lsp_process=True,
-        )
+        # Under the reaper: the server and all it starts die with this process, even killed -9.
+        leashed = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *command]
+        env = {"PATH": search_path(), "GATEWAY_REAPER_PARENT": str(os.getpid())}
+        self._handler = LanguageServerHandler(ProcessLaunchInfo(cmd=leashed, cwd=str(root), env=env), start_independent_lsp_process=True)
         self.server_info: dict[str, Any] = {}
         self._working: set[str] = set()
         self._analysed: dict[str, int] = {}
@@ -166,8 +169,19 @@ class LspSession:
 
     @property
     def pid(self) -> int | None:
+        """The reaper's pid: the process the session talks through."""
         process = self._handler.process
         return process.pid if process else None
+
+    @property
+    def server_pid(self) -> int | None:
+        """The language server's own pid (the reaper's child)."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as handle:
+                children = handle.read().split()
+        except (OSError, TypeError):
+            return None
+        return int(children[0]) if children else None
 
     def fail(self, reason: str) -> ServerFailed:
         """A server that answered nonsense is not trusted again: it is replaced on the next call."""

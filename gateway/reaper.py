@@ -2,9 +2,11 @@
 
 Run as a script, importing nothing of the gateway. It makes itself a child subreaper
 (Linux), so that descendants which leave the command's session (`setsid`, daemons) are
-re-parented here instead of to init. When the command ends, or at TIMEOUT seconds, every
-descendant is killed and reaped. It then writes `{"exit_code", "timed_out"}` as JSON to
-STATUS_FD. If its own parent dies, it does the same clean-up and exits.
+re-parented here instead of to init. When the command ends, or at TIMEOUT seconds (`inf`:
+never), every descendant is killed and reaped. It then writes `{"exit_code", "timed_out"}` as
+JSON to STATUS_FD (unless it is -1) and exits with the command's code. If its own parent dies
+(or had died before it could watch, when GATEWAY_REAPER_PARENT names that parent), it does the
+same clean-up and exits; the command itself is killed if the reaper is.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import subprocess
 import sys
 import time
 
+SCRIPT = os.path.abspath(__file__)  # run by path, with `python -I -S`
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -81,26 +84,37 @@ def kill_all(session: int | None) -> None:
     _reap()
 
 
+def _die_with_reaper() -> None:
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def main(argv: list[str]) -> int:
-    timeout, status_fd, command = float(argv[1]), int(argv[2]), argv[4:]
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    child = subprocess.Popen(command, start_new_session=True)
+    timeout = None if argv[1] == "inf" else float(argv[1])
+    status_fd, command = int(argv[2]), argv[4:]
+    session: list[int] = []
 
     def parent_gone(*_: object) -> None:
-        kill_all(child.pid)
+        kill_all(session[0] if session else None)
         os._exit(1)
 
     signal.signal(signal.SIGTERM, parent_gone)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    parent = os.environ.pop("GATEWAY_REAPER_PARENT", "")
+    if parent.isdigit() and os.getppid() != int(parent):
+        return 1
+    child = subprocess.Popen(command, start_new_session=True, preexec_fn=_die_with_reaper)
+    session.append(child.pid)
     timed_out, code = False, None
     try:
         code = child.wait(timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     kill_all(child.pid)
-    os.write(status_fd, json.dumps({"exit_code": code, "timed_out": timed_out}).encode())
-    os.close(status_fd)
-    return 0
+    if status_fd >= 0:
+        os.write(status_fd, json.dumps({"exit_code": code, "timed_out": timed_out}).encode())
+        os.close(status_fd)
+    return 1 if code is None else code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":

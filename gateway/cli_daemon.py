@@ -1,0 +1,101 @@
+"""`gateway daemon start|stop|status [--workspace DIR]`, and `daemon run` (the daemon itself,
+in the foreground; `start` runs it detached)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from gateway.daemon_client import DaemonError, DaemonUnavailable, daemon_file, request, spawn
+from gateway.errors import EXIT_ERROR, EXIT_OK, GatewayError, UsageError
+
+Outcome = tuple[dict[str, Any], str, int]
+START_SECONDS = 20.0
+
+
+def _status(workspace: str) -> dict[str, Any] | None:
+    try:
+        return request(workspace, "gateway/status", {}, timeout=10)
+    except DaemonUnavailable:
+        return None
+    except DaemonError as error:
+        raise GatewayError(f"the daemon answered status with an error: {error}") from None
+
+
+def _describe(status: dict[str, Any]) -> str:
+    memory = status["memory"]
+    servers = ", ".join(f"{s['server']} (pid {s['pid']})" for s in status["servers"]) or "none"
+    return (
+        f"gateway daemon: running for {status['workspace']} (pid {status['pid']}), up {status['uptime_seconds']:.0f} s, "
+        f"{status['requests']} requests served; language servers: {servers}; memory: daemon "
+        f"{memory['daemon_rss_bytes'] / 2**20:.0f} MiB, servers {memory['servers_rss_bytes'] / 2**20:.0f} MiB"
+    )
+
+
+def _workspace(args: argparse.Namespace) -> str:
+    if not os.path.isdir(args.workspace):
+        raise UsageError(f"workspace {args.workspace} is not a directory")
+    return os.path.realpath(args.workspace)
+
+
+def _cmd_start(args: argparse.Namespace) -> Outcome:
+    workspace = _workspace(args)
+    status = _status(workspace)
+    if status is not None:
+        return status, _describe(status) + " (already)", EXIT_OK
+    try:
+        spawn(workspace)
+    except (OSError, DaemonUnavailable) as error:
+        raise GatewayError(f"cannot start the daemon: {error}") from None
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        status = _status(workspace)
+        if status is not None:
+            return status, _describe(status), EXIT_OK
+        time.sleep(0.05)
+    raise GatewayError(f"the daemon did not answer within {START_SECONDS:g} s; see {daemon_file(workspace, '.log')}")
+
+
+def _cmd_stop(args: argparse.Namespace) -> Outcome:
+    workspace = _workspace(args)
+    status = _status(workspace)
+    if status is None:
+        return {"running": False}, f"gateway daemon: not running for {workspace}", EXIT_OK
+    try:
+        request(workspace, "gateway/stop", {}, timeout=10)
+    except (DaemonUnavailable, DaemonError):
+        pass  # it may close the connection as it stops
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline and os.path.exists(f"/proc/{status['pid']}"):
+        time.sleep(0.05)
+    return {"running": False, "pid": status["pid"]}, f"gateway daemon: stopped (pid {status['pid']})", EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace) -> Outcome:
+    workspace = _workspace(args)
+    status = _status(workspace)
+    if status is None:
+        return {"running": False, "workspace": workspace}, f"gateway daemon: not running for {workspace}", EXIT_ERROR
+    return status, _describe(status), EXIT_OK
+
+
+def _cmd_run(args: argparse.Namespace) -> Outcome:
+    from gateway.daemon import run_daemon
+
+    run_daemon(_workspace(args))
+    return {}, "", EXIT_OK
+
+
+def add_daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    daemon = commands.add_parser("daemon", help="the workspace's warm daemon: start, stop, status")
+    actions = daemon.add_subparsers(dest="action", required=True, parser_class=type(daemon))
+    for name, handler, text in (
+        ("start", _cmd_start, "start the daemon, detached (a no-op when it runs)"),
+        ("stop", _cmd_stop, "stop the daemon and its language servers"),
+        ("status", _cmd_status, "uptime, language servers, memory and requests served (exit 1: not running)"),
+        ("run", _cmd_run, "run the daemon in the foreground"),
+    ):
+        action = actions.add_parser(name, parents=[common], help=text)
+        action.set_defaults(handler=handler)

@@ -1,0 +1,176 @@
+"""`gateway daemon run`: one process per workspace that keeps grammars, parsed trees, the Bash
+parser and language servers warm for the hook, the CLI and MCP.
+
+It speaks the JSON-RPC of `gateway serve` (same methods, framing and limits) on a Unix socket
+that only its user can reach (`daemon_client`), plus `gateway/hook` (the hook's whole answer)
+and `gateway/status`. A lock file makes it one per workspace and environment; a socket left by
+a killed daemon is removed by the next. It exits after `[daemon] idle_minutes` without requests,
+on `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
+with it (`gateway.lsp.session`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from gateway.api import Gateway
+from gateway.config import daemon_config
+from gateway.daemon_client import DaemonUnavailable, daemon_file
+from gateway.errors import UsageError
+from gateway.rpc import GatewayServer, plain
+from gateway.surface import call
+from gateway.userstate import private_file
+
+HOOK, STATUS = "gateway/hook", "gateway/status"
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(name))
+    found, queue = [], [pid]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def _hook(params: dict[str, Any]) -> dict[str, Any]:
+    from gateway.hooks.claude_code import outcome
+
+    text, context = params.get("input"), params.get("context")
+    if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
+            or not isinstance(context.get("project_dir"), str | None):
+        raise UsageError("gateway/hook: params must be {input: string, context: {cwd: string, project_dir: string|null}}")
+    stdout, code = outcome(text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]})
+    return {"stdout": stdout, "exit_code": code}
+
+
+def _warm() -> None:
+    """Load what a first hook call would otherwise pay for: the Bash parser's tables."""
+    from gateway.hooks.bash_guard import workspace_writes
+
+    workspace_writes("true > /dev/null", Path("/"), Path("/"))
+
+
+class DaemonServer(GatewayServer):
+    """`GatewayServer` with the hook, a status report and an idle clock."""
+
+    def __init__(self, gateway: Gateway, idle_seconds: float) -> None:
+        self.started = self.last_active = time.monotonic()
+        self.active = self.requests = 0
+        self.idle_seconds = idle_seconds
+        super().__init__(gateway)
+        self.feature(HOOK)(self._counted(lambda params: _hook(plain(params))))
+        self.feature(STATUS)(self._counted(lambda params: self.status()))
+
+    def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        return self._counted(lambda params: call(self.gateway, operation, plain(params)))
+
+    def _counted(self, work: Callable[[Any], dict[str, Any]]) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        async def handle(params: Any) -> dict[str, Any]:
+            self.active += 1
+            self.requests += 1
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self.executor, work, params)
+            finally:
+                self.active -= 1
+                self.last_active = time.monotonic()
+
+        return handle
+
+    def status(self) -> dict[str, Any]:
+        pid = os.getpid()
+        servers = [{"server": s.name, "pid": s.server_pid, "broken": s.broken} for s in self.gateway.sessions.running()]
+        children = _descendants(pid)
+        return {
+            "running": True,
+            "pid": pid,
+            "workspace": str(self.gateway.workspace.root),
+            "uptime_seconds": round(time.monotonic() - self.started, 3),
+            "requests": self.requests,
+            "idle_minutes": self.idle_seconds / 60,
+            "servers": servers,
+            "memory": {"daemon_rss_bytes": _rss(pid), "servers_rss_bytes": sum(_rss(child) for child in children)},
+        }
+
+    def watch_idle(self) -> None:
+        if self.active == 0 and time.monotonic() - self.last_active >= self.idle_seconds:
+            print("gateway daemon: idle; exiting", file=sys.stderr, flush=True)
+            self.loop.stop()
+            return
+        self.loop.call_later(min(self.idle_seconds / 4, 30.0), self.watch_idle)
+
+
+def _lock(path: str) -> int | None:
+    """The workspace's daemon lock, held until this process ends; None if another holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def run_daemon(workspace: str) -> None:
+    """Serve the workspace until idle, stopped or signalled. Returns at once if its daemon runs."""
+    gateway = Gateway(workspace)
+    root = gateway.workspace.root
+    config = daemon_config(root)
+    try:
+        socket_path, pid_path = Path(daemon_file(root, ".sock")), Path(daemon_file(root, ".pid"))
+        lock = _lock(daemon_file(root, ".lock"))
+    except DaemonUnavailable as error:
+        raise UsageError(str(error)) from None
+    if lock is None:
+        print(f"gateway daemon: already running for {root}", file=sys.stderr)
+        return
+    socket_path.unlink(missing_ok=True)  # left by a daemon that was killed: the lock is ours now
+    server = DaemonServer(gateway, config.idle_minutes * 60)
+    mask = os.umask(0o177)
+    try:
+        listener = server.loop.run_until_complete(
+            server.loop.create_unix_server(lambda: server.connection(token_required=False), str(socket_path))
+        )
+    finally:
+        os.umask(mask)
+    private_file(pid_path, f"{os.getpid()}\n".encode())
+    signal.signal(signal.SIGTERM, lambda *_: server.loop.call_soon_threadsafe(server.loop.stop))
+    threading.Thread(target=_warm, daemon=True, name="gateway-warm").start()
+    server.watch_idle()
+    print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    try:
+        server.loop.run_forever()
+    finally:
+        listener.close()
+        socket_path.unlink(missing_ok=True)
+        pid_path.unlink(missing_ok=True)
+        gateway.close()
+        server.executor.shutdown(wait=False, cancel_futures=True)
+    sys.stderr.flush()
+    os._exit(0)

@@ -1,0 +1,212 @@
+"""Finding and calling a workspace's daemon. Standard library only: the hook imports this and
+nothing heavy when the daemon answers.
+
+A daemon serves one workspace for callers with one environment: its socket's name is a digest
+of the workspace's real path and of the variables that change answers (`KEYED_ENV`), so a
+caller with another PATH or GATEWAY_NO_SERVERS never gets a daemon that would answer otherwise.
+The socket lives in a private directory (0700) under `$XDG_RUNTIME_DIR/gateway`, or
+`/tmp/gateway-UID` without one; a directory that is not the user's own, or open to others,
+is never used.
+"""
+
+from __future__ import annotations
+
+import _socket  # not `socket`: its enums cost the hook more than the whole call to the daemon
+import os
+import stat
+import struct
+import sys
+
+from gateway import fastjson
+from gateway.errors import GatewayError, RemoteError
+from gateway.framing import FrameError, FrameReader
+
+try:  # hashlib would load OpenSSL
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - every CPython build has _blake2
+    from hashlib import blake2b
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+KEYED_ENV = ("PATH", "GATEWAY_NO_SERVERS", "GATEWAY_LSP_TIMEOUT", "GATEWAY_TOOLS_DIR", "XDG_STATE_HOME")
+CONNECT_SECONDS = 1.0
+CALL_SECONDS = 600.0
+
+
+class DaemonUnavailable(Exception):
+    """No daemon answered: none runs, its socket is stale, or it died mid-call (`sent`)."""
+
+    def __init__(self, message: str, sent: bool = False) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
+class DaemonError(Exception):
+    """The daemon answered with a JSON-RPC error; `data` is the gateway's error object, if any."""
+
+    def __init__(self, code: int, message: str, data: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data if isinstance(data, dict) else None
+
+
+def disabled() -> bool:
+    """GATEWAY_NO_DAEMON=1: neither use nor start a daemon."""
+    return os.environ.get("GATEWAY_NO_DAEMON") == "1"
+
+
+def runtime_dir() -> str:
+    """The user's private directory for daemon sockets, created 0700; refused if others can enter."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    if base and os.path.isabs(base):
+        path = os.path.join(base, "gateway")
+    else:
+        path = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"gateway-{os.getuid()}")
+    try:
+        if not os.path.lexists(path):
+            os.mkdir(path, 0o700)
+        info = os.lstat(path)
+    except FileExistsError:
+        return runtime_dir()
+    except OSError as error:
+        raise DaemonUnavailable(f"no runtime directory {path} ({error.strerror or error})") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise DaemonUnavailable(f"{path} is not a private directory of this user; no daemon is used")
+    return path
+
+
+def daemon_key(workspace: str | os.PathLike[str]) -> str:
+    root = os.path.realpath(workspace)
+    keyed = "\0".join([root, *(f"{name}={os.environ.get(name, '')}" for name in KEYED_ENV)])
+    return blake2b(keyed.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+
+
+def daemon_file(workspace: str | os.PathLike[str], suffix: str) -> str:
+    """The daemon's socket (`.sock`), lock (`.lock`), pid (`.pid`) or log (`.log`) file."""
+    return os.path.join(runtime_dir(), f"{daemon_key(workspace)}{suffix}")
+
+
+def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
+    """A connection to the workspace's daemon, checked to belong to this user."""
+    path = daemon_file(workspace, ".sock")
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(CONNECT_SECONDS)
+    try:
+        sock.connect(path)
+        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i")))
+    except OSError as error:
+        sock.close()
+        raise DaemonUnavailable(f"no daemon answers on {path} ({error.strerror or error})") from None
+    if uid != os.getuid():
+        sock.close()
+        raise DaemonUnavailable(f"{path} belongs to another user; not used")
+    return sock
+
+
+def _frame(message: dict[str, Any]) -> bytes:
+    body = fastjson.dumps(message).encode("utf-8", "surrogatepass")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _answer(sock: _socket.socket, wanted: int) -> Any:
+    reader = FrameReader()
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            raise DaemonUnavailable("the daemon closed the connection mid-call", sent=True)
+        for body in reader.feed(chunk):
+            message = fastjson.loads(body)
+            if isinstance(message, dict) and message.get("id") == wanted:
+                error = message.get("error")
+                if isinstance(error, dict):
+                    raise DaemonError(int(error.get("code", -32603)), str(error.get("message", "")), error.get("data"))
+                return message.get("result")
+
+
+def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS) -> Any:
+    """One JSON-RPC call to the workspace's daemon. DaemonUnavailable when none answers."""
+    sock = connect(workspace)
+    try:
+        sock.settimeout(timeout)
+        sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        return _answer(sock, 1)
+    except (OSError, FrameError, ValueError) as error:
+        raise DaemonUnavailable(f"the daemon stopped answering ({error})", sent=True) from None
+    finally:
+        sock.close()
+
+
+def spawn(workspace: str | os.PathLike[str]) -> None:
+    """Start the workspace's daemon, detached; it exits at once if another one runs."""
+    import subprocess
+
+    log = daemon_file(workspace, ".log")
+    with open(log, "ab") as output:
+        os.chmod(log, 0o600)
+        subprocess.Popen(
+            [sys.executable, "-m", "gateway", "daemon", "run", "--workspace", os.path.realpath(workspace)],
+            stdin=subprocess.DEVNULL, stdout=output, stderr=output, start_new_session=True, close_fds=True,
+        )
+
+
+def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
+    from gateway.config import daemon_config
+
+    from pathlib import Path
+
+    return daemon_config(Path(os.path.realpath(workspace))).autostart
+
+
+def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
+                   retry_local: Callable[[], bool] = lambda: True) -> Any:
+    """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
+    unless autostart is off). If the daemon died after the request was sent, `local()` runs only
+    when `retry_local()` says nothing was written meanwhile."""
+    if disabled():
+        return local()
+    try:
+        return request(workspace, method, params)
+    except DaemonUnavailable as unavailable:
+        if unavailable.sent:
+            if not retry_local():
+                raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
+        else:
+            try:
+                if _autostart_allowed(workspace):
+                    spawn(workspace)
+            except (OSError, DaemonUnavailable):
+                pass  # no daemon next time either; this call is answered in process all the same
+    return local()
+
+
+def method_for(operation: str) -> str:
+    """The JSON-RPC method of an operation: `replace_symbol` is `gateway/replaceSymbol`."""
+    first, *rest = operation.split("_")
+    return "gateway/" + first + "".join(part.title() for part in rest)
+
+
+def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],
+           writes: str | None = None) -> Any:
+    """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
+    raised as RemoteError. `writes`: the file the operation may write, which must be unchanged
+    for `local()` to run after the daemon died mid-call."""
+    retry: Callable[[], bool] = lambda: True  # noqa: E731
+    if writes is not None:
+        target = os.path.join(workspace, writes)
+        before = _contents(target)
+        retry = lambda: _contents(target) == before  # noqa: E731
+    try:
+        return through_daemon(workspace, method_for(operation), params, local, retry)
+    except DaemonError as error:
+        raise RemoteError(error.data or {"kind": "error", "message": str(error)}) from None
+
+
+def _contents(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
