@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 KEYED_ENV = ("PATH", "GATEWAY_NO_SERVERS", "GATEWAY_LSP_TIMEOUT", "GATEWAY_TOOLS_DIR", "XDG_STATE_HOME")
 CONNECT_SECONDS = 1.0
+MAX_BASE = 60
 CALL_SECONDS = 600.0
 
 
@@ -61,7 +62,7 @@ def disabled() -> bool:
 def runtime_dir() -> str:
     """The user's private directory for daemon sockets, created 0700; refused if others can enter."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    if base and os.path.isabs(base):
+    if base and os.path.isabs(base) and len(base) <= MAX_BASE:  # a socket's path has at most 107 bytes
         path = os.path.join(base, "gateway")
     else:
         path = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"gateway-{os.getuid()}")
@@ -163,22 +164,20 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
                    retry_local: Callable[[], bool] = lambda: True) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
-    unless autostart is off). If the daemon died after the request was sent, `local()` runs only
+    unless autostart is off; a second daemon started meanwhile exits at once). If the daemon died after the request was sent, `local()` runs only
     when `retry_local()` says nothing was written meanwhile."""
     if disabled():
         return local()
     try:
         return request(workspace, method, params)
     except DaemonUnavailable as unavailable:
-        if unavailable.sent:
-            if not retry_local():
-                raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
-        else:
-            try:
-                if _autostart_allowed(workspace):
-                    spawn(workspace)
-            except (OSError, DaemonUnavailable):
-                pass  # no daemon next time either; this call is answered in process all the same
+        try:
+            if _autostart_allowed(workspace):
+                spawn(workspace)
+        except (OSError, DaemonUnavailable):
+            pass  # no daemon next time either; this call is answered in process all the same
+        if unavailable.sent and not retry_local():
+            raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
     return local()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
@@ -98,8 +100,39 @@ def _parse_input(source: bytes) -> bytes:
     return _LONE_CR.sub(b"\n", source) if b"\r" in source else source
 
 
+class _TreeCache:
+    """The last parsed trees by (grammar, exact source): a warm process (the daemon) judges an
+    edit without parsing the file it has seen, and the tree of the edit's result, parsed
+    incrementally, is the next edit's starting tree. Callers never edit a tree they are given."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._trees: OrderedDict[tuple[str, bytes], Tree] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, grammar: str, source: bytes) -> Tree | None:
+        with self.lock:
+            tree = self._trees.get((grammar, source))
+            if tree is not None:
+                self._trees.move_to_end((grammar, source))
+            return tree
+
+    def put(self, grammar: str, source: bytes, tree: Tree) -> None:
+        with self.lock:
+            self._trees[(grammar, source)] = tree
+            while len(self._trees) > self.size:
+                self._trees.popitem(last=False)
+
+
+_TREES = _TreeCache(16)
+
+
 def parse(lang: Language, source: bytes) -> Tree:
-    return _parser(lang.grammar).parse(_parse_input(source))
+    tree = _TREES.get(lang.grammar, source)
+    if tree is None:
+        tree = _parser(lang.grammar).parse(_parse_input(source))
+        _TREES.put(lang.grammar, source, tree)
+    return tree
 
 
 def _point(source: bytes, offset: int) -> tuple[int, int]:
@@ -126,6 +159,7 @@ def edited_tree(
         new_end_point=_point(after, new_end),
     )
     new_tree = _parser(lang.grammar).parse(_parse_input(after), edited)
+    _TREES.put(lang.grammar, after, new_tree)
     return new_tree, [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
 
 
@@ -249,14 +283,32 @@ def _in_error(node: Node) -> bool:
     return False
 
 
+_WHOLE: OrderedDict[int, tuple[Tree, list[Definition]]] = OrderedDict()
+
+
 def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None = None) -> list[Definition]:
     """Every definition in the tree, in source order, with its name path from the nesting.
 
     With `byte_range`, only the definitions that meet it (edges included), and so also every
     definition enclosing it (their name paths need them); `widened_range` first, where
     decorators or attributes attached to a definition may fall inside the range without it.
-    `in_error`: an ERROR node swallowed it.
+    `in_error`: an ERROR node swallowed it. A whole tree's list is kept with the tree.
     """
+    if byte_range is not None:
+        return _definitions(lang, tree, byte_range)
+    with _TREES.lock:
+        known = _WHOLE.get(id(tree))
+    if known is not None and known[0] is tree:
+        return list(known[1])
+    found = _definitions(lang, tree, None)
+    with _TREES.lock:
+        _WHOLE[id(tree)] = (tree, found)  # the tree is held, so its id is not reused meanwhile
+        while len(_WHOLE) > _TREES.size:
+            _WHOLE.popitem(last=False)
+    return list(found)
+
+
+def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Definition]:
     found: list[Definition] = []
     stack: list[Definition] = []
     for match in _best_matches(lang, tree, byte_range):

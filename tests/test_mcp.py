@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ KIND_TOOLS = set(catalogue().kinds)
 def _session_calls(workspace: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
     async def run() -> tuple[list[Any], list[Any]]:
         params = StdioServerParameters(command=sys.executable, args=["-m", "gateway", "mcp", "--workspace", str(workspace)],
-                                       cwd=str(Path(__file__).parent.parent))
+                                       cwd=str(Path(__file__).parent.parent), env=dict(os.environ))
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = (await session.list_tools()).tools

@@ -282,8 +282,8 @@ class _Addresses:
     def insert_anchor(self, added: Definition) -> tuple[str, str] | None:
         """(name path, position) of the sibling the added definition goes beside, or None."""
         parent = added.name_path.rpartition("/")[0]
-        new = self.judgement.matching.added
-        siblings = [d for d in self.after if d.name_path.rpartition("/")[0] == parent and d not in new]
+        new = {id(d) for d in self.judgement.matching.added}
+        siblings = [d for d in self.after if d.name_path.rpartition("/")[0] == parent and id(d) not in new]
         previous = [d for d in siblings if d.end_byte <= added.start_byte]
         following = [d for d in siblings if d.start_byte >= added.end_byte]
         for candidates, position in ((previous[::-1], "after"), (following, "before")):

@@ -1,0 +1,233 @@
+"""The workspace daemon: autostart, fallback, crashes of the daemon and of its servers, idle exit,
+stale sockets, two workspaces, concurrent edits, and the hook's light client. Real daemons and
+real language servers (jedi), each test with its own runtime directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from gateway import daemon_client
+
+FIXTURES = Path(__file__).parent / "fixtures"
+STRUCTURAL_EDIT = {"old_string": "def area(width, height):\n    return width * height\n", "new_string": ""}
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Daemons allowed, in a runtime directory of this test; every daemon left is killed after."""
+    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield dict(os.environ)
+    for pid_file in (runtime / "gateway").glob("*.pid"):
+        try:
+            process = psutil.Process(int(pid_file.read_text()))
+            family = [process, *process.children(recursive=True)]
+        except (psutil.NoSuchProcess, ValueError, OSError):
+            continue
+        for member in family:
+            member.kill()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _workspace(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(FIXTURES / "python", root, dirs_exist_ok=True)
+    return root
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return _workspace(tmp_path / "ws")
+
+
+def gateway(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gateway", *args], env=env, input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def _status(workspace: Path) -> dict | None:
+    try:
+        return daemon_client.request(workspace, "gateway/status", {}, timeout=10)
+    except daemon_client.DaemonUnavailable:
+        return None
+
+
+def _wait_for(predicate, seconds: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _start(env: dict[str, str], workspace: Path) -> dict:
+    started = gateway(env, "daemon", "start", "--workspace", str(workspace), "--json")
+    assert started.returncode == 0, started.stderr
+    return json.loads(started.stdout)
+
+
+def _gone(pids: list[int]) -> bool:
+    return _wait_for(lambda: not [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE], 20)
+
+
+def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspace: Path) -> None:
+    assert _status(workspace) is None
+    first = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
+    assert first.returncode == 0, first.stderr
+    assert _wait_for(lambda: _status(workspace) is not None), "the first call did not start a daemon"
+    served = _status(workspace)["requests"]
+    second = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    assert _status(workspace)["requests"] == served + 2  # the symbols call and this status
+
+
+def test_no_daemon_when_switched_off_and_the_answer_is_the_same(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nautostart = false\n")
+    blocked = gateway(env, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "", "--workspace", str(workspace), "--json")
+    assert blocked.returncode == 3 and json.loads(blocked.stdout)["decision"] == "block"
+    off = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "",
+                  "--workspace", str(workspace), "--json")
+    time.sleep(1)
+    assert _status(workspace) is None
+    _start(env, workspace)
+    warm = gateway(env, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "", "--workspace", str(workspace), "--json")
+    assert json.loads(warm.stdout) == json.loads(off.stdout) == json.loads(blocked.stdout)
+    assert warm.returncode == off.returncode == 3
+
+
+def test_second_start_is_a_noop_and_status_reports(env: dict[str, str], workspace: Path) -> None:
+    first = _start(env, workspace)
+    second = _start(env, workspace)
+    assert first["pid"] == second["pid"]
+    gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace))
+    status = json.loads(gateway(env, "daemon", "status", "--workspace", str(workspace), "--json").stdout)
+    assert status["servers"][0]["server"] == "jedi-language-server" and status["servers"][0]["pid"]
+    assert status["memory"]["daemon_rss_bytes"] > 10 * 2**20 and status["memory"]["servers_rss_bytes"] > 10 * 2**20
+    assert status["uptime_seconds"] > 0 and status["requests"] >= 3
+    socket_path = Path(daemon_client.daemon_file(workspace, ".sock"))
+    assert socket_path.stat().st_mode & 0o777 == 0o600 and socket_path.parent.stat().st_mode & 0o777 == 0o700
+    stopped = gateway(env, "daemon", "stop", "--workspace", str(workspace))
+    assert stopped.returncode == 0 and _gone([status["pid"], status["servers"][0]["pid"]])
+    assert not socket_path.exists()
+    assert gateway(env, "daemon", "status", "--workspace", str(workspace)).returncode == 1
+
+
+def test_daemon_killed_mid_call_the_call_is_answered_no_orphans_and_a_new_daemon_next(env: dict[str, str], workspace: Path) -> None:
+    pid = _start(env, workspace)["pid"]
+    expected = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
+    call = subprocess.Popen([sys.executable, "-m", "gateway", "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    daemon = psutil.Process(pid)
+    assert _wait_for(lambda: bool(daemon.children(recursive=True)), 30), "the call never reached the daemon's language server"
+    family = [p.pid for p in daemon.children(recursive=True)]
+    daemon.kill()
+    out, err = call.communicate(timeout=120)
+    assert call.returncode == 0, err
+    assert json.loads(out) == json.loads(expected.stdout)
+    assert _gone([pid, *family]), "the daemon's language servers outlived it"
+    assert gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace)).returncode == 0
+    assert _wait_for(lambda: (_status(workspace) or {}).get("pid") not in (None, pid)), "the next call did not start a new daemon"
+
+
+def test_server_killed_mid_call_fails_that_call_then_a_fresh_one(env: dict[str, str], workspace: Path) -> None:
+    _start(env, workspace)
+    daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
+    server = _status(workspace)["servers"][0]["pid"]
+    os.kill(server, signal.SIGKILL)
+    outcomes = []
+    for _ in range(2):
+        try:
+            outcomes.append(daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})["backend"])
+        except daemon_client.DaemonError as error:
+            assert error.code == -32003 and "\n" not in str(error)
+            outcomes.append(error.code)
+    assert outcomes[-1] == "lsp:jedi-language-server"
+    fresh = _status(workspace)["servers"][0]["pid"]
+    assert fresh != server and _gone([server])
+
+
+def test_idle_exit_and_stale_socket(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nidle_minutes = 0.02\n")
+    pid = _start(env, workspace)["pid"]
+    socket_path = Path(daemon_client.daemon_file(workspace, ".sock"))
+    assert _gone([pid]), "the idle daemon did not exit"
+    assert not socket_path.exists()
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(socket_path))
+    stale.close()  # a socket file nobody listens on, as a daemon killed with -9 leaves
+    assert gateway(env, "daemon", "status", "--workspace", str(workspace)).returncode == 1
+    assert _start(env, workspace)["pid"] != pid
+
+
+def test_two_workspaces_side_by_side(env: dict[str, str], tmp_path: Path) -> None:
+    one, two = _workspace(tmp_path / "one"), _workspace(tmp_path / "two")
+    (two / "pkg" / "shapes.py").write_text("def only_here():\n    return 2\n")
+    first, second = _start(env, one), _start(env, two)
+    assert first["pid"] != second["pid"] and first["workspace"] == str(one) and second["workspace"] == str(two)
+    names = [
+        [s["name_path"] for s in json.loads(gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(ws), "--json").stdout)["symbols"]]
+        for ws in (one, two)
+    ]
+    assert "Shape" in names[0] and names[1] == ["only_here"]
+
+
+def test_concurrent_edits_through_the_daemon_lose_nothing(env: dict[str, str], workspace: Path) -> None:
+    target = workspace / "counters.py"
+    target.write_text("".join(f"c{i} = 0\n" for i in range(24)))
+    _start(env, workspace)
+    errors: list[BaseException] = []
+
+    def edits(first: int) -> None:
+        try:
+            for i in range(first, 24, 4):
+                daemon_client.request(workspace, "gateway/edit", {"path": "counters.py", "old_string": f"c{i} = 0\n", "new_string": f"c{i} = {i + 1}\n"})
+        except BaseException as error:  # noqa: BLE001 - asserted below
+            errors.append(error)
+
+    threads = [threading.Thread(target=edits, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    assert target.read_text() == "".join(f"c{i} = {i + 1}\n" for i in range(24))
+
+
+def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
+    payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "hook_event_name": "PreToolUse",
+                          "tool_input": {"file_path": "pkg/shapes.py", **STRUCTURAL_EDIT}})
+    local = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, "hook", "claude-code", stdin=payload)
+    _start(env, workspace)
+    probe = (
+        "import io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()));"
+        "from gateway.hooks.client import main; code = main();"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'tree_sitter', 'bashlex', 'pydantic', 'json', 're', 'typing'});"
+        "print(code, heavy, file=sys.stderr)"
+    )
+    warm = subprocess.run([sys.executable, "-c", probe, payload], env=env, capture_output=True, text=True, timeout=60)
+    assert json.loads(warm.stdout) == json.loads(local.stdout)
+    assert json.loads(warm.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert warm.stderr.strip().splitlines()[-1] == "0 []"
+    assert _status(workspace)["requests"] >= 2  # the hook was answered by the daemon
+    bad = gateway(env, "hook", "claude-code", stdin='{"tool_name": "Edit", "tool_input": 3}')
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "tool_input must be an object" in bad.stderr
