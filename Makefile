@@ -58,6 +58,7 @@ bench: setup corpus
 	$(PY) benchmarks/symbol_latency.py
 	$(PY) benchmarks/typed_latency.py
 	$(PY) benchmarks/shell_snapshot.py
+	$(PY) benchmarks/daemon_latency.py --record
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick
