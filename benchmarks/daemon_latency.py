@@ -210,7 +210,26 @@ def _report(rows: dict[str, float]) -> str:
     lines = [f"Machine: {machine()}. Medians of interleaved runs; ms unless named.", "", "| measurement | value | ratio |", "|---|---:|---:|"]
     for name, value in rows.items():
         lines.append(f"| {name} | {value:.1f} | {f'{ratio[name]:.2f}×' if name in ratio else ''} |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *_targets(rows, ratio)])
+
+
+def _targets(rows: dict[str, float], ratio: dict[str, float]) -> list[str]:
+    hooks = max(ratio[f"hook {t} (daemon)"] for t in ("Edit", "MultiEdit", "Bash"))
+    sizes = [(value, 2 ** k) for k, (name, value) in enumerate(r for r in rows.items() if r[0].startswith("gate, no cache"))]
+    per_copy = [value / factor for value, factor in sizes]
+    rss = [value for name, value in rows.items() if name.startswith("daemon + servers RSS")]
+    orphans = rows["orphans after kill -9 of a server"] + rows["orphans after kill -9 of the daemon"]
+    checks = [
+        (f"hook with a warm daemon ≤ 2.0× `python -c pass`: {hooks:.2f}× at most", hooks <= 2.0),
+        (f"classify on a cached tree ≤ 0.1× a full parse (p50): {ratio['classify p50 (cached tree)']:.2f}×", ratio["classify p50 (cached tree)"] <= 0.1),
+        (f"classify on a cached tree ≤ 0.3× a full parse (p99): {ratio['classify p99 (cached tree)']:.2f}×", ratio["classify p99 (cached tree)"] <= 0.3),
+        (f"warm `replace-symbol` ≤ 4× `python -c pass`: {ratio['replace-symbol warm (daemon)']:.2f}×", ratio["replace-symbol warm (daemon)"] <= 4),
+        (f"routed edit ≤ 2× documentSymbol: {ratio['routed edit (warm server)']:.2f}×", ratio["routed edit (warm server)"] <= 2),
+        (f"gate linear in size: {', '.join(f'{v:.1f}' for v in per_copy)} ms per copy of the file", max(per_copy) <= 1.5 * min(per_copy)),
+        (f"RSS from edit 100 to 1,000 within 10%: {100 * (rss[1] / rss[0] - 1):+.1f}%", abs(rss[1] / rss[0] - 1) <= 0.1),
+        (f"orphans after kill -9: {orphans:.0f}", orphans == 0),
+    ]
+    return [f"- {'met' if ok else '**not met**'}: {text}" for text, ok in checks]
 
 
 if __name__ == "__main__":

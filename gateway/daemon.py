@@ -26,6 +26,7 @@ from gateway.api import Gateway
 from gateway.config import daemon_config
 from gateway.daemon_client import DaemonUnavailable, daemon_file
 from gateway.errors import UsageError
+from gateway.reaper import descendants
 from gateway.rpc import GatewayServer, plain
 from gateway.surface import call
 from gateway.userstate import private_file
@@ -39,24 +40,6 @@ def _rss(pid: int) -> int:
             return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         return 0
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(name))
-    found, queue = [], [pid]
-    while queue:
-        for child in children.get(queue.pop(), []):
-            found.append(child)
-            queue.append(child)
-    return found
 
 
 def _hook(params: dict[str, Any]) -> dict[str, Any]:
@@ -106,7 +89,7 @@ class DaemonServer(GatewayServer):
     def status(self) -> dict[str, Any]:
         pid = os.getpid()
         servers = [{"server": s.name, "pid": s.server_pid, "broken": s.broken} for s in self.gateway.sessions.running()]
-        children = _descendants(pid)
+        children = descendants(pid)
         return {
             "running": True,
             "pid": pid,

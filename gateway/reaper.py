@@ -44,8 +44,9 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _descendants() -> list[int]:
-    tree, found, queue = _children(), [], [os.getpid()]
+def descendants(root: int | None = None) -> list[int]:
+    """Every process below `root` (default: this one), from /proc."""
+    tree, found, queue = _children(), [], [root or os.getpid()]
     while queue:
         for child in tree.get(queue.pop(), []):
             found.append(child)
@@ -71,7 +72,7 @@ def kill_all(session: int | None) -> None:
         except (ProcessLookupError, PermissionError):
             pass
     for _ in range(200):
-        left = _descendants()
+        left = descendants()
         if not left:
             break
         for pid in left:
