@@ -61,8 +61,10 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
     status_read, status_write = os.pipe()
     command = [sys.executable, "-I", "-S", REAPER, str(validation.timeout), str(status_write), "--", "bash", "-c", validation.run]
     try:
+        # No bytecode caches: a validation that imports the code must not count as changing files.
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   pass_fds=(status_write,), start_new_session=True)
+                                   pass_fds=(status_write,), start_new_session=True, env=env)
     finally:
         os.close(status_write)
     try:
