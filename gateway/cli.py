@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -17,7 +18,8 @@ Outcome = tuple[dict[str, Any], str, int]
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("gateway").strip()  # printed after the one `gateway: ` prefix
+        raise UsageError(f"{command}: {message}" if command else message)
 
 
 def _read_text_file(name: str) -> str:
@@ -207,6 +209,7 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
+    parser.add_argument("--version", action="version", version=f"gateway {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object")
@@ -320,8 +323,23 @@ def _close(args: argparse.Namespace | None) -> None:
         args.gateway.close()
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gateway")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def main() -> None:
-    sys.exit(run())
+    try:
+        code = run()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`gateway ... | head`): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_ERROR
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,20 @@ def test_edit_stdin_malformed(workspace: Path, stdin: str) -> None:
     done = gateway("edit", "--stdin", cwd=workspace, stdin=stdin)
     assert done.returncode == 1 and done.stderr.startswith("gateway: --stdin")
     assert (workspace / "src" / "account.py").read_text() == PYTHON.source
+
+
+def test_version_and_one_error_prefix(tmp_path: Path) -> None:
+    version = gateway("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("gateway 0.")
+    wrong = gateway("replace-symbol", cwd=tmp_path)
+    assert wrong.returncode == 1 and wrong.stderr.startswith("gateway: replace-symbol: ") and wrong.stderr.count("gateway") == 1
+
+
+def test_a_closed_pipe_and_a_bad_environment_value_give_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(3000)))
+    piped = subprocess.run(f"{sys.executable} -m gateway symbols m.py | head -1", shell=True, cwd=tmp_path,
+                           capture_output=True, text=True, env={**os.environ, "GATEWAY_NO_SERVERS": "1"})
+    assert piped.stdout.startswith("m.py") and "Traceback" not in piped.stderr and "BrokenPipe" not in piped.stderr
+    bad = subprocess.run([sys.executable, "-m", "gateway", "symbols", "m.py"], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "GATEWAY_LSP_TIMEOUT": "abc"})
+    assert bad.returncode == 1 and bad.stderr == "gateway: GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not 'abc'\n"

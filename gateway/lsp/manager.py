@@ -7,10 +7,22 @@ import os
 import threading
 from pathlib import Path
 
+from gateway.errors import UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server
 from gateway.lsp.session import LspSession
+
+def _timeout_from_env() -> float:
+    text = os.environ.get("GATEWAY_LSP_TIMEOUT", "60")
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise UsageError(f"GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not {text!r}")
+    return value
+
 
 class SessionManager:
     """Sessions for one workspace. Each request waits at most `timeout` seconds
@@ -19,7 +31,7 @@ class SessionManager:
     def __init__(self, root: Path, use_servers: bool = True, timeout: float | None = None) -> None:
         self.root = root
         self.use_servers = use_servers and os.environ.get("GATEWAY_NO_SERVERS") != "1"
-        self.timeout = timeout if timeout is not None else float(os.environ.get("GATEWAY_LSP_TIMEOUT", "60"))
+        self.timeout = timeout if timeout is not None else _timeout_from_env()
         self._sessions: dict[tuple[str, ...], LspSession] = {}
         self._lock = threading.Lock()
         atexit.register(self.close)
