@@ -100,28 +100,52 @@ def _parse_input(source: bytes) -> bytes:
     return _LONE_CR.sub(b"\n", source) if b"\r" in source else source
 
 
+@dataclass
+class _Cached:
+    tree: Tree
+    definitions: dict[Language, list[Definition]]  # the whole tree's, by the language whose query found them
+
+
 class _TreeCache:
-    """The last parsed trees by (grammar, exact source): a warm process (the daemon) judges an
-    edit without parsing the file it has seen, and the tree of the edit's result, parsed
-    incrementally, is the next edit's starting tree. Callers never edit a tree they are given."""
+    """The last parsed trees by (grammar, exact source), each with its whole-tree definitions once
+    asked for: a warm process (the daemon) judges an edit without parsing the file it has seen,
+    and the tree of the edit's result, parsed incrementally, is the next edit's starting tree.
+    Callers never edit a tree they are given."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._trees: OrderedDict[tuple[str, bytes], Tree] = OrderedDict()
-        self.lock = threading.Lock()
+        self._entries: OrderedDict[tuple[str, bytes], _Cached] = OrderedDict()
+        self._by_tree: dict[int, _Cached] = {}  # the entry's tree is held, so its id is not reused meanwhile
+        self._lock = threading.Lock()
 
     def get(self, grammar: str, source: bytes) -> Tree | None:
-        with self.lock:
-            tree = self._trees.get((grammar, source))
-            if tree is not None:
-                self._trees.move_to_end((grammar, source))
-            return tree
+        with self._lock:
+            entry = self._entries.get((grammar, source))
+            if entry is None:
+                return None
+            self._entries.move_to_end((grammar, source))
+            return entry.tree
 
     def put(self, grammar: str, source: bytes, tree: Tree) -> None:
-        with self.lock:
-            self._trees[(grammar, source)] = tree
-            while len(self._trees) > self.size:
-                self._trees.popitem(last=False)
+        with self._lock:
+            old = self._entries.pop((grammar, source), None)
+            if old is not None:
+                del self._by_tree[id(old.tree)]
+            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, {})
+            while len(self._entries) > self.size:
+                del self._by_tree[id(self._entries.popitem(last=False)[1].tree)]
+
+    def definitions(self, lang: Language, tree: Tree) -> list[Definition]:
+        """The whole tree's definitions, found once per cached tree and language."""
+        with self._lock:
+            entry = self._by_tree.get(id(tree))
+            known = entry.definitions.get(lang) if entry is not None and entry.tree is tree else None
+        if known is None:
+            known = _definitions(lang, tree, None)
+            if entry is not None:
+                with self._lock:
+                    entry.definitions[lang] = known
+        return list(known)
 
 
 _TREES = _TreeCache(16)
@@ -283,9 +307,6 @@ def _in_error(node: Node) -> bool:
     return False
 
 
-_WHOLE: OrderedDict[int, tuple[Tree, list[Definition]]] = OrderedDict()
-
-
 def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None = None) -> list[Definition]:
     """Every definition in the tree, in source order, with its name path from the nesting.
 
@@ -294,18 +315,7 @@ def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None =
     decorators or attributes attached to a definition may fall inside the range without it.
     `in_error`: an ERROR node swallowed it. A whole tree's list is kept with the tree.
     """
-    if byte_range is not None:
-        return _definitions(lang, tree, byte_range)
-    with _TREES.lock:
-        known = _WHOLE.get(id(tree))
-    if known is not None and known[0] is tree:
-        return list(known[1])
-    found = _definitions(lang, tree, None)
-    with _TREES.lock:
-        _WHOLE[id(tree)] = (tree, found)  # the tree is held, so its id is not reused meanwhile
-        while len(_WHOLE) > _TREES.size:
-            _WHOLE.popitem(last=False)
-    return list(found)
+    return _definitions(lang, tree, byte_range) if byte_range is not None else _TREES.definitions(lang, tree)
 
 
 def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Definition]:
