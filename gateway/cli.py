@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from gateway.cli_daemon import add_daemon_commands
 from gateway.cli_plans import add_plan_commands
-from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, Blocked, GatewayError, RemoteError, UsageError, exit_code_for
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -20,6 +20,23 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("gateway").strip()  # printed after the one `gateway: ` prefix
         raise UsageError(f"{command}: {message}" if command else message)
+
+
+class _Version(argparse.Action):
+    """`--version`, looked up only when asked: importlib.metadata would slow every command."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str) -> None:
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("gateway")
+        except PackageNotFoundError:
+            text = "unknown (not installed)"
+        print(f"gateway {text}")
+        parser.exit()
 
 
 def _read_text_file(name: str) -> str:
@@ -63,7 +80,7 @@ def _gateway(args: argparse.Namespace) -> Any:
     return args.gateway
 
 
-def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any], writes: str | None = None) -> dict[str, Any]:
+def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
     """The operation answered by the workspace's daemon when one runs (started for next time
     when none does), else computed here; the same answer either way."""
     from gateway.daemon_client import invoke
@@ -73,7 +90,7 @@ def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, 
 
         return call(_gateway(args), operation, params)
 
-    return invoke(args.workspace, operation, params, local, writes)
+    return invoke(args.workspace, operation, params, local)
 
 
 def _cmd_classify(args: argparse.Namespace) -> Outcome:
@@ -107,21 +124,21 @@ def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
 
 def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:
     params = {"name_path": args.name_path, "path": args.path, "body": _text_arg(args, "body"), "token": args.token}
-    return _operation(_through_daemon(args, "replace_symbol", params, writes=args.path))
+    return _operation(_through_daemon(args, "replace_symbol", params))
 
 
 def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
     params = {"name_path": args.name_path, "path": args.path, "code": _text_arg(args, "code"), "position": args.position, "token": args.token}
-    return _operation(_through_daemon(args, "insert_code", params, writes=args.path))
+    return _operation(_through_daemon(args, "insert_code", params))
 
 
 def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_through_daemon(args, "remove_symbol", {"name_path": args.name_path, "path": args.path, "token": args.token}, writes=args.path))
+    return _operation(_through_daemon(args, "remove_symbol", {"name_path": args.name_path, "path": args.path, "token": args.token}))
 
 
 def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
     params = {"name_path": args.name_path, "path": args.path, "new_name": args.new_name, "token": args.token}
-    return _operation(_through_daemon(args, "rename_symbol", params, writes=args.path))
+    return _operation(_through_daemon(args, "rename_symbol", params))
 
 
 def _cmd_servers(args: argparse.Namespace) -> Outcome:
@@ -157,8 +174,8 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
     params = {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token}
     try:
-        result = _through_daemon(args, "edit", params, writes=path)
-    except (Blocked, RemoteError) as error:
+        result = _through_daemon(args, "edit", params)
+    except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
         if error.kind != "blocked":
             raise
         classification = error.to_json()["classification"]
@@ -209,7 +226,7 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
-    parser.add_argument("--version", action="version", version=f"gateway {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object")
@@ -321,15 +338,6 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _close(args: argparse.Namespace | None) -> None:
     if args is not None and getattr(args, "gateway", None) is not None:
         args.gateway.close()
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("gateway")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
 
 
 def main() -> None:

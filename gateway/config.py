@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
+from gateway.roots import gateway_root
 
 CONFIG_PATH = Path(".gateway") / "config.toml"
 STATE_DIR = Path(".gateway") / "state"
@@ -30,11 +31,8 @@ def config_table(root: Path, table: str) -> dict[str, Any]:
 
 def find_root(start: Path) -> Path | None:
     """The nearest directory at or above `start` that holds a `.gateway` directory."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / ".gateway").is_dir():
-            return candidate
-    return None
+    found = gateway_root(start)
+    return Path(found) if found is not None else None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
-import signal
 import sys
 import threading
 import time
@@ -27,7 +26,7 @@ from gateway.config import daemon_config
 from gateway.daemon_client import DaemonUnavailable, daemon_file
 from gateway.errors import UsageError
 from gateway.reaper import descendants
-from gateway.rpc import GatewayServer, plain
+from gateway.rpc import GatewayServer, plain, run_until_stopped
 from gateway.surface import call
 from gateway.userstate import private_file
 
@@ -122,9 +121,7 @@ def _lock(path: str) -> int | None:
 
 def run_daemon(workspace: str) -> None:
     """Serve the workspace until idle, stopped or signalled. Returns at once if its daemon runs."""
-    gateway = Gateway(workspace)
-    root = gateway.workspace.root
-    config = daemon_config(root)
+    root = Path(workspace).resolve()
     try:
         socket_path, pid_path = Path(daemon_file(root, ".sock")), Path(daemon_file(root, ".pid"))
         lock = _lock(daemon_file(root, ".lock"))
@@ -134,7 +131,7 @@ def run_daemon(workspace: str) -> None:
         print(f"gateway daemon: already running for {root}", file=sys.stderr)
         return
     socket_path.unlink(missing_ok=True)  # left by a daemon that was killed: the lock is ours now
-    server = DaemonServer(gateway, config.idle_minutes * 60)
+    server = DaemonServer(Gateway(root), daemon_config(root).idle_minutes * 60)
     mask = os.umask(0o177)
     try:
         listener = server.loop.run_until_complete(
@@ -143,17 +140,16 @@ def run_daemon(workspace: str) -> None:
     finally:
         os.umask(mask)
     private_file(pid_path, f"{os.getpid()}\n".encode())
-    signal.signal(signal.SIGTERM, lambda *_: server.loop.call_soon_threadsafe(server.loop.stop))
-    threading.Thread(target=_warm, daemon=True, name="gateway-warm").start()
-    server.watch_idle()
-    print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
-    try:
-        server.loop.run_forever()
-    finally:
-        listener.close()
-        socket_path.unlink(missing_ok=True)
-        pid_path.unlink(missing_ok=True)
-        gateway.close()
-        server.executor.shutdown(wait=False, cancel_futures=True)
-    sys.stderr.flush()
-    os._exit(0)
+
+    def serving() -> None:
+        threading.Thread(target=_warm, daemon=True, name="gateway-warm").start()
+        server.watch_idle()
+        print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+        try:
+            server.loop.run_forever()
+        finally:
+            listener.close()
+            socket_path.unlink(missing_ok=True)
+            pid_path.unlink(missing_ok=True)
+
+    run_until_stopped(server, serving)

@@ -35,6 +35,8 @@ KEYED_ENV = ("PATH", "GATEWAY_NO_SERVERS", "GATEWAY_LSP_TIMEOUT", "GATEWAY_TOOLS
 CONNECT_SECONDS = 1.0
 MAX_BASE = 60
 CALL_SECONDS = 600.0
+# The operations of `gateway.surface` that write the file named by their `path`.
+WRITING = frozenset({"edit", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"})
 
 
 class DaemonUnavailable(Exception):
@@ -90,6 +92,12 @@ def daemon_file(workspace: str | os.PathLike[str], suffix: str) -> str:
     return os.path.join(runtime_dir(), f"{daemon_key(workspace)}{suffix}")
 
 
+def peer_uid(sock: _socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i")))
+    return uid
+
+
 def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
     """A connection to the workspace's daemon, checked to belong to this user."""
     path = daemon_file(workspace, ".sock")
@@ -97,7 +105,7 @@ def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
     sock.settimeout(CONNECT_SECONDS)
     try:
         sock.connect(path)
-        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i")))
+        uid = peer_uid(sock)
     except OSError as error:
         sock.close()
         raise DaemonUnavailable(f"no daemon answers on {path} ({error.strerror or error})") from None
@@ -154,9 +162,9 @@ def spawn(workspace: str | os.PathLike[str]) -> None:
 
 
 def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
-    from gateway.config import daemon_config
-
     from pathlib import Path
+
+    from gateway.config import daemon_config
 
     return daemon_config(Path(os.path.realpath(workspace))).autostart
 
@@ -164,8 +172,9 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
                    retry_local: Callable[[], bool] = lambda: True) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
-    unless autostart is off; a second daemon started meanwhile exits at once). If the daemon died after the request was sent, `local()` runs only
-    when `retry_local()` says nothing was written meanwhile."""
+    unless autostart is off; a second daemon started meanwhile exits at once). If the daemon
+    died after the request was sent, `local()` runs only when `retry_local()` says nothing was
+    written meanwhile."""
     if disabled():
         return local()
     try:
@@ -187,14 +196,14 @@ def method_for(operation: str) -> str:
     return "gateway/" + first + "".join(part.title() for part in rest)
 
 
-def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],
-           writes: str | None = None) -> Any:
+def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any]) -> Any:
     """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
-    raised as RemoteError. `writes`: the file the operation may write, which must be unchanged
-    for `local()` to run after the daemon died mid-call."""
+    raised as RemoteError. After the daemon died mid-call, `local()` runs for a writing operation
+    only if the file it names is unchanged."""
     retry: Callable[[], bool] = lambda: True  # noqa: E731
-    if writes is not None:
-        target = os.path.join(workspace, writes)
+    path = params.get("path") or params.get("file_path")  # agents send `file_path` (gateway.surface takes either)
+    if operation in WRITING and isinstance(path, str):
+        target = os.path.join(workspace, path)
         before = _contents(target)
         retry = lambda: _contents(target) == before  # noqa: E731
     try:

@@ -19,11 +19,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from gateway.api import Gateway
 from gateway.descriptions import TOOL_DESCRIPTIONS, kind_tool_description
 from gateway.daemon_client import invoke
-from gateway.errors import Blocked, GatewayError, RemoteError
+from gateway.errors import GatewayError
 from gateway.surface import call
 from gateway.typed.kinds import Kind, catalogue
 
-WRITING = frozenset({"edit", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"})
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
@@ -37,14 +36,11 @@ def build_server(gateway: Gateway) -> MCPServer:
     )
 
     def run(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        writes = params.get("path") if operation in WRITING else None
         try:
-            return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params), writes)
-        except (Blocked, RemoteError) as error:
-            if error.kind != "blocked":
-                raise ToolError(f"{error.kind}: {error}") from None
-            return {**error.to_json()["classification"], "applied": False}
+            return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params))
         except GatewayError as error:
+            if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
+                return {**error.to_json()["classification"], "applied": False}
             raise ToolError(f"{error.kind}: {error}") from None
 
     @server.tool(description=TOOL_DESCRIPTIONS["edit_file"])

@@ -20,8 +20,6 @@ import logging
 import os
 import secrets
 import signal
-import socket
-import struct
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -35,6 +33,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.server import LanguageServer
 
 from gateway.api import Gateway
+from gateway.daemon_client import peer_uid
 from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
 from gateway.framing import FrameError, FrameReader
 from gateway.surface import call
@@ -75,12 +74,10 @@ def plain(value: Any) -> Any:
 
 def _same_user(transport: Any) -> bool:
     """Whether a Unix-socket peer runs as this user (SO_PEERCRED)."""
-    sock = transport.get_extra_info("socket")
     try:
-        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+        return peer_uid(transport.get_extra_info("socket")) == os.getuid()
     except (OSError, AttributeError):
         return False
-    return uid == os.getuid()
 
 
 def token_path(host: str, port: int) -> Path:
@@ -265,19 +262,22 @@ class GatewayServer(LanguageServer):
             path.unlink(missing_ok=True)
 
 
-def serve(workspace: str, tcp: tuple[str, int] | None) -> None:
-    """Run until end of input (stdio), `gateway/stop` or SIGTERM; language servers are shut down on the way out."""
-    gateway = Gateway(workspace)
-    server = GatewayServer(gateway)
+def run_until_stopped(server: GatewayServer, serving: Callable[[], None]) -> None:
+    """Run `serving` until it ends (end of input, `gateway/stop`, SIGTERM); then shut the language
+    servers down and exit the process. An error from `serving` (a port in use) is raised instead."""
     signal.signal(signal.SIGTERM, lambda *_: server.loop.call_soon_threadsafe(server.loop.stop))
     try:
-        if tcp:
-            server.serve_tcp(*tcp)
-        else:
-            server.serve_stdio()
+        serving()
     finally:
-        gateway.close()
+        server.gateway.close()
         server.executor.shutdown(wait=False, cancel_futures=True)
     # The stdin reader thread and pygls' pools would keep the process alive.
     sys.stdout.flush()
+    sys.stderr.flush()
     os._exit(0)
+
+
+def serve(workspace: str, tcp: tuple[str, int] | None) -> None:
+    """`gateway serve`, over stdio or TCP."""
+    server = GatewayServer(Gateway(workspace))
+    run_until_stopped(server, lambda: server.serve_tcp(*tcp) if tcp else server.serve_stdio())

@@ -9,33 +9,28 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.daemon_client import DaemonError, through_daemon
 from gateway import fastjson
+from gateway.daemon_client import DaemonError, through_daemon
 from gateway.errors import EXIT_HOOK_FAILED, GatewayError
+from gateway.roots import gateway_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-def _workspace(stdin: bytes, context: dict[str, str | None]) -> str | None:
+def _workspace(text: str, context: dict[str, str | None]) -> str | None:
     """The directory whose daemon judges this input: the project's `.gateway` root, else the
     project (or working) directory. None when the input is not a JSON object."""
     try:
-        payload = fastjson.loads(stdin)
+        payload = fastjson.loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(payload, dict):
         return None
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else context["cwd"]
-    start = candidate = os.path.realpath(context["project_dir"] or cwd or ".")
-    while True:
-        if os.path.isdir(os.path.join(candidate, ".gateway")):
-            return candidate
-        parent = os.path.dirname(candidate)
-        if parent == candidate:
-            return start
-        candidate = parent
+    start = context["project_dir"] or cwd or "."
+    return gateway_root(start) or os.path.realpath(start)
 
 
 def _in_process(stdin: bytes, context: dict[str, str | None]) -> dict[str, Any]:
@@ -48,9 +43,9 @@ def _in_process(stdin: bytes, context: dict[str, str | None]) -> dict[str, Any]:
 def answer(stdin: bytes) -> tuple[str, int]:
     """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
     context: dict[str, str | None] = {"cwd": os.getcwd(), "project_dir": os.environ.get("CLAUDE_PROJECT_DIR")}
-    workspace = _workspace(stdin, context)
     try:
         text = stdin.decode("utf-8")
+        workspace = _workspace(text, context)
     except UnicodeDecodeError:
         workspace = None
     if workspace is None:  # the in-process path gives the one-line reason
