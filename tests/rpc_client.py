@@ -6,6 +6,9 @@ import itertools
 import json
 import socket
 import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, BinaryIO
 
 
@@ -68,3 +71,27 @@ class RpcClient:
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         self.send({"method": method, "params": params or {}})
+
+
+def edit_counters_concurrently(workspace: Path, connect: Callable[[], Callable[[dict[str, Any]], Any]]) -> None:
+    """Four clients, each from `connect()` in its own thread, edit six lines each of one file at
+    once; every edit must land."""
+    target = workspace / "counters.py"
+    target.write_text("".join(f"c{i} = 0\n" for i in range(24)))
+    errors: list[BaseException] = []
+
+    def client_edits(first: int) -> None:
+        try:
+            edit = connect()
+            for i in range(first, 24, 4):
+                edit({"path": "counters.py", "old_string": f"c{i} = 0\n", "new_string": f"c{i} = {i + 1}\n"})
+        except BaseException as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+
+    threads = [threading.Thread(target=client_edits, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    assert target.read_text() == "".join(f"c{i} = {i + 1}\n" for i in range(24))

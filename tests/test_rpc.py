@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from gateway.errors import RPC_BLOCKED
-from tests.rpc_client import RpcClient, RpcError
+from tests.rpc_client import RpcClient, RpcError, edit_counters_concurrently
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -141,25 +141,7 @@ def test_concurrent_clients_over_tcp_lose_no_edit(workspace: Path) -> None:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not listen"
                 time.sleep(0.1)
-        target = workspace / "counters.py"
-        target.write_text("".join(f"c{i} = 0\n" for i in range(24)))
-        errors: list[BaseException] = []
-
-        def client_edits(first: int) -> None:
-            try:
-                client = RpcClient.over_tcp("127.0.0.1", port)
-                for i in range(first, 24, 4):
-                    client.request("gateway/edit", {"path": "counters.py", "old_string": f"c{i} = 0\n", "new_string": f"c{i} = {i + 1}\n"})
-            except BaseException as error:  # noqa: BLE001 - collected and asserted below
-                errors.append(error)
-
-        threads = [threading.Thread(target=client_edits, args=(k,)) for k in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert not errors
-        assert target.read_text() == "".join(f"c{i} = {i + 1}\n" for i in range(24))
+        edit_counters_concurrently(workspace, lambda: functools.partial(RpcClient.over_tcp("127.0.0.1", port).request, "gateway/edit"))
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
