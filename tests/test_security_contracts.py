@@ -167,8 +167,9 @@ def test_another_contracts_apply_does_not_undo_a_run_still_validating(workspace:
     process = subprocess.Popen([sys.executable, "-c", APPLY_SLOWLY, str(workspace), str(slow)], stdout=subprocess.PIPE, text=True)
     runs = workspace / ".gateway" / "state" / "contract-runs"
     deadline = time.monotonic() + 60
-    while not (runs.is_dir() and any(runs.iterdir())) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    shapes = workspace / "pkg" / "shapes.py"
+    while not ('"""A figure."""' in shapes.read_text() and runs.is_dir() and any(runs.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the slow run has written and is validating
     with Gateway(workspace) as gateway:
         assert gateway.contract_apply(str(other))["validated"]
         assert '"""A figure."""' in (workspace / "pkg" / "shapes.py").read_text()  # the live run's write stands
