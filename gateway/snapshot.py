@@ -19,7 +19,7 @@ from typing import Any
 
 from gateway.config import STATE_DIR
 from gateway.gitcalls import git, git_all
-from gateway.workspace import replace_atomically, sha256
+from gateway.atomic import replace_atomically, sha256
 
 OBJECTS = "objects"
 KEEP_OBJECTS_SECONDS = 24 * 3600

@@ -1,4 +1,4 @@
-"""Path confinement, decoding, per-file locks and the one function that writes files."""
+"""Path confinement, decoding, per-file locks and writing a set of files all or nothing."""
 
 from __future__ import annotations
 
@@ -13,15 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from gateway.atomic import ReplacedFile, create_exclusively, remove_abandoned_temps, replace_atomically, replace_checked, sha256
+from gateway.errors import FileMissing, OutsideWorkspace, Unencodable, UsageError
 from gateway.textfile import decode, editing_view, normalize_fragment
-from gateway.errors import (
-    FileMissing,
-    OutsideWorkspace,
-    Stale,
-    Unencodable,
-    UsageError,
-    WriteFailed,
-)
 
 
 @dataclass(frozen=True)
@@ -39,9 +33,15 @@ class SourceFile:
     newline: str | None
     mode: int
     digest: str
+    round_trips: bool = True
 
     def encode(self, text: str) -> bytes:
         """`text` as this file's bytes: its encoding and its line endings."""
+        if not self.round_trips:
+            raise Unencodable(
+                f"{self.display}: its {self.encoding} bytes do not come back unchanged from decoding and encoding; "
+                "refusing to re-encode the whole file (convert it to UTF-8 first)"
+            )
         if self.newline == "\r\n":
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         try:
@@ -52,18 +52,6 @@ class SourceFile:
     def normalize(self, fragment: str) -> str:
         """An agent's old/new text in the same line-ending convention as `text`."""
         return normalize_fragment(fragment, self.newline)
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def file_digest(path: Path) -> str | None:
-    """The SHA-256 of a file's bytes; None when there is no such file."""
-    try:
-        return sha256(path.read_bytes())
-    except (FileNotFoundError, IsADirectoryError):
-        return None
 
 
 @contextlib.contextmanager
@@ -123,6 +111,7 @@ class Workspace:
             raise FileMissing(f"{where}: no such file in the workspace")
         if not real.is_file():
             raise UsageError(f"{where}: not a regular file")
+        remove_abandoned_temps(real)
         data = real.read_bytes()
         raw, encoding = decode(data, where)
         text, newline = editing_view(raw)
@@ -134,6 +123,7 @@ class Workspace:
             newline=newline,
             mode=stat.S_IMODE(real.stat().st_mode),
             digest=sha256(data),
+            round_trips=raw.encode(encoding) == data,
         )
 
     def locked(self, path: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:
@@ -164,11 +154,9 @@ class Workspace:
             made: list[Path] = []
             try:
                 for source, data in encoded:
-                    original = self._current(source)
-                    self._write_bytes(source, data)
-                    written.append((source, original))
+                    written.append((source, self._write_bytes(source, data)))
                 for real, data in new:
-                    _create_exclusively(real, data, self.display(real))
+                    create_exclusively(real, data, self.display(real))
                     made.append(real)
             except BaseException:
                 for real in made:
@@ -181,74 +169,6 @@ class Workspace:
         """Restore a file's exact earlier bytes and mode (undoing a change the gateway made)."""
         replace_atomically(source.path, original, source.mode)
 
-    def _current(self, source: SourceFile) -> bytes:
-        """The file's bytes, refused as stale unless they are the ones `source` was read from."""
-        try:
-            current = source.path.read_bytes()
-        except FileNotFoundError:
-            raise Stale(f"{source.display}: deleted since it was read; nothing written") from None
-        if sha256(current) != source.digest:
-            raise Stale(f"{source.display}: changed on disk since it was read; nothing written")
-        return current
-
-    def _write_bytes(self, source: SourceFile, data: bytes) -> None:
-        try:
-            replace_atomically(source.path, data, source.mode)
-        except OSError as error:
-            raise WriteFailed(f"{source.display}: cannot write ({error.strerror or error}); the file is unchanged") from None
-
-
-def _create_exclusively(path: Path, data: bytes, display: str) -> None:
-    """A new file, complete or absent: written aside, then linked in only if the name is still free."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = _written_aside(path, data, 0o666 & ~_umask())
-    try:
-        os.link(temp, path)
-    except FileExistsError:
-        raise Stale(f"{display}: created by someone else meanwhile; nothing written") from None
-    except OSError as error:
-        raise WriteFailed(f"{display}: cannot create ({error.strerror or error})") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-
-
-def _written_aside(path: Path, data: bytes, mode: int) -> str:
-    """A temporary file next to `path` holding `data` on disk, with `mode`; removed if writing fails."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gateway-tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    return temp
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-def write_new_text(path: Path, text: str) -> None:
-    """Atomically write a UTF-8 file the gateway owns (configuration it installs), keeping its mode."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    replace_atomically(path, text.encode("utf-8"), mode)
-
-
-def replace_atomically(path: Path, data: bytes, mode: int) -> None:
-    temp = _written_aside(path, data, mode)
-    try:
-        if os.geteuid() == 0 and path.exists():
-            info = path.stat()
-            os.chown(temp, info.st_uid, info.st_gid)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    def _write_bytes(self, source: SourceFile, data: bytes) -> bytes:
+        """Replace the file with `data`; the bytes it replaced, checked against `source` at the last moment."""
+        return replace_checked(ReplacedFile(source.path, source.display, source.digest), data, source.mode)

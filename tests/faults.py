@@ -12,11 +12,11 @@ def fail_nth_write(monkeypatch: pytest.MonkeyPatch, n: int) -> list[SourceFile]:
     """Make the n-th file write raise WriteFailed; returns the list of files written so far (and tried)."""
     real, calls = Workspace._write_bytes, []
 
-    def failing(self: Workspace, source: SourceFile, data: bytes) -> None:
+    def failing(self: Workspace, source: SourceFile, data: bytes) -> bytes:
         calls.append(source)
         if len(calls) == n:
             raise WriteFailed(f"{source.display}: cannot write (No space left on device); the file is unchanged")
-        real(self, source, data)
+        return real(self, source, data)
 
     monkeypatch.setattr(Workspace, "_write_bytes", failing)
     return calls

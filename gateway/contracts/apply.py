@@ -19,7 +19,7 @@ from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, UsageError
 from gateway.reaper import SCRIPT as REAPER
 from gateway.snapshot import compare, restore, take
-from gateway.workspace import sha256
+from gateway.atomic import sha256
 
 if TYPE_CHECKING:
     from gateway.api import Gateway

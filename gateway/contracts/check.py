@@ -18,7 +18,8 @@ import regex
 from gateway.contracts.model import Contract, Problem, Step
 from gateway.errors import GatewayError, OutsideWorkspace
 from gateway.gitcalls import git_text, resolve_commit
-from gateway.workspace import SourceFile, file_digest
+from gateway.atomic import file_digest
+from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
     from gateway.api import Gateway

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.errors import UsageError
 from gateway.gitcalls import git_text
 from gateway.typed.audit import timestamp
-from gateway.workspace import sha256, write_new_text
+from gateway.atomic import sha256, write_new_text
 
 if TYPE_CHECKING:
     from gateway.api import Gateway

@@ -26,7 +26,7 @@ from gateway.config import STATE_DIR
 from gateway.errors import Forged, Stale, UsageError
 from gateway.typed.audit import ensure_state_dir
 from gateway.userstate import sign, verified
-from gateway.workspace import file_digest, replace_atomically, sha256, write_new_text
+from gateway.atomic import file_digest, replace_atomically, sha256, write_new_text
 
 RUNS = "contract-runs"
 SIGNED_AS = "contract-journal"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.workspace import write_new_text
+from gateway.atomic import write_new_text
 
 SERVER = "gateway"
 MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Bash"}

@@ -17,7 +17,7 @@ from pathlib import Path
 from gateway.errors import Forged, GrantRefused
 from gateway.typed.audit import locked
 from gateway.userstate import sign, verified
-from gateway.workspace import write_new_text
+from gateway.atomic import write_new_text
 
 STORE_NAME = "grants.json"
 # Long-expired grants are dropped from the store; the audit log keeps their history.

@@ -18,7 +18,8 @@ from gateway.config import STATE_DIR
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.declaration import Declaration, Finding, Verdict, check_fields, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
-from gateway.workspace import Workspace, file_digest
+from gateway.atomic import file_digest
+from gateway.workspace import Workspace
 
 
 @dataclass

@@ -17,7 +17,7 @@ from gateway.snapshot import Change, Snapshot, compare, prune_objects, previous_
 from gateway.typed.audit import ensure_state_dir
 from gateway.typed.service import TypedEdits
 from gateway.userstate import sign, verified
-from gateway.workspace import sha256, write_new_text
+from gateway.atomic import sha256, write_new_text
 
 SNAPSHOTS = "shell"
 SIGNED_AS = "shell-snapshot"
