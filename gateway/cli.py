@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from gateway.cli_daemon import add_daemon_commands
 from gateway.cli_plans import add_plan_commands
-from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK, GatewayError, UsageError, exit_code_for
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -138,7 +138,8 @@ def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
 
 def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
     params = {"name_path": args.name_path, "path": args.path, "new_name": args.new_name, "token": args.token}
-    return _operation(_through_daemon(args, "rename_symbol", params))
+    result, text, code = _operation(_through_daemon(args, "rename_symbol", params))
+    return result, text, EXIT_INCOMPLETE if result.get("complete") is False else code
 
 
 def _cmd_servers(args: argparse.Namespace) -> Outcome:
@@ -279,7 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_token_arg(remove)
     remove.set_defaults(handler=_cmd_remove_symbol)
 
-    rename = commands.add_parser("rename-symbol", parents=[common], help="rename a symbol across the workspace")
+    rename = commands.add_parser(
+        "rename-symbol", parents=[common], help="rename a symbol across the workspace",
+        epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name",
+    )
     rename.add_argument("name_path", metavar="NAME_PATH")
     rename.add_argument("path", metavar="PATH")
     rename.add_argument("new_name", metavar="NEW_NAME")

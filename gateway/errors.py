@@ -13,6 +13,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_BLOCKED = 3
 EXIT_HOOK_FAILED = 2
+EXIT_INCOMPLETE = 4  # done, but not everything it should cover was searched (a rename without a server)
 
 
 class GatewayError(Exception):
@@ -53,6 +54,12 @@ class NotFound(GatewayError):
 
 class Ambiguous(GatewayError):
     kind = "ambiguous"
+
+
+class Collision(GatewayError):
+    """A rename or replacement would give a definition a name its scope already has."""
+
+    kind = "collision"
 
 
 class Stale(GatewayError):
@@ -168,6 +175,7 @@ RPC_CODES = {
     "grant_refused": -32005,
     "forged": -32006,
     "unauthenticated": -32007,
+    "collision": -32008,
     "usage": -32602,
 }
 RPC_OTHER = -32000

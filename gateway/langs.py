@@ -34,6 +34,7 @@ class Language:
     symbol_backend: bool
     attached_before: frozenset[str]
     decorator_nodes: frozenset[str]
+    modifiers: frozenset[str]
     blank_lines_top: int
     blank_lines_nested: int
     never_empty: frozenset[str]
@@ -63,6 +64,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         symbol_backend=bool(raw["symbol_backend"]),
         attached_before=frozenset(raw.get("attached_before", ())),
         decorator_nodes=frozenset(raw.get("decorator_nodes", ())),
+        modifiers=frozenset(raw.get("modifiers", ())),
         blank_lines_top=int(raw.get("blank_lines_top", 1)),
         blank_lines_nested=int(raw.get("blank_lines_nested", 1)),
         never_empty=frozenset(raw.get("never_empty", ())),

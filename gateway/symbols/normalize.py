@@ -28,6 +28,7 @@ class Locator:
         self.index = LineIndex.of(text)
         self.tree = tree
         self.to_byte = char_to_byte(text)
+        self.to_char = byte_to_char(text)
 
     def first_node(self, line: int) -> Node | None:
         start, end = self.index.line_start(line), self.index.line_end(line)
@@ -53,6 +54,28 @@ class Locator:
 
     def is_decorator_line(self, line: int) -> bool:
         return bool(self.lang.decorator_nodes) and self.line_is(line, self.lang.decorator_nodes.__contains__)
+
+    def leading_modifiers(self, line: int) -> str:
+        """The modifiers (`export default`, `pub(crate)`, `public static`) that open `line`'s code."""
+        text, line_end = self.index.text, self.index.line_end(line)
+        first = self.index.line_start(line) + len(self.index.indentation(line))
+        end = position = first
+        while self.lang.modifiers and position < line_end:
+            modifier = self._modifier_at(self.to_byte(position))
+            if modifier is None:
+                break
+            end = self.to_char(modifier.end_byte)
+            rest = text[end:line_end]
+            position = end + len(rest) - len(rest.lstrip(" \t"))
+        return text[first:end]
+
+    def _modifier_at(self, at: int) -> Node | None:
+        """The largest modifier node that starts at byte `at`."""
+        node, found = self.tree.root_node.descendant_for_byte_range(at, at + 1), None
+        while node is not None and node.start_byte == at:
+            found = node if node.type in self.lang.modifiers else found
+            node = node.parent
+        return found
 
     def doc_start_line(self, line: int) -> int:
         """The first line of the comment block directly above `line` (or `line`)."""

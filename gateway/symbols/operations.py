@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Tree
 
-from gateway.errors import SyntaxBroken, UsageError
+from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
@@ -51,15 +51,16 @@ def _change(text: str, start: int, end: int, inserted: str) -> TextChange:
 def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: int | None = None) -> TextChange:
     """The symbol's definition replaced by `body`, re-indented to the symbol's column.
 
-    Doc comment and decorators are replaced when `body` brings its own, kept when not;
-    `start` (one of the symbol's doc_start, start, header_start) overrides that choice.
+    Doc comment, decorators and leading modifiers (`export`, `pub`, `public static`) are
+    replaced when `body` brings its own, kept when not; `start` (one of the symbol's
+    doc_start, start, header_start) overrides that choice for the doc comment and decorators.
     """
     code = reindent(_code_lines(body), symbol.indent)
     index = LineIndex.of(text)
+    probe = text[: symbol.doc_start] + code + text[symbol.end :]
+    locate = Locator(lang, probe, parse(lang, probe.encode()))
+    first = index.line_of(symbol.doc_start)
     if start is None:
-        probe = text[: symbol.doc_start] + code + text[symbol.end :]
-        locate = Locator(lang, probe, parse(lang, probe.encode()))
-        first = index.line_of(symbol.doc_start)
         if locate.is_comment_line(first):
             start = symbol.doc_start
         elif locate.is_decorator_line(first):
@@ -67,10 +68,30 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: in
         else:
             start = symbol.header_start
     if text[index.line_start(index.line_of(start)) : start].strip():
-        code = code.lstrip()
+        code = code.lstrip()  # the definition starts mid-line, after words that stay (`declare `)
+    else:
+        code = _with_modifiers(lang, text, symbol, code, locate, first)
     if text[symbol.end - 1] == ";" and not code.endswith(";"):
         code += ";"
     return _change(text, start, symbol.end, code)
+
+
+def _with_modifiers(lang: Language, text: str, symbol: Symbol, code: str, probe: Locator, first: int) -> str:
+    """`code` (placed at line `first` in `probe`) with the symbol's modifiers when it brings none."""
+    if not lang.modifiers:
+        return code
+    old = Locator(lang, text, parse(lang, text.encode()))
+    kept = old.leading_modifiers(old.index.line_of(symbol.header_start))
+    header = first
+    while header < probe.index.line_count - 1 and (probe.is_decorator_line(header) or probe.is_comment_line(header)):
+        header += 1
+    if not kept or probe.leading_modifiers(header):
+        return code
+    lines = code.split("\n")
+    at = header - first
+    indent = probe.index.indentation(header)
+    lines[at] = indent + kept + " " + lines[at][len(indent) :]
+    return "\n".join(lines)
 
 
 def _gap(index: LineIndex, upper: Symbol, lower: Symbol) -> int | None:
@@ -93,6 +114,25 @@ def siblings(symbols: list[Symbol], anchor: Symbol) -> list[Symbol]:
         parent[id(symbol)] = id(stack[-1]) if stack else None
         stack.append(symbol)
     return sorted((s for s in symbols if parent[id(s)] == parent[id(anchor)]), key=lambda s: s.start)
+
+
+def refuse_collision(symbols: list[Symbol], symbol: Symbol, new_name: str, where: str) -> None:
+    """Collision if `symbol`, renamed to `new_name`, would share its name with a sibling."""
+    if new_name == symbol.name:
+        return
+    taken = next((s for s in siblings(symbols, symbol) if s.name == new_name), None)
+    if taken is not None:
+        raise Collision(
+            f"{where}: {new_name} already exists beside {symbol.name_path}: {taken.name_path} "
+            f"({taken.kind}, line {taken.start_line}); nothing written"
+        )
+
+
+def defined_name(lang: Language, change: TextChange) -> str | None:
+    """The name of the first definition the changed region of `change` holds."""
+    to_char = byte_to_char(change.text)
+    inside = (d for d in definitions(lang, parse(lang, change.text.encode())) if change.region[0] <= to_char(d.name_start_byte) < change.region[1])
+    return next((d.name for d in sorted(inside, key=lambda d: d.start_byte)), None)
 
 
 def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool, name: str | None) -> int:

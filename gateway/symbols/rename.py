@@ -16,13 +16,14 @@ from gateway.diffs import unified_diff
 from gateway.errors import NotFound, ServerFailed, UsageError
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.model import Symbol
-from gateway.symbols.operations import TextChange, verify
+from gateway.symbols.operations import TextChange, refuse_collision, verify
 from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import parse
 from gateway.workspace import SourceFile
 
 _IDENTIFIER = re.compile(r"^[^\W\d]\w*[?!]?$")
+_SCOPES_OF_LOCALS = {"function", "method", "constructor"}
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def plan_rename(
     """
     if not _IDENTIFIER.match(new_name):
         raise UsageError(f"{new_name!r} is not an identifier")
+    refuse_collision(view.symbols, symbol, new_name, view.source.display)
     if isinstance(view.backend, LspBackend):
         session = view.backend.session
         # A rename answered while the server still loads the project misses other files.
@@ -136,7 +138,11 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         staged = plan_rename(service, view, symbol, new_name, read_locked)
         service.commit(view.backend, [(s.source, s.text) for s in staged])
     changed = [s for s in staged if s.text != s.source.text]
-    scope = "" if isinstance(view.backend, LspBackend) else " (tree-sitter: identifiers in this file only)"
+    mentioned = [] if isinstance(view.backend, LspBackend) else _mentioned_elsewhere(service, view, symbol)
+    scope = ""
+    if not isinstance(view.backend, LspBackend):
+        scope = " (this file only: with no language server, other files were not searched"
+        scope += f"; {len(mentioned)} mention {symbol.name}: {', '.join(mentioned[:5])})" if mentioned else ")"
     return OperationResult(
         operation="rename_symbol",
         name_path=name_path,
@@ -146,5 +152,17 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         end_line=symbol.end_line,
         diff="".join(unified_diff(s.source.display, s.source.text, s.text) for s in changed),
         message=f"renamed {name_path} to {new_name} in {len(changed)} file(s){scope} via {view.backend.name}",
-        details={"files": [s.source.display for s in changed], "new_name": new_name},
+        details={"files": [s.source.display for s in changed], "new_name": new_name, "complete": not mentioned, "mentioned_in": mentioned},
     )
+
+
+def _mentioned_elsewhere(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+    """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
+    if any(s.kind in _SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
+        return []
+    word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
+    found = []
+    for path in service.source_files():
+        if path != view.source.path and word.search(path.read_bytes()):
+            found.append(service.workspace.display(path))
+    return found

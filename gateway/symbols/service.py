@@ -15,9 +15,10 @@ from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
+from gateway.symbols import removals
 from gateway.symbols.model import Symbol, resolve_name_path
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.operations import TextChange, insert_text, remove_text, replace_text, verify
+from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, remove_text, replace_text, verify
 from gateway.syntax import definitions, find_definitions, parse
 from gateway.workspace import SourceFile, Workspace
 
@@ -109,14 +110,14 @@ class SymbolService:
         files = (
             [self.symbols(path)]
             if path
-            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend()) for p in self._source_files()]
+            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend()) for p in self.source_files()]
         )
         found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
         return found
 
-    def _source_files(self) -> Iterator[Path]:
+    def source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):
             subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in SKIPPED_DIRS)
             for name in sorted(files):
@@ -155,21 +156,35 @@ class SymbolService:
             return self._apply("replace_symbol", name_path, view, plan_replace(view, view.source.text, view.resolve(name_path), body))
 
     def insert_code(self, name_path: str, path: str, code: str, position: str) -> OperationResult:
+        """`code` beside a symbol; the very code a removal took from there comes back byte for byte."""
         with self.workspace.locked(path):
             view = self.symbols(path)
             anchor = None if NamePath.parse(name_path).is_file else view.resolve(name_path)
-            return self._apply("insert_code", name_path, view, plan_insert(view, view.source.text, anchor, position, code))
+            text = view.source.text
+            removal = removals.recall(view.source.path, text, view.symbols, anchor, position, code) if position in ("before", "after") else None
+            if removal is None:
+                return self._apply("insert_code", name_path, view, plan_insert(view, text, anchor, position, code))
+            restored = text[: removal.offset] + removal.removed + text[removal.offset :]
+            first, last = removal.lines(restored)
+            change = TextChange(restored, first, last, (removal.offset, removal.offset), (removal.offset, removal.offset + len(removal.removed)))
+            verify(view.lang, view.source.display, text, change, True)
+            return self._apply("insert_code", name_path, view, change)
 
     def remove_symbol(self, name_path: str, path: str) -> OperationResult:
         with self.workspace.locked(path):
             view = self.symbols(path)
-            return self._apply("remove_symbol", name_path, view, plan_remove(view, view.source.text, view.resolve(name_path)))
+            symbol = view.resolve(name_path)
+            change = plan_remove(view, view.source.text, symbol)
+            result = self._apply("remove_symbol", name_path, view, change)
+            removals.remember(view.source.path, view.source.text, symbol, change.replaced, change.text)
+            return result
 
 
 def plan_replace(view: FileSymbols, text: str, symbol: Symbol, body: str) -> TextChange:
     """`symbol`'s definition in `text` replaced by `body`, verified."""
     change = replace_text(view.lang, text, symbol, body)
     verify(view.lang, view.source.display, text, change, symbol.has_definition)
+    refuse_collision(view.symbols, symbol, defined_name(view.lang, change) or symbol.name, view.source.display)
     return change
 
 
