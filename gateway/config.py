@@ -79,3 +79,27 @@ def daemon_config(root: Path | None) -> DaemonConfig:
     if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
         raise UsageError(f"{CONFIG_PATH}: [daemon] idle_minutes must be a number of minutes above 0 (at most a week)")
     return DaemonConfig(autostart=autostart, idle_minutes=float(idle))
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """`[mcp]`: the optional tool groups `gateway mcp` lists. `typed_edits` defaults to
+    `[typed_edits] enforce`; `contracts` to whether the workspace has contracts (contracts/*.toml)."""
+
+    typed_edits: bool
+    contracts: bool
+
+
+def mcp_config(root: Path) -> McpConfig:
+    data = config_table(root, "mcp")
+    unknown = set(data) - {"typed_edits", "contracts"}
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: [mcp] has no key {sorted(unknown)[0]!r}")
+    defaults = {
+        "typed_edits": config_table(root, "typed_edits").get("enforce") is True,
+        "contracts": any((root / "contracts").glob("*.toml")),
+    }
+    for key, value in data.items():
+        if not isinstance(value, bool):
+            raise UsageError(f"{CONFIG_PATH}: [mcp] {key} must be true or false")
+    return McpConfig(**{**defaults, **data})

@@ -1,15 +1,17 @@
 """`gateway mcp`: the MCP server (official `mcp` SDK) over stdio.
 
-Each tool's description carries its obligations (gateway.descriptions). A gate refusal is
-an ordinary result naming the tool to use; other failures are tool errors with the
-gateway's one-line message. Neither is a protocol error. Calls go to the workspace's daemon
-when one runs (`daemon_client.invoke`). One tool per typed-edit kind
-(gateway.typed.kinds): its description is the kind's obligations; it declares, and, given
-an edit, applies it through the gate with the grant it was issued.
+Each tool's description carries its obligations (gateway.descriptions), under a budget: the
+tool list is in the agent's context on every request. Typed-edit tools (one per kind,
+gateway.typed.kinds) are listed only when the workspace turns typed edits on, contract tools
+only when it has contracts (`[mcp]` in .gateway/config.toml overrides both). A result is sent
+once, as compact JSON text. A gate refusal is an ordinary result naming the tool to use; other
+failures are tool errors with the gateway's one-line message. Calls go to the workspace's
+daemon when one runs (`daemon_client.invoke`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -17,8 +19,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gateway.api import Gateway
-from gateway.descriptions import TOOL_DESCRIPTIONS, kind_tool_description
+from gateway.config import mcp_config
 from gateway.daemon_client import invoke
+from gateway.descriptions import CONTRACT_TOOLS, INSTRUCTIONS, TOOL_DESCRIPTIONS, TYPED_INSTRUCTIONS, kind_tool_description
 from gateway.errors import GatewayError
 from gateway.surface import call
 from gateway.typed.kinds import Kind, catalogue
@@ -27,13 +30,51 @@ from gateway.typed.kinds import Kind, catalogue
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
 
+Run = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def _core_tools(run: Run) -> dict[str, Callable[..., str]]:
+    """The gate and symbol tools (and the contract tools), each answering in compact JSON."""
+
+    def edit_file(
+        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True, token: str | None = None
+    ) -> str:
+        return _text(run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "route": route, "token": token}))
+
+    def replace_symbol(name_path: str, path: str, body: str, token: str | None = None) -> str:
+        return _text(run("replace_symbol", {"name_path": name_path, "path": path, "body": body, "token": token}))
+
+    def insert_code(name_path: str, path: str, code: str, position: Literal["before", "after"], token: str | None = None) -> str:
+        return _text(run("insert_code", {"name_path": name_path, "path": path, "code": code, "position": position, "token": token}))
+
+    def remove_symbol(name_path: str, path: str, token: str | None = None) -> str:
+        return _text(run("remove_symbol", {"name_path": name_path, "path": path, "token": token}))
+
+    def rename_symbol(name_path: str, path: str, new_name: str, token: str | None = None) -> str:
+        return _text(run("rename_symbol", {"name_path": name_path, "path": path, "new_name": new_name, "token": token}))
+
+    def symbols(path: str, depth: int | None = None) -> str:
+        return _text(run("symbols", {"path": path, "depth": depth}))
+
+    def find_symbol(name_path: str, path: str | None = None, body: bool = False) -> str:
+        return _text(run("find_symbol", {"name_path": name_path, "path": path, "body": body}))
+
+    def contract_check(path: str) -> str:
+        return _text(run("contract_check", {"path": path}))
+
+    def contract_apply(path: str, keep_on_failure: bool = False) -> str:
+        return _text(run("contract_apply", {"path": path, "keep_on_failure": keep_on_failure}))
+
+    return {f.__name__: f for f in (edit_file, replace_symbol, insert_code, remove_symbol, rename_symbol, symbols, find_symbol, contract_check, contract_apply)}
+
+
+def _text(result: dict[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
 
 def build_server(gateway: Gateway) -> MCPServer:
-    server = MCPServer(
-        "gateway",
-        instructions="Structural edit gateway: text edits to definitions are refused; use the symbol tools.",
-        version="0.1.0",
-    )
+    listed = mcp_config(gateway.workspace.root)
+    server = MCPServer("gateway", instructions=INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else ""), version="0.1.0")
 
     def run(operation: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -43,50 +84,34 @@ def build_server(gateway: Gateway) -> MCPServer:
                 return {**error.to_json()["classification"], "applied": False}
             raise ToolError(f"{error.kind}: {error}") from None
 
-    @server.tool(description=TOOL_DESCRIPTIONS["edit_file"])
-    def edit_file(
-        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True, token: str | None = None
-    ) -> dict[str, Any]:
-        return run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "route": route, "token": token})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["replace_symbol"])
-    def replace_symbol(name_path: str, path: str, body: str, token: str | None = None) -> dict[str, Any]:
-        return run("replace_symbol", {"name_path": name_path, "path": path, "body": body, "token": token})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["insert_code"])
-    def insert_code(name_path: str, path: str, code: str, position: Literal["before", "after"], token: str | None = None) -> dict[str, Any]:
-        return run("insert_code", {"name_path": name_path, "path": path, "code": code, "position": position, "token": token})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["remove_symbol"])
-    def remove_symbol(name_path: str, path: str, token: str | None = None) -> dict[str, Any]:
-        return run("remove_symbol", {"name_path": name_path, "path": path, "token": token})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["rename_symbol"])
-    def rename_symbol(name_path: str, path: str, new_name: str, token: str | None = None) -> dict[str, Any]:
-        return run("rename_symbol", {"name_path": name_path, "path": path, "new_name": new_name, "token": token})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["symbols"])
-    def symbols(path: str, depth: int | None = None) -> dict[str, Any]:
-        return run("symbols", {"path": path, "depth": depth})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["find_symbol"])
-    def find_symbol(name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:
-        return run("find_symbol", {"name_path": name_path, "path": path, "body": body})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["contract_check"])
-    def contract_check(path: str) -> dict[str, Any]:
-        return run("contract_check", {"path": path})
-
-    @server.tool(description=TOOL_DESCRIPTIONS["contract_apply"])
-    def contract_apply(path: str, keep_on_failure: bool = False) -> dict[str, Any]:
-        return run("contract_apply", {"path": path, "keep_on_failure": keep_on_failure})
-
-    for kind in catalogue().kinds.values():
-        server.add_tool(_kind_tool(kind, run), name=kind.name, description=kind_tool_description(kind))
+    for name, tool in _core_tools(run).items():
+        if name not in CONTRACT_TOOLS or listed.contracts:
+            server.add_tool(tool, name=name, description=TOOL_DESCRIPTIONS[name], structured_output=False)
+    if listed.typed_edits:
+        for kind in catalogue().kinds.values():
+            server.add_tool(_kind_tool(kind, run), name=kind.name, description=kind_tool_description(kind), structured_output=False)
+    for tool in server._tool_manager.list_tools():
+        tool.parameters = _compact_schema(tool.parameters)
     return server
 
 
-def _kind_tool(kind: Kind, run: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+def _compact_schema(schema: Any) -> Any:
+    """A tool's input schema without what costs context and tells nothing: pydantic's titles, and
+    `anyOf [{type: T}, {type: null}]` spelled as `type: [T, null]`."""
+    if isinstance(schema, list):
+        return [_compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        other = next(o for o in options if o != {"type": "null"})
+        if isinstance(other.get("type"), str):
+            kept = {k: v for k, v in schema.items() if k != "anyOf"}
+            schema = {**other, "type": [other["type"], "null"], **kept}
+    return {k: _compact_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+
+
+def _kind_tool(kind: Kind, run: Run) -> Callable[..., str]:
     def declare_and_edit(
         provenance: Provenance,
         rationale: str,
@@ -99,7 +124,7 @@ def _kind_tool(kind: Kind, run: Callable[[str, dict[str, Any]], dict[str, Any]])
         old_string: str | None = None,
         new_string: str | None = None,
         replace_all: bool = False,
-    ) -> dict[str, Any]:
+    ) -> str:
         edit = (file_path, old_string, new_string)
         if any(part is not None for part in edit) and not all(part is not None for part in edit):
             raise ToolError("usage: give file_path, old_string and new_string together (or none, to declare only)")
@@ -114,13 +139,13 @@ def _kind_tool(kind: Kind, run: Callable[[str, dict[str, Any]], dict[str, Any]])
             "additional_files": additional_files or [],
         })
         if not declared["issued"] or file_path is None:
-            return declared
+            return _text(declared)
         try:
             applied = run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string,
                                    "replace_all": replace_all, "token": declared["token"]})
         except ToolError as error:
             applied = {"applied": False, "error": str(error)}
-        return {**declared, "edit": applied}
+        return _text({**declared, "edit": applied})
 
     declare_and_edit.__name__ = kind.name
     return declare_and_edit

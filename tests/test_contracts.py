@@ -302,7 +302,7 @@ def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
     import sys
 
     from tests.rpc_client import RpcClient
-    from tests.test_mcp import _payload, _session_calls
+    from tests.test_mcp import _configure, _payload, _session_calls
 
     path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     process = subprocess.Popen([sys.executable, "-m", "gateway", "serve", "--workspace", str(workspace)],
@@ -317,6 +317,7 @@ def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
         process.kill()
         process.wait()
     path = write_contract(workspace, _step(anchor=DOC_AFTER, text=DOC_BEFORE) + '\n[[validate]]\nrun = "exit 3"\n')
+    _configure(workspace, "[mcp]\ncontracts = true\n")  # the plan is not under contracts/: ask for the tools
     before = snapshot(workspace)
     _, results = _session_calls(workspace, [("contract_check", {"path": "plan.toml"}), ("contract_apply", {"path": "plan.toml"})])
     assert _payload(results[0])["ready"] is True

@@ -13,6 +13,7 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from gateway.descriptions import CONTRACT_TOOLS, DESCRIPTION_BUDGET, KIND_DESCRIPTION_BUDGET
 from gateway.typed.kinds import catalogue
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -35,22 +36,64 @@ def _session_calls(workspace: Path, calls: list[tuple[str, dict[str, Any]]]) -> 
 
 def _payload(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content[0].text
-    return result.structured_content or json.loads(result.content[0].text)
+    assert result.structured_content is None and len(result.content) == 1  # sent once
+    return json.loads(result.content[0].text)
 
 
-def test_tools_listed_with_their_obligations(tmp_path: Path) -> None:
+def _configure(workspace: Path, text: str) -> None:
+    (workspace / ".gateway").mkdir(exist_ok=True)
+    (workspace / ".gateway" / "config.toml").write_text(text)
+
+
+def _listed_size(tools: list[Any]) -> int:
+    """Characters of the tools as tools/list sends them."""
+    return sum(len(json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))) for tool in tools)
+
+
+def test_by_default_only_the_gate_and_symbol_tools_are_listed_and_they_fit_a_budget(tmp_path: Path) -> None:
+    tools, _ = _session_calls(tmp_path, [])
+    assert {tool.name for tool in tools} == TOOLS - set(CONTRACT_TOOLS)
+    assert _listed_size(tools) <= 10_000
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "plan.toml").write_text("")
+    tools, _ = _session_calls(tmp_path, [])  # a workspace with contracts gets the contract tools
+    assert {tool.name for tool in tools} == TOOLS
+    assert _listed_size(tools) <= 10_000
+
+
+def test_config_switches_list_the_typed_and_contract_tools(tmp_path: Path) -> None:
+    _configure(tmp_path, "[mcp]\ncontracts = true\n")
+    tools, _ = _session_calls(tmp_path, [])
+    assert {tool.name for tool in tools} == TOOLS
+    _configure(tmp_path, "[typed_edits]\nenforce = true\n\n[mcp]\ncontracts = false\n")
+    tools, _ = _session_calls(tmp_path, [])
+    assert {tool.name for tool in tools} == (TOOLS - set(CONTRACT_TOOLS)) | KIND_TOOLS
+    _configure(tmp_path, "[mcp]\ntyped_edits = true\ncontracts = true\n")
+    tools, _ = _session_calls(tmp_path, [])
+    assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
+
+
+def test_tools_carry_their_obligations_once_within_the_budget(tmp_path: Path) -> None:
+    _configure(tmp_path, "[mcp]\ntyped_edits = true\ncontracts = true\n")
     tools, _ = _session_calls(tmp_path, [])
     assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS and len(KIND_TOOLS) == 21
+    sentences: dict[str, str] = {}
     for tool in tools:
         description = tool.description or ""
         if tool.name in KIND_TOOLS:
             kind = catalogue().kinds[tool.name]
             assert all(text in description for text in (kind.use_when, kind.do_not_use, kind.tests, kind.stop_and_ask))
             assert {"provenance", "rationale", "file_path", "old_string", "new_string"} <= set(tool.input_schema["properties"])
+            assert len(description) <= KIND_DESCRIPTION_BUDGET, (tool.name, len(description))
             continue
+        assert len(description) <= DESCRIPTION_BUDGET, (tool.name, len(description))
         assert "USE" in description or "Read-only" in description
         if tool.name not in ("symbols", "find_symbol"):
             assert "TESTS:" in description and "STOP AND ASK" in description and "DO NOT USE" in description
+        for sentence in (s.strip() for s in description.split(". ") if len(s.strip()) > 30):
+            assert sentence not in sentences, f"{tool.name} repeats {sentences.get(sentence)}: {sentence!r}"
+            sentences[sentence] = tool.name
+    assert "title" not in json.dumps([tool.input_schema for tool in tools])
 
 
 def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
