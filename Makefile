@@ -51,13 +51,15 @@ corpus:
 		echo "for Ruby, Java and Rust corpora: sudo apt-get install ruby openjdk-17-source librust-serde-dev"; \
 	fi
 
+# `make bench` records its results (RESULTS.md, benchmarks/results/); any benchmark run by hand
+# without --record writes to benchmarks/results/local/, which git ignores.
 bench: setup corpus
 	$(PY) benchmarks/replay.py --record
-	$(PY) benchmarks/matrix.py
-	$(PY) benchmarks/classify_latency.py
-	$(PY) benchmarks/symbol_latency.py
-	$(PY) benchmarks/typed_latency.py
-	$(PY) benchmarks/shell_snapshot.py
+	$(PY) benchmarks/matrix.py --record
+	$(PY) benchmarks/classify_latency.py --record
+	$(PY) benchmarks/symbol_latency.py --record
+	$(PY) benchmarks/typed_latency.py --record
+	$(PY) benchmarks/shell_snapshot.py --record
 	$(PY) benchmarks/daemon_latency.py --record
 
 bench-quick: setup corpus

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
-from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
+from benchmarks.report import machine, percentile, process_median_ms, record, result_path  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 from gateway.syntax import find_definitions  # noqa: E402
@@ -238,7 +238,7 @@ def main() -> None:
     scaling = size_scaling()
     markdown = render(rows, process) + "\n\n" + render_scaling(scaling)
     print(markdown)
-    (ROOT / "benchmarks" / "results" / "classify_latency.json").write_text(
+    result_path("classify_latency.json").write_text(
         json.dumps({"machine": machine(), "files": rows, "process": process, "scaling": scaling}, indent=2) + "\n"
     )
     record(markdown, "classify-latency", "Gate latency (`make bench`)")

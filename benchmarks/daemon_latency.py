@@ -4,7 +4,7 @@ gate's time against file size; the daemon's memory over 1,000 edits; orphans aft
 
 Run: `python benchmarks/daemon_latency.py [--record]`. The file is this Python's own
 `argparse.py` (2,630 lines) in a temporary workspace. Process timings are interleaved, so
-every ratio compares runs made side by side. With --record the table goes into RESULTS.md.
+every ratio compares runs made side by side. With --record the table goes into RESULTS.md (else results/local/).
 """
 
 from __future__ import annotations
@@ -194,8 +194,7 @@ def main() -> None:
         shutil.rmtree(runtime, ignore_errors=True)
     report = _report(rows)
     print(report)
-    if "--record" in sys.argv:
-        record(report, "daemon", "Warm daemon: hook, CLI, gate and routing (issue 14)")
+    record(report, "daemon", "Warm daemon: hook, CLI, gate and routing (issue 14)")
 
 
 def _report(rows: dict[str, float]) -> str:

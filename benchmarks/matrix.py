@@ -30,7 +30,7 @@ from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
-from benchmarks.report import bar_chart, machine, percentile, record  # noqa: E402
+from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.gate.effect import edit_effect  # noqa: E402
@@ -246,6 +246,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="measure on this repository instead of the machine's corpus")
     parser.add_argument("--languages", help="comma-separated subset")
     parser.add_argument("--fresh", action="store_true", help="ignore finished languages of an earlier run")
+    parser.add_argument("--record", action="store_true", help="write the tracked results (RESULTS.md, results/matrix.*), not results/local/")
     args = parser.parse_args()
     profile_name = "quick" if args.quick else "full"
     partial = RESULTS_DIR / "partial" / (profile_name + ("-corpus" if args.corpus else ""))
@@ -263,8 +264,8 @@ def main() -> None:
         rows.append(row)
     result = {"machine": machine(), "profile": profile_name, "seed": SEED, "languages": rows,
               "benchmark_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    (RESULTS_DIR / "matrix.json").write_text(json.dumps(result, indent=2) + "\n")
-    chart(rows, RESULTS_DIR / "matrix.png")
+    result_path("matrix.json").write_text(json.dumps(result, indent=2) + "\n")
+    chart(rows, result_path("matrix.png"))
     markdown = render(rows, profile_name)
     print(markdown)
     if not args.corpus:

@@ -35,7 +35,7 @@ from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
-from benchmarks.report import bar_chart, machine, percentile, record  # noqa: E402
+from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
@@ -45,7 +45,6 @@ from gateway.symbols.routing import RouteRefused, plan_route  # noqa: E402
 from gateway.workspace import SourceFile  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
 
-RESULTS_DIR = ROOT / "benchmarks" / "results"
 SEED = 20261122
 SUFFIX = {"python": ".py", "typescript": ".ts", "tsx": ".tsx", "javascript": ".js", "go": ".go", "rust": ".rs",
           "java": ".java", "kotlin": ".kt", "c": ".c", "cpp": ".cpp", "csharp": ".cs", "ruby": ".rb"}
@@ -362,16 +361,14 @@ def main() -> None:
         for row in rows:
             row["disagreements"] = [{k: v for k, v in d.items() if k not in ("old", "new")} for d in row["disagreements"]]
     result = {"machine": machine(), "corpus": corpus, "seed": SEED, "languages": rows}
-    target = RESULTS_DIR if args.record else RESULTS_DIR / "local"
     stem = "replay-repos" if args.repo else "replay"
-    target.mkdir(parents=True, exist_ok=True)
-    (target / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
-    chart(rows, target / f"{stem}.png")
+    result_path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    chart(rows, result_path(f"{stem}.png"))
     markdown = render(rows, corpus)
     print(markdown)
-    if args.record and args.repo:
+    if args.repo:
         record(markdown, stem, "Real-edit replay on repositories (`replay.py --repo ... --record`)")
-    elif args.record:
+    else:
         record(markdown + f"\n\n![Replay errors per language](results/{stem}.png)", stem, "Real-edit replay (`make bench`)")
 
 

@@ -1,4 +1,8 @@
-"""Shared by the benchmarks: percentiles, the machine's description, and RESULTS.md sections."""
+"""Shared by the benchmarks: percentiles, the machine's description, and where results go.
+
+Only a run given `--record` writes the tracked results (RESULTS.md, results/*.json and *.png);
+any other run writes the same files under results/local/, which git ignores.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,24 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS_DIR = RESULTS.parent / "results"
+
+
+def recording() -> bool:
+    """`--record` on the command line: this run writes the tracked results."""
+    return "--record" in sys.argv[1:]
+
+
+def result_path(name: str) -> Path:
+    """Where a result file goes: results/ when recording, results/local/ otherwise."""
+    directory = RESULTS_DIR if recording() else RESULTS_DIR / "local"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / name
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -32,15 +50,18 @@ def machine() -> str:
 
 
 def record(markdown: str, marker: str, title: str) -> None:
-    """Replace (or append) the section between `<!-- marker:start/end -->` in RESULTS.md."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    """Replace (or append) the section between `<!-- marker:start/end -->` in RESULTS.md
+    (results/local/RESULTS.md unless recording)."""
+    target = RESULTS if recording() else result_path("RESULTS.md")
+    text = target.read_text() if target.exists() else "# Benchmark results\n"
     start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     block = f"{start}\n{markdown}\n{end}"
     if start in text:
         text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip("\n") + f"\n\n## {title}\n\n{block}\n"
-    RESULTS.write_text(text)
+    target.write_text(text)
+    print(f"recorded in {target.relative_to(RESULTS.parent.parent)}", file=sys.stderr)
 
 
 def bar_chart(names: list[str], series: list[tuple[str, list[float], str]], title: str, target: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.report import machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.symbols.backends import LspBackend  # noqa: E402
 
@@ -106,8 +106,7 @@ def main() -> None:
         rows.append(row)
     markdown = render(rows)
     print(markdown)
-    (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
-    (ROOT / "benchmarks" / "results" / "symbol_latency.json").write_text(json.dumps({"machine": machine(), "languages": rows}, indent=2) + "\n")
+    result_path("symbol_latency.json").write_text(json.dumps({"machine": machine(), "languages": rows}, indent=2) + "\n")
     record(markdown, "symbol-latency", "Symbol operations on warm servers (`make bench`)")
 
 

@@ -180,7 +180,8 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         if error.kind != "blocked":
             raise
         classification = error.to_json()["classification"]
-        return {**classification, "applied": False}, classification["message"], EXIT_BLOCKED
+        hint = "" if args.route else "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them."
+        return {**classification, "applied": False}, classification["message"] + hint, EXIT_BLOCKED
     lines = ", ".join(map(str, result["lines"]))
     text = f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines})."
     if result.get("decision") == "routed":
@@ -208,6 +209,15 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
     return {}, "", EXIT_OK
 
 
+HOOK_HELP = """commands:
+  gateway hook claude-code              the hook itself: reads a PreToolUse/PostToolUse event on stdin
+  gateway hook install claude-code      add the hook to .claude/settings.json and the MCP server to .mcp.json
+  gateway hook uninstall claude-code    remove exactly those entries
+
+install writes `gateway` (found on PATH when the hook runs), or a path relative to the
+project when the installation lives inside it; --absolute writes this installation's path."""
+
+
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
     words = tuple(args.words)
     if words == ("claude-code",):
@@ -219,10 +229,10 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
 
         from gateway.hooks import install
 
-        action = install.install if words[0] == "install" else install.uninstall
-        result = action(Path(args.workspace).resolve())
+        workspace = Path(args.workspace).resolve()
+        result = install.install(workspace, args.absolute) if words[0] == "install" else install.uninstall(workspace)
         return result, result["message"], EXIT_OK
-    raise UsageError("usage: gateway hook claude-code | gateway hook install|uninstall claude-code [--workspace DIR]")
+    raise UsageError("usage: gateway hook claude-code | gateway hook (install|uninstall) claude-code [--absolute] [--workspace DIR]")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -297,8 +307,13 @@ def build_parser() -> argparse.ArgumentParser:
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
     serve.set_defaults(handler=_cmd_serve, json=False)
 
-    hook = commands.add_parser("hook", parents=[common], help="agent-host hooks: claude-code, install claude-code, uninstall claude-code")
-    hook.add_argument("words", nargs="+", metavar="claude-code")
+    hook = commands.add_parser(
+        "hook", parents=[common], help="agent-host hooks: run, install or uninstall the Claude Code hook",
+        usage="gateway hook claude-code | gateway hook (install|uninstall) claude-code [--absolute] [--workspace DIR] [--json]",
+        description=HOOK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    hook.add_argument("words", nargs="+", metavar="WORD", help=argparse.SUPPRESS)
+    hook.add_argument("--absolute", action="store_true", help="install: write this installation's absolute path, not `gateway`")
     hook.set_defaults(handler=_cmd_hook)
 
     mcp = commands.add_parser("mcp", help="run the MCP server over stdio")

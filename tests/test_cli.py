@@ -97,6 +97,8 @@ def test_edit_blocked_leaves_file(workspace: Path) -> None:
     result = json.loads(done.stdout)
     assert (result["applied"], result["decision"], result["suggested_tool"]) == (False, "block", "replace_symbol")
     assert (workspace / "src" / "account.py").read_text() == PYTHON.source
+    done = gateway("edit", "src/account.py", "--old", DECORATED_OLD, "--new", DECORATED_NEW, cwd=workspace)
+    assert done.returncode == 3 and "rerun with --route" in done.stdout  # the way through, from the CLI
 
 
 def test_edit_error_json(workspace: Path) -> None:

@@ -192,13 +192,45 @@ def test_install_merges_and_uninstall_removes_exactly(tmp_path: Path) -> None:
     assert entries[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit|Bash" and entries[1]["hooks"][0]["command"].endswith(" hook claude-code")
     after = merged["hooks"]["PostToolUse"]  # enforcement verified after every shell command
     assert len(after) == 1 and after[0]["matcher"] == "Bash" and after[0]["hooks"][0]["command"].endswith(" hook claude-code")
+    assert entries[1]["hooks"][0]["command"] == "gateway hook claude-code"  # resolved on PATH at run time: nothing machine-specific
     servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
-    assert servers["gateway"]["args"] == ["mcp", "--workspace", str(tmp_path)] and "other" in servers
+    assert servers["gateway"] == {"command": "gateway", "args": ["mcp", "--workspace", "${CLAUDE_PROJECT_DIR:-.}"]} and "other" in servers
+    assert str(tmp_path) not in settings.read_text() + (tmp_path / ".mcp.json").read_text()
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "uninstall", "claude-code", "--workspace", str(tmp_path)],
                           capture_output=True, timeout=60)
     assert done.returncode == 0
     assert json.loads(settings.read_text()) == existing
     assert json.loads((tmp_path / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "other-mcp"}}}
+
+
+def test_install_absolute_pins_this_installation_and_a_reinstall_replaces_it(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "gateway", "hook", "install", "claude-code", "--workspace", str(tmp_path)]
+    subprocess.run([*run, "--absolute"], check=True, capture_output=True, timeout=60)
+    program = Path(sys.executable).parent / "gateway"
+    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
+    assert [h["hooks"][0]["command"] for h in hooks] == [f"{program} hook claude-code"]
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["gateway"] == {
+        "command": str(program), "args": ["mcp", "--workspace", str(tmp_path)]}
+    subprocess.run(run, check=True, capture_output=True, timeout=60)
+    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
+    assert [h["hooks"][0]["command"] for h in hooks] == ["gateway hook claude-code"]
+
+
+def test_install_inside_the_project_writes_a_path_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.hooks import install
+
+    monkeypatch.setattr(install, "_gateway_program", lambda: tmp_path / ".venv" / "bin" / "gateway")
+    install.install(tmp_path)
+    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
+    assert hooks[0]["hooks"][0]["command"] == '"$CLAUDE_PROJECT_DIR"/.venv/bin/gateway hook claude-code'
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["gateway"]["command"] == "${CLAUDE_PROJECT_DIR:-.}/.venv/bin/gateway"
+
+
+def test_hook_help_lists_install_and_uninstall() -> None:
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "gateway hook install claude-code" in done.stdout and "gateway hook uninstall claude-code" in done.stdout
+    assert "--absolute" in done.stdout
 
 
 def test_install_into_empty_project_and_uninstall_leaves_nothing(tmp_path: Path) -> None:

@@ -23,9 +23,28 @@ SERVER = "gateway"
 MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Bash"}
 
 
-def _gateway_program() -> str:
+def _gateway_program() -> Path:
+    """The `gateway` program of this installation (the script beside this Python, or on PATH)."""
     beside = Path(sys.executable).parent / "gateway"
-    return str(beside) if beside.exists() else shutil.which("gateway") or "gateway"
+    found = beside if beside.exists() else shutil.which("gateway")
+    return Path(found).absolute() if found else Path("gateway")
+
+
+def _commands(workspace: Path, absolute: bool) -> tuple[str, str, str]:
+    """(hook command, MCP server command, a note): `gateway` as PATH finds it at run time, a path
+    relative to the project when the installation lives inside it, or, with `absolute`, this
+    installation's path. Teams commit these files, so nothing machine-specific by default."""
+    program = _gateway_program()
+    if absolute:
+        return f"{shlex.quote(str(program))} hook claude-code", str(program), ""
+    if program.is_absolute() and program.is_relative_to(workspace):
+        inside = program.relative_to(workspace).as_posix()
+        return f'"$CLAUDE_PROJECT_DIR"/{shlex.quote(inside)} hook claude-code', "${CLAUDE_PROJECT_DIR:-.}/" + inside, ""
+    on_path = shutil.which("gateway")
+    note = "" if on_path and Path(on_path).absolute() == program else (
+        f"; note: `gateway` on PATH is {on_path or 'not found'} here, not {program} (--absolute writes that path)"
+    )
+    return "gateway hook claude-code", "gateway", note
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -54,21 +73,27 @@ def _is_ours(entry: Any) -> bool:
     )
 
 
-def install(workspace: Path) -> dict[str, Any]:
-    program = _gateway_program()
+def install(workspace: Path, absolute: bool = False) -> dict[str, Any]:
+    hook_command, server_command, note = _commands(workspace, absolute)
     settings_path, mcp_path = workspace / ".claude" / "settings.json", workspace / ".mcp.json"
     settings, mcp = _load(settings_path), _load(mcp_path)
     for event, matcher in MATCHERS.items():
         hooks = settings.setdefault("hooks", {}).setdefault(event, [])
-        if not any(_is_ours(entry) for entry in hooks):
-            hooks.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{shlex.quote(program)} hook claude-code"}]})
+        hooks[:] = [entry for entry in hooks if not _is_ours(entry)]
+        hooks.append({"matcher": matcher, "hooks": [{"type": "command", "command": hook_command}]})
     enabled = settings.setdefault("enabledMcpjsonServers", [])
     if SERVER not in enabled:
         enabled.append(SERVER)
-    mcp.setdefault("mcpServers", {})[SERVER] = {"command": program, "args": ["mcp", "--workspace", str(workspace)]}
+    workspace_arg = str(workspace) if absolute else "${CLAUDE_PROJECT_DIR:-.}"
+    mcp.setdefault("mcpServers", {})[SERVER] = {"command": server_command, "args": ["mcp", "--workspace", workspace_arg]}
     _save(settings_path, settings)
     _save(mcp_path, mcp)
-    return {"ok": True, "files": [str(settings_path), str(mcp_path)], "message": f"installed the gateway hook and MCP server in {workspace}"}
+    return {
+        "ok": True,
+        "files": [str(settings_path), str(mcp_path)],
+        "command": hook_command,
+        "message": f"installed the gateway hook ({hook_command}) and MCP server in {workspace}{note}",
+    }
 
 
 def uninstall(workspace: Path) -> dict[str, Any]:

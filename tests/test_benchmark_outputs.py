@@ -1,0 +1,40 @@
+"""Running a benchmark by hand leaves the tracked results alone; only --record writes them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WRITE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from benchmarks.report import record, result_path
+result_path("probe-output.json").write_text("{}")
+record("probe", "probe-section", "Probe")
+print(result_path("probe-output.json"))
+"""
+
+
+def test_a_benchmark_run_without_record_writes_only_ignored_files() -> None:
+    results = ROOT / "benchmarks" / "RESULTS.md"
+    before = results.read_bytes()
+    done = subprocess.run([sys.executable, "-c", WRITE, str(ROOT)], capture_output=True, text=True, timeout=60, check=True)
+    written = Path(done.stdout.strip())
+    try:
+        assert written.parent == ROOT / "benchmarks" / "results" / "local"
+        assert results.read_bytes() == before
+        assert "probe-section" in (written.parent / "RESULTS.md").read_text()
+        for path in (written, written.parent / "RESULTS.md"):
+            assert subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=ROOT).returncode == 0, f"git tracks {path}"
+    finally:
+        written.unlink(missing_ok=True)
+
+
+def test_make_bench_records_every_benchmark() -> None:
+    bench = (ROOT / "Makefile").read_text().split("\nbench:", 1)[1].split("\n\n", 1)[0]
+    runs = [line.split()[1] for line in bench.splitlines() if line.startswith("\t$(PY) benchmarks/")]
+    assert runs and all(line.endswith("--record") for line in bench.splitlines() if line.startswith("\t$(PY) benchmarks/")), bench
+    assert {Path(r).name for r in runs} == {p.name for p in (ROOT / "benchmarks").glob("*.py") if p.name != "report.py" and "record(" in p.read_text()}
