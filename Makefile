@@ -56,6 +56,7 @@ corpus:
 bench: setup corpus
 	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py --record
+	$(PY) benchmarks/round_trips.py --record
 	$(PY) benchmarks/classify_latency.py --record
 	$(PY) benchmarks/symbol_latency.py --record
 	$(PY) benchmarks/typed_latency.py --record

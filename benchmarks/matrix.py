@@ -242,7 +242,7 @@ def chart(rows: list[dict[str, Any]], target: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer samples, same code path (under 3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="fewer samples, same code path")
     parser.add_argument("--corpus", type=Path, help="measure on this repository instead of the machine's corpus")
     parser.add_argument("--languages", help="comma-separated subset")
     parser.add_argument("--fresh", action="store_true", help="ignore finished languages of an earlier run")
