@@ -29,6 +29,15 @@ def config_table(root: Path, table: str) -> dict[str, Any]:
     return data
 
 
+def _known_table(root: Path | None, table: str, keys: set[str]) -> dict[str, Any]:
+    """`config_table`, refusing a key the table does not have (a typo would otherwise be ignored)."""
+    data = config_table(root, table) if root is not None else {}
+    unknown = set(data) - keys
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: [{table}] has no key {sorted(unknown)[0]!r}")
+    return data
+
+
 def find_root(start: Path) -> Path | None:
     """The nearest directory at or above `start` that holds a `.gateway` directory."""
     found = gateway_root(start)
@@ -45,10 +54,7 @@ class GateConfig:
 
 
 def gate_config(root: Path | None) -> GateConfig:
-    data = config_table(root, "gate") if root is not None else {}
-    unknown = set(data) - {"max_file_bytes", "on_structural"}
-    if unknown:
-        raise UsageError(f"{CONFIG_PATH}: [gate] has no key {sorted(unknown)[0]!r}")
+    data = _known_table(root, "gate", {"max_file_bytes", "on_structural"})
     limit = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
         raise UsageError(f"{CONFIG_PATH}: [gate] max_file_bytes must be a positive integer")
@@ -68,10 +74,7 @@ class DaemonConfig:
 
 
 def daemon_config(root: Path | None) -> DaemonConfig:
-    data = config_table(root, "daemon") if root is not None else {}
-    unknown = set(data) - {"autostart", "idle_minutes"}
-    if unknown:
-        raise UsageError(f"{CONFIG_PATH}: [daemon] has no key {sorted(unknown)[0]!r}")
+    data = _known_table(root, "daemon", {"autostart", "idle_minutes"})
     autostart = data.get("autostart", True)
     if not isinstance(autostart, bool):
         raise UsageError(f"{CONFIG_PATH}: [daemon] autostart must be true or false")
@@ -91,10 +94,7 @@ class McpConfig:
 
 
 def mcp_config(root: Path) -> McpConfig:
-    data = config_table(root, "mcp")
-    unknown = set(data) - {"typed_edits", "contracts"}
-    if unknown:
-        raise UsageError(f"{CONFIG_PATH}: [mcp] has no key {sorted(unknown)[0]!r}")
+    data = _known_table(root, "mcp", {"typed_edits", "contracts"})
     defaults = {
         "typed_edits": config_table(root, "typed_edits").get("enforce") is True,
         "contracts": any((root / "contracts").glob("*.toml")),

@@ -135,15 +135,20 @@ def defined_name(lang: Language, change: TextChange) -> str | None:
     return next((d.name for d in sorted(inside, key=lambda d: d.start_byte)), None)
 
 
+def top_level(symbols: list[Symbol]) -> list[Symbol]:
+    """The symbols no other symbol contains, in text order."""
+    return sorted((s for s in symbols if not any(o.contains(s) for o in symbols)), key=lambda s: s.start)
+
+
 def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool, name: str | None) -> int:
     """Blank lines to put between inserted code and its anchor, copied from the file where it can be.
 
     An overload (code defining the anchor's own name) copies the spacing between namesakes.
     """
-    top_level = anchor is None or not any(o.contains(anchor) for o in symbols)
-    default = lang.blank_lines_top if top_level else lang.blank_lines_nested
+    at_top = anchor is None or not any(o.contains(anchor) for o in symbols)
+    default = lang.blank_lines_top if at_top else lang.blank_lines_nested
     if anchor is None:
-        top = sorted((s for s in symbols if not any(o.contains(s) for o in symbols)), key=lambda s: s.start)
+        top = top_level(symbols)
         pairs = list(zip(top, top[1:]))
     else:
         beside = siblings(symbols, anchor)

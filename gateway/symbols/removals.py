@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gateway.symbols.model import Symbol
-from gateway.symbols.operations import siblings
+from gateway.symbols.operations import siblings, top_level
 from gateway.symbols.text import reindent
 from gateway.userstate import private_file, state_home
 
@@ -70,7 +70,7 @@ def remember(path: Path, before: str, symbol: Symbol, span: tuple[int, int], aft
 def _gap(symbols: list[Symbol], text: str, anchor: Symbol | None, position: str) -> tuple[int, int]:
     """The characters between `anchor` and its neighbour on the `position` side."""
     if anchor is None:
-        top = [s for s in symbols if not any(o.contains(s) for o in symbols)]
+        top = top_level(symbols)
         return (max((s.end for s in top), default=0), len(text)) if position == "after" else (0, min((s.doc_start for s in top), default=len(text)))
     beside = siblings(symbols, anchor)
     at = beside.index(anchor)
