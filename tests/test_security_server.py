@@ -10,7 +10,6 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,12 +92,12 @@ def test_a_wrong_token_is_refused_and_closed(server: tuple[subprocess.Popen[str]
 
 def test_a_header_flood_is_cut_off(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
-    started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        with pytest.raises(OSError):
+        # The server closes the connection (a reset or a broken pipe here); a server that only
+        # stopped reading would leave sendall to time out instead.
+        with pytest.raises(ConnectionError):
             for _ in range(2000):  # 200 MB of header, if nobody stopped it
                 sock.sendall(b"Content-Type: " + b"a" * 100_000)
-    assert time.monotonic() - started < 10
 
 
 def test_framing_is_linear_and_bounded() -> None:
