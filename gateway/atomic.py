@@ -48,8 +48,7 @@ class ReplacedFile:
         self.path, self.display, self.digest = path, display, digest
         self.fd = -1
         self.size = 0
-        self.leased = False
-        self.kept: Path | None = None
+        self.kept: Path | None = None  # the old file's second name, while the lease is held
 
     def check(self) -> None:
         """Refused as stale unless the file still has `digest`; from here on, it is held."""
@@ -57,12 +56,12 @@ class ReplacedFile:
             self.fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
             raise Stale(f"{self.display}: deleted since it was read; nothing written") from None
-        self.leased = _read_lease(self.fd, self.display)
+        leased = _read_lease(self.fd, self.display)
         data = _read_all(self.fd)
         self.size = len(data)
         if sha256(data) != self.digest:
             raise Stale(f"{self.display}: changed on disk since it was read; nothing written")
-        if self.leased:
+        if leased:
             self._keep()
 
     def _keep(self) -> None:
