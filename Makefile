@@ -5,11 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 NODE_DIR := .tools/node
 NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3
+# Agent host CLIs the end-to-end tests drive (tests/hosts): pinned, in the project's tool folder.
+HOSTS_DIR := .tools/hosts
+NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup python-env servers corpus demo test bench bench-quick clean
+.PHONY: setup python-env servers hosts corpus demo test bench bench-quick clean
 
-setup: python-env servers
+setup: python-env servers hosts
 
 python-env: $(VENV)/.installed
 
@@ -19,6 +22,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 servers: $(NODE_DIR)/.installed go-server
+
+hosts: $(HOSTS_DIR)/.installed
+
+$(HOSTS_DIR)/.installed: Makefile
+	mkdir -p $(HOSTS_DIR)
+	npm install --silent --prefix $(HOSTS_DIR) --no-fund --no-audit $(NPM_HOSTS)
+	touch $@
 
 $(NODE_DIR)/.installed: Makefile
 	mkdir -p $(NODE_DIR)

@@ -209,30 +209,41 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
     return {}, "", EXIT_OK
 
 
+HOOK_USAGE = ("gateway hook HOST [pre|post|start] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
+              "[--allow-mcp] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
 HOOK_HELP = """commands:
-  gateway hook claude-code              the hook itself: reads a PreToolUse/PostToolUse event on stdin
-  gateway hook install claude-code      add the hook to .claude/settings.json and the MCP server to .mcp.json
-  gateway hook uninstall claude-code    remove exactly those entries
+  gateway hook HOST [EVENT]             the hook itself, as the host runs it: reads the host's event on stdin
+  gateway hook install HOST             add the hook and the MCP server to HOST's project configuration
+  gateway hook uninstall HOST           remove exactly those entries (files the install changed come back byte for byte)
 
-install writes `gateway` (found on PATH when the hook runs), or a path relative to the
-project when the installation lives inside it; --absolute writes this installation's path."""
+HOST: claude-code, copilot, gemini, codex, opencode.
+install writes `gateway` (it must be on PATH, as the host will run it), or a path relative to the
+project when the installation lives inside it; --absolute writes this installation's path.
+--user writes the user-level configuration instead; --allow-mcp also lets the host call the
+gateway's MCP tools without asking. The installed command refuses every edit (the host's
+blocking convention) when the gateway cannot be run."""
 
 
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
+    from gateway.hooks.client import HOSTS
+
     words = tuple(args.words)
-    if words == ("claude-code",):
+    if words and words[0] in HOSTS:
         from gateway.hooks.client import main as hook
 
-        return {}, "", hook()
-    if words in (("install", "claude-code"), ("uninstall", "claude-code")):
+        return {}, "", hook(list(words))
+    if len(words) == 2 and words[0] in ("install", "uninstall") and words[1] in HOSTS:
         from pathlib import Path
 
         from gateway.hooks import install
 
         workspace = Path(args.workspace).resolve()
-        result = install.install(workspace, args.absolute) if words[0] == "install" else install.uninstall(workspace)
+        if words[0] == "install":
+            result = install.install(words[1], workspace, user=args.user, absolute=args.absolute, allow_mcp=args.allow_mcp)
+        else:
+            result = install.uninstall(words[1], workspace, user=args.user)
         return result, result["message"], EXIT_OK
-    raise UsageError("usage: gateway hook claude-code | gateway hook (install|uninstall) claude-code [--absolute] [--workspace DIR]")
+    raise UsageError(f"usage: {HOOK_USAGE}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -308,12 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_cmd_serve, json=False)
 
     hook = commands.add_parser(
-        "hook", parents=[common], help="agent-host hooks: run, install or uninstall the Claude Code hook",
-        usage="gateway hook claude-code | gateway hook (install|uninstall) claude-code [--absolute] [--workspace DIR] [--json]",
+        "hook", parents=[common], help="agent-host hooks: run, install or uninstall a host's hook",
+        usage=HOOK_USAGE + " [--json]",
         description=HOOK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     hook.add_argument("words", nargs="+", metavar="WORD", help=argparse.SUPPRESS)
     hook.add_argument("--absolute", action="store_true", help="install: write this installation's absolute path, not `gateway`")
+    hook.add_argument("--user", action="store_true", help="install/uninstall: the host's user-level configuration, not the project's")
+    hook.add_argument("--allow-mcp", action="store_true", help="install: also add the host's permission entries for the gateway's MCP tools")
     hook.set_defaults(handler=_cmd_hook)
 
     mcp = commands.add_parser("mcp", help="run the MCP server over stdio")

@@ -42,13 +42,15 @@ def _rss(pid: int) -> int:
 
 
 def _hook(params: dict[str, Any]) -> dict[str, Any]:
-    from gateway.hooks.claude_code import outcome
+    from gateway.hooks.client import EVENTS, HOSTS
+    from gateway.hooks.run import outcome
 
     text, context = params.get("input"), params.get("context")
+    host, event = params.get("host", "claude-code"), params.get("event")
     if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
-            or not isinstance(context.get("project_dir"), str | None):
-        raise UsageError("gateway/hook: params must be {input: string, context: {cwd: string, project_dir: string|null}}")
-    stdout, code = outcome(text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]})
+            or not isinstance(context.get("project_dir"), str | None) or host not in HOSTS or event not in (None, *EVENTS):
+        raise UsageError("gateway/hook: params must be {host, event, input: string, context: {cwd: string, project_dir: string|null}}")
+    stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]}, event)
     return {"stdout": stdout, "exit_code": code}
 
 

@@ -7,10 +7,11 @@ import sys
 
 
 def main() -> None:
-    if sys.argv[1:] == ["hook", "claude-code"]:
-        from gateway.hooks.client import main as hook
+    if sys.argv[1:2] == ["hook"]:
+        from gateway.hooks.client import HOSTS, main as hook
 
-        sys.exit(hook())
+        if sys.argv[2:3] and sys.argv[2] in HOSTS:
+            sys.exit(hook())
     from gateway.cli import main as cli
 
     cli()

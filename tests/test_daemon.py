@@ -205,7 +205,7 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     _start(env, workspace)
     probe = (
         "import io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()));"
-        "from gateway.hooks.client import main; code = main();"
+        "from gateway.hooks.client import main; code = main(['claude-code']);"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'tree_sitter', 'bashlex', 'pydantic', 'json', 're', 'typing'});"
         "print(code, heavy, file=sys.stderr)"
     )

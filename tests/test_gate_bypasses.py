@@ -315,13 +315,14 @@ def test_an_internal_error_in_the_hook_fails_closed(monkeypatch: pytest.MonkeyPa
     import sys
 
     from gateway import cli
-    from gateway.hooks import claude_code
+    from gateway.hooks import judge
 
-    def explode(payload: object) -> None:
+    def explode(call: object) -> None:
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(claude_code, "_judge", explode)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit", "tool_input": {}}')))
+    monkeypatch.setattr(judge, "pre", explode)
+    monkeypatch.setenv("GATEWAY_NO_DAEMON", "1")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit", "tool_input": {"file_path": "a.py", "old_string": "a", "new_string": "b"}}')))
     assert cli.run(["hook", "claude-code"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error (ZeroDivisionError: boom)" in err

@@ -52,13 +52,17 @@ def routed(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
 
 
 def applied_by_host(text: str, tool: str, updated: dict[str, object]) -> str:
-    """What the host does with the tool input: each old_string must occur exactly once."""
+    """What Claude Code does with the tool input: each old_string must occur exactly once, and an
+    empty new_string also deletes the newline after the matched text."""
     if tool == "Write":
         return str(updated["content"])
     edits = [updated] if tool == "Edit" else list(updated["edits"])  # type: ignore[arg-type]
     for edit in edits:
-        assert text.count(edit["old_string"]) == 1, edit  # type: ignore[index]
-        text = text.replace(edit["old_string"], edit["new_string"])  # type: ignore[index]
+        old, new = str(edit["old_string"]), str(edit["new_string"])  # type: ignore[index]
+        assert text.count(old) == 1, edit
+        if new == "" and not old.endswith("\n") and old + "\n" in text:
+            old += "\n"
+        text = text.replace(old, new)
     return text
 
 
@@ -66,26 +70,50 @@ def test_edit_structural_is_denied_when_routing_is_off(project: Path) -> None:
     deny_mode(project)
     reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": str(project / "account.py"), "old_string": DECORATED, "new_string": "", "replace_all": False}}, project))
-    assert "remove_symbol" in reason and "gateway remove-symbol Account/fee" in reason and "route=true" in reason
+    assert "remove_symbol" in reason and "gateway remove-symbol Account/fee" in reason and "route=true" not in reason
 
 
-@pytest.mark.parametrize(("mode", "decision"), [(None, "ask"), ("default", "ask"), ("acceptEdits", "allow"), ("bypassPermissions", "allow")])
-def test_edit_structural_is_routed_as_the_hosts_own_edit(project: Path, mode: str | None, decision: str) -> None:
+def performed(payload: dict[str, object], cwd: Path, written: str | None) -> str | None:
+    """What the PostToolUse hook tells the model after the host wrote `written` (None: it wrote nothing)."""
+    path = Path(str(payload["tool_input"]["file_path"]))  # type: ignore[index]
+    path = path if path.is_absolute() else Path(str(payload.get("cwd", cwd))) / path
+    if written is not None:
+        path.write_text(written)
+    done = hook({**payload, "hook_event_name": "PostToolUse"}, cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout else None
+
+
+@pytest.mark.parametrize("mode", [None, "default", "acceptEdits", "plan", "bypassPermissions"])
+def test_edit_structural_is_routed_as_the_hosts_own_edit_leaving_the_decision_to_the_host(project: Path, mode: str | None) -> None:
     payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "account.py", "old_string": DECORATED, "new_string": ""}}
     if mode:
         payload["permission_mode"] = mode
     output = routed(hook(payload, project))
-    assert output["permissionDecision"] == decision
-    assert "remove_symbol `Account/fee`" in str(output["additionalContext"])
-    assert applied_by_host(PYTHON.source, "Edit", output["updatedInput"]) == PYTHON.source.replace(DECORATED, "")  # type: ignore[arg-type]
+    assert "permissionDecision" not in output and "additionalContext" not in output  # nothing said before the host writes
+    # Claude Code's Edit deletes the newline after text it removes: the host writes exactly R
+    result = applied_by_host(PYTHON.source, "Edit", output["updatedInput"])  # type: ignore[arg-type]
+    assert result == PYTHON.source.replace(DECORATED + "\n", "")
     assert (project / "account.py").read_text() == PYTHON.source  # the host writes, not the hook
+    assert performed(payload, project, None) is None  # the host did not write it (refused, or not yet)
+    output = routed(hook(payload, project))
+    assert "remove_symbol `Account/fee`" in str(performed(payload, project, result))
+
+
+def test_a_deletion_is_judged_as_the_host_performs_it(project: Path) -> None:
+    """Edit with an empty new_string also removes the line's newline: the gate judges that result."""
+    source = "def a():\n    return 1\nx = 1\n"
+    (project / "d.py").write_text(source)
+    payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "d.py", "old_string": "x = 1", "new_string": ""}}
+    assert hook(payload, project).stdout == ""
 
 
 def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")
-    output = routed(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
-        "file_path": "account.py", "old_string": DECORATED, "new_string": ""}}, elsewhere))
-    assert "Account/fee" in str(output["additionalContext"])
+    payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "account.py", "old_string": DECORATED, "new_string": ""}}
+    output = routed(hook(payload, elsewhere))
+    written = applied_by_host(PYTHON.source, "Edit", output["updatedInput"])  # type: ignore[arg-type]
+    assert "Account/fee" in str(performed(payload, elsewhere, written))
 
 
 def test_unroutable_edit_is_denied_with_the_reason(project: Path) -> None:
@@ -116,9 +144,10 @@ def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
         {"old_string": "self.balance = 1", "new_string": "self.balance = 1\n\n    def deposit(self, amount):\n        self.balance += amount"},
     ]}}
     output = routed(hook(payload, project))
-    assert "insert_code after `Account/__init__`" in str(output["additionalContext"])
     expected = PYTHON.source.replace("self.balance = 0", "self.balance = 1\n\n    def deposit(self, amount):\n        self.balance += amount")
     assert applied_by_host(PYTHON.source, "MultiEdit", output["updatedInput"]) == expected  # type: ignore[arg-type]
+    assert "insert_code after `Account/__init__`" in str(performed(payload, project, expected))
+    (project / "account.py").write_text(PYTHON.source)
     deny_mode(project)
     reason = _denied(hook(payload, project))
     assert "adds method `Account/deposit`" in reason and "insert_code" in reason
@@ -130,8 +159,9 @@ def test_write_over_a_definition_is_routed(project: Path) -> None:
     content = PYTHON.source.replace("    def fee(amount):\n        return amount // 100", "    def fee(amount, rate):\n        return amount // rate")
     payload = {"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}
     output = routed(hook(payload, project))
-    assert "replace_symbol `Account/fee`" in str(output["additionalContext"])
     assert applied_by_host(PYTHON.source, "Write", output["updatedInput"]) == content  # type: ignore[arg-type]
+    assert "replace_symbol `Account/fee`" in str(performed(payload, project, content))
+    (project / "account.py").write_text(PYTHON.source)
     deny_mode(project)
     reason = _denied(hook(payload, project))
     assert reason.startswith("Blocked: this whole-file write to") and "changes the header of method `Account/fee`" in reason
@@ -169,74 +199,6 @@ def test_malformed_input_fails_closed(project: Path, raw: str) -> None:
     done = hook(None, project, raw=raw)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("gateway: ") and done.stderr.count("\n") == 1
-
-
-def test_install_merges_and_uninstall_removes_exactly(tmp_path: Path) -> None:
-    settings = tmp_path / ".claude" / "settings.json"
-    settings.parent.mkdir()
-    existing = {
-        "permissions": {"allow": ["Bash(pytest:*)"]},
-        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}]},
-        "enabledMcpjsonServers": ["other"],
-    }
-    settings.write_text(json.dumps(existing, indent=2) + "\n")
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "other-mcp"}}}))
-    run = ["-m", "gateway", "hook", "install", "claude-code", "--workspace", str(tmp_path)]
-    for _ in range(2):  # idempotent
-        assert subprocess.run([sys.executable, *run], capture_output=True, timeout=60).returncode == 0
-    merged = json.loads(settings.read_text())
-    assert merged["permissions"] == existing["permissions"]
-    assert merged["enabledMcpjsonServers"] == ["other", "gateway"]
-    entries = merged["hooks"]["PreToolUse"]
-    assert len(entries) == 2 and entries[0] == existing["hooks"]["PreToolUse"][0]
-    assert entries[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit|Bash" and entries[1]["hooks"][0]["command"].endswith(" hook claude-code")
-    after = merged["hooks"]["PostToolUse"]  # enforcement verified after every shell command
-    assert len(after) == 1 and after[0]["matcher"] == "Bash" and after[0]["hooks"][0]["command"].endswith(" hook claude-code")
-    assert entries[1]["hooks"][0]["command"] == "gateway hook claude-code"  # resolved on PATH at run time: nothing machine-specific
-    servers = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
-    assert servers["gateway"] == {"command": "gateway", "args": ["mcp", "--workspace", "${CLAUDE_PROJECT_DIR:-.}"]} and "other" in servers
-    assert str(tmp_path) not in settings.read_text() + (tmp_path / ".mcp.json").read_text()
-    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "uninstall", "claude-code", "--workspace", str(tmp_path)],
-                          capture_output=True, timeout=60)
-    assert done.returncode == 0
-    assert json.loads(settings.read_text()) == existing
-    assert json.loads((tmp_path / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "other-mcp"}}}
-
-
-def test_install_absolute_pins_this_installation_and_a_reinstall_replaces_it(tmp_path: Path) -> None:
-    run = [sys.executable, "-m", "gateway", "hook", "install", "claude-code", "--workspace", str(tmp_path)]
-    subprocess.run([*run, "--absolute"], check=True, capture_output=True, timeout=60)
-    program = Path(sys.executable).parent / "gateway"
-    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
-    assert [h["hooks"][0]["command"] for h in hooks] == [f"{program} hook claude-code"]
-    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["gateway"] == {
-        "command": str(program), "args": ["mcp", "--workspace", str(tmp_path)]}
-    subprocess.run(run, check=True, capture_output=True, timeout=60)
-    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
-    assert [h["hooks"][0]["command"] for h in hooks] == ["gateway hook claude-code"]
-
-
-def test_install_inside_the_project_writes_a_path_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gateway.hooks import install
-
-    monkeypatch.setattr(install, "_gateway_program", lambda: tmp_path / ".venv" / "bin" / "gateway")
-    install.install(tmp_path)
-    hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
-    assert hooks[0]["hooks"][0]["command"] == '"$CLAUDE_PROJECT_DIR"/.venv/bin/gateway hook claude-code'
-    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["gateway"]["command"] == "${CLAUDE_PROJECT_DIR:-.}/.venv/bin/gateway"
-
-
-def test_hook_help_lists_install_and_uninstall() -> None:
-    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "--help"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
-    assert "gateway hook install claude-code" in done.stdout and "gateway hook uninstall claude-code" in done.stdout
-    assert "--absolute" in done.stdout
-
-
-def test_install_into_empty_project_and_uninstall_leaves_nothing(tmp_path: Path) -> None:
-    for action in ("install", "uninstall"):
-        subprocess.run([sys.executable, "-m", "gateway", "hook", action, "claude-code", "--workspace", str(tmp_path)], check=True, timeout=60)
-    assert not (tmp_path / ".claude" / "settings.json").exists() and not (tmp_path / ".mcp.json").exists()
 
 
 def test_hook_path_imports_no_server_machinery(project: Path) -> None:

@@ -155,7 +155,7 @@ def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
     assert "(consumed)" in reason(hook(blocked, workspace))  # routed, so it needs a grant like any write
     declare(workspace, SHAPES)
     routed = hook(blocked, workspace)
-    assert routed is not None and "replace_symbol `area`" in routed["hookSpecificOutput"]["additionalContext"]
+    assert routed is not None and "updatedInput" in routed["hookSpecificOutput"]
     assert [(e["phase"], e.get("operation"), (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [
         ("rejected", "hook:Edit", "undeclared"),
         ("issued", None, None),

@@ -1,7 +1,9 @@
-"""`gateway hook claude-code` as the host runs it: the input goes to the workspace's daemon,
-which judges it exactly as `claude_code.outcome` does in process. Only the standard library
-and `daemon_client` are imported unless the answer has to be computed here (no daemon, or
-GATEWAY_NO_DAEMON=1), so a warm hook costs little more than starting Python.
+"""`gateway hook HOST [EVENT]` as the host runs it: the input goes to the workspace's daemon,
+which judges it exactly as `run.outcome` does in process. Only the standard library and
+`daemon_client` are imported unless the answer has to be computed here (no daemon, or
+GATEWAY_NO_DAEMON=1), so a warm hook costs little more than starting Python. A session's
+start (EVENT `start`, or a SessionStart payload) only starts the daemon, so the first edit
+finds it warm.
 """
 
 from __future__ import annotations
@@ -10,54 +12,89 @@ import os
 import sys
 
 from gateway import fastjson
-from gateway.daemon_client import DaemonError, through_daemon
-from gateway.errors import EXIT_HOOK_FAILED, GatewayError
+from gateway.daemon_client import DaemonError, DaemonUnavailable, connect, disabled, spawn, through_daemon
+from gateway.errors import EXIT_HOOK_FAILED, GatewayError, UsageError
 from gateway.roots import gateway_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
+EVENTS = ("pre", "post", "start")
+PROJECT_DIR = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
+START_EVENTS = ("SessionStart", "sessionStart")
 
-def _workspace(text: str, context: dict[str, str | None]) -> str | None:
-    """The directory whose daemon judges this input: the project's `.gateway` root, else the
-    project (or working) directory. None when the input is not a JSON object."""
+
+def context_of(host: str) -> dict[str, str | None]:
+    """What the hook's process adds to its input: its working directory and the project
+    directory the host names in the environment."""
+    variable = PROJECT_DIR.get(host)
+    return {"cwd": os.getcwd(), "project_dir": os.environ.get(variable) if variable else None}
+
+
+def _payload(text: str) -> dict[str, Any] | None:
     try:
         payload = fastjson.loads(text)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(payload, dict):
-        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _workspace(payload: dict[str, Any], context: dict[str, str | None]) -> str:
+    """The directory whose daemon judges this input: the project's `.gateway` root, else the
+    project (or working) directory."""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else context["cwd"]
     start = context["project_dir"] or cwd or "."
     return gateway_root(start) or os.path.realpath(start)
 
 
-def _in_process(stdin: bytes, context: dict[str, str | None]) -> dict[str, Any]:
-    from gateway.hooks.claude_code import outcome
+def _in_process(host: str, stdin: bytes, context: dict[str, str | None], event: str | None) -> dict[str, Any]:
+    from gateway.hooks.run import outcome
 
-    stdout, code = outcome(stdin, context)
+    stdout, code = outcome(host, stdin, context, event)
     return {"stdout": stdout, "exit_code": code}
 
 
-def answer(stdin: bytes) -> tuple[str, int]:
-    """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
-    context: dict[str, str | None] = {"cwd": os.getcwd(), "project_dir": os.environ.get("CLAUDE_PROJECT_DIR")}
+def _warm(workspace: str) -> None:
+    """Start the workspace's daemon unless one runs (or daemons are off)."""
+    if disabled():
+        return
     try:
-        text = stdin.decode("utf-8")
-        workspace = _workspace(text, context)
+        connect(workspace).close()
+    except DaemonUnavailable:
+        try:
+            spawn(workspace)
+        except (OSError, DaemonUnavailable):
+            pass  # the first edit is answered in process all the same
+
+
+def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]:
+    """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
+    context = context_of(host)
+    try:
+        payload = _payload(stdin.decode("utf-8"))
     except UnicodeDecodeError:
-        workspace = None
-    if workspace is None:  # the in-process path gives the one-line reason
-        result = _in_process(stdin, context)
-    else:
-        result = through_daemon(workspace, "gateway/hook", {"input": text, "context": context}, lambda: _in_process(stdin, context))
+        payload = None
+    if payload is None:  # the in-process path gives the one-line reason
+        result = _in_process(host, stdin, context, event)
+        return str(result["stdout"]), int(result["exit_code"])
+    workspace = _workspace(payload, context)
+    if event == "start" or payload.get("hook_event_name") in START_EVENTS:
+        _warm(workspace)
+        return "", 0
+    params = {"host": host, "event": event, "input": stdin.decode("utf-8"), "context": context}
+    result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event))
     return str(result["stdout"]), int(result["exit_code"])
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """`gateway hook HOST [EVENT]`."""
+    words = sys.argv[2:] if argv is None else argv
     try:
-        stdout, code = answer(sys.stdin.buffer.read())
+        if not words or words[0] not in HOSTS or len(words) > 2 or (len(words) == 2 and words[1] not in EVENTS):
+            raise UsageError(f"usage: gateway hook ({'|'.join(HOSTS)}) [{'|'.join(EVENTS)}]")
+        stdout, code = answer(words[0], sys.stdin.buffer.read(), words[1] if len(words) == 2 else None)
     except (DaemonError, GatewayError) as error:
         print(f"gateway: {error}", file=sys.stderr)
         return EXIT_HOOK_FAILED

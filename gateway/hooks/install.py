@@ -1,14 +1,20 @@
-"""`gateway hook install|uninstall claude-code`: merge the gateway into a project's Claude Code setup.
+"""`gateway hook install|uninstall HOST`: the gateway's hook and MCP server merged into a host's
+configuration, project-level by default, user-level with `--user`.
 
-`.claude/settings.json` gets the PreToolUse hook, the PostToolUse hook for Bash (which
-verifies what a command changed under enforcement) and the approval of the gateway's MCP
-server (`enabledMcpjsonServers`); `.mcp.json`, where Claude Code reads project MCP
-servers, gets the server itself. Nothing else in either file is touched, and uninstall
-removes exactly these entries.
+Each host's files are listed by `gateway.hooks.host_configs`; this module does the merging
+and the bookkeeping. Nothing else in a file is touched. Installing twice changes nothing.
+The first install keeps each file's bytes (or its absence) in the user's state directory, and
+uninstall gives them back byte for byte when what is left after removing the gateway's entries
+is what was there; otherwise it writes what is left. The command written must run where the
+host runs it: `gateway` must be on PATH (checked now), or `--absolute` writes this
+installation's path. The command refuses every edit, in the host's blocking convention,
+if the executable has gone missing by then.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shlex
 import shutil
@@ -16,11 +22,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway.errors import UsageError
 from gateway.atomic import write_new_text
+from gateway.errors import UsageError
+from gateway.hooks.host_configs import ConfigFile, Commands, config_files
+from gateway.userstate import private_file, state_home
 
-SERVER = "gateway"
-MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Bash"}
+MISSING = "edits are refused until it is"
 
 
 def _gateway_program() -> Path:
@@ -30,93 +37,111 @@ def _gateway_program() -> Path:
     return Path(found).absolute() if found else Path("gateway")
 
 
-def _commands(workspace: Path, absolute: bool) -> tuple[str, str, str]:
-    """(hook command, MCP server command, a note): `gateway` as PATH finds it at run time, a path
-    relative to the project when the installation lives inside it, or, with `absolute`, this
-    installation's path. Teams commit these files, so nothing machine-specific by default."""
+def _guarded(program: str, check: str, host: str) -> Commands:
+    """The hook commands, each failing closed (exit 2, one line) when `program` cannot run."""
+    guard = f'{check} || {{ echo "gateway: {program} not found; {MISSING} (gateway hook install {host} --absolute)" >&2; exit 2; }}; '
+    return Commands(host=host, program=program,
+                    hook={event: f"{guard}{program} hook {host} {event}" for event in ("pre", "post", "start")})
+
+
+def commands(host: str, workspace: Path, absolute: bool) -> Commands:
+    """`gateway` as PATH finds it at run time (refused when it is not on PATH now), a path relative
+    to the project for Claude Code when the installation lives inside it, or, with `absolute`,
+    this installation's path. Teams commit project files, so nothing machine-specific by default."""
     program = _gateway_program()
     if absolute:
-        return f"{shlex.quote(str(program))} hook claude-code", str(program), ""
-    if program.is_absolute() and program.is_relative_to(workspace):
-        inside = program.relative_to(workspace).as_posix()
-        return f'"$CLAUDE_PROJECT_DIR"/{shlex.quote(inside)} hook claude-code', "${CLAUDE_PROJECT_DIR:-.}/" + inside, ""
+        quoted = shlex.quote(str(program))
+        return _guarded(quoted, f"[ -x {quoted} ]", host)
+    if host == "claude-code" and program.is_absolute() and program.is_relative_to(workspace):
+        inside = '"$CLAUDE_PROJECT_DIR"/' + shlex.quote(program.relative_to(workspace).as_posix())
+        found = _guarded(inside, f"[ -x {inside} ]", host)
+        return Commands(host, inside, found.hook, mcp_command="${CLAUDE_PROJECT_DIR:-.}/" + program.relative_to(workspace).as_posix())
     on_path = shutil.which("gateway")
-    note = "" if on_path and Path(on_path).absolute() == program else (
-        f"; note: `gateway` on PATH is {on_path or 'not found'} here, not {program} (--absolute writes that path)"
-    )
-    return "gateway hook claude-code", "gateway", note
+    if on_path is None:
+        raise UsageError(
+            f"`gateway` is not on PATH here, so {host} could not run the hook (every edit would be refused); "
+            f"put {program.parent} on PATH, or rerun with --absolute to write {program}"
+        )
+    return _guarded("gateway", "command -v gateway >/dev/null 2>&1", host)
 
 
-def _load(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+def _record_path(path: Path) -> Path:
+    directory = state_home() / "installs"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    return directory / (hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:32] + ".json")
+
+
+def _read(path: Path) -> str | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix it first") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: expected a JSON object")
-    return data
+        return path.read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot be read ({error}); fix it first") from None
 
 
-def _save(path: Path, data: dict[str, Any]) -> None:
-    if not data:
+def _keep_original(path: Path, text: str | None) -> None:
+    record = _record_path(path)
+    if record.exists():
+        return
+    original = None if text is None else base64.b64encode(text.encode()).decode()
+    private_file(record, json.dumps({"path": str(path.absolute()), "original": original}).encode())
+
+
+def _original(path: Path) -> tuple[bool, str | None]:
+    """(whether the first install kept this file's original, the original text or None if absent)."""
+    try:
+        record = json.loads(_record_path(path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False, None
+    if not isinstance(record, dict) or record.get("path") != str(path.absolute()):
+        return False, None
+    original = record.get("original")
+    return True, base64.b64decode(original).decode() if isinstance(original, str) else None
+
+
+def _write(path: Path, text: str | None) -> None:
+    if text is None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_new_text(path, json.dumps(data, indent=2) + "\n")
+    write_new_text(path, text)
 
 
-def _is_ours(entry: Any) -> bool:
-    return isinstance(entry, dict) and any(
-        isinstance(h, dict) and str(h.get("command", "")).endswith(" hook claude-code") for h in entry.get("hooks", [])
-    )
-
-
-def install(workspace: Path, absolute: bool = False) -> dict[str, Any]:
-    hook_command, server_command, note = _commands(workspace, absolute)
-    settings_path, mcp_path = workspace / ".claude" / "settings.json", workspace / ".mcp.json"
-    settings, mcp = _load(settings_path), _load(mcp_path)
-    for event, matcher in MATCHERS.items():
-        hooks = settings.setdefault("hooks", {}).setdefault(event, [])
-        hooks[:] = [entry for entry in hooks if not _is_ours(entry)]
-        hooks.append({"matcher": matcher, "hooks": [{"type": "command", "command": hook_command}]})
-    enabled = settings.setdefault("enabledMcpjsonServers", [])
-    if SERVER not in enabled:
-        enabled.append(SERVER)
-    workspace_arg = str(workspace) if absolute else "${CLAUDE_PROJECT_DIR:-.}"
-    mcp.setdefault("mcpServers", {})[SERVER] = {"command": server_command, "args": ["mcp", "--workspace", workspace_arg]}
-    _save(settings_path, settings)
-    _save(mcp_path, mcp)
+def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False) -> dict[str, Any]:
+    found = commands(host, workspace, absolute)
+    files = config_files(host, workspace, user, found, allow_mcp)
+    planned: list[tuple[ConfigFile, str | None, str]] = []
+    for file in files:  # every file merged before any is written: a bad one leaves all as they were
+        current = _read(file.path)
+        planned.append((file, current, file.add(current)))
+    for file, current, merged in planned:
+        _keep_original(file.path, current)
+        if merged != current:
+            _write(file.path, merged)
+    where = "your user configuration" if user else str(workspace)
+    notes = "".join(f"; {file.note}" for file in files if file.note)
     return {
         "ok": True,
-        "files": [str(settings_path), str(mcp_path)],
-        "command": hook_command,
-        "message": f"installed the gateway hook ({hook_command}) and MCP server in {workspace}{note}",
+        "files": [str(file.path) for file in files],
+        "command": found.hook["pre"],
+        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(str(f.path) for f in files)}){notes}",
     }
 
 
-def uninstall(workspace: Path) -> dict[str, Any]:
-    settings_path, mcp_path = workspace / ".claude" / "settings.json", workspace / ".mcp.json"
-    settings, mcp = _load(settings_path), _load(mcp_path)
-    hooks = settings.get("hooks", {})
-    for event in MATCHERS:
-        if isinstance(hooks.get(event), list):
-            hooks[event] = [entry for entry in hooks[event] if not _is_ours(entry)]
-            if not hooks[event]:
-                del hooks[event]
-    if hooks == {} and "hooks" in settings:
-        del settings["hooks"]
-    if isinstance(settings.get("enabledMcpjsonServers"), list):
-        settings["enabledMcpjsonServers"] = [name for name in settings["enabledMcpjsonServers"] if name != SERVER]
-        if not settings["enabledMcpjsonServers"]:
-            del settings["enabledMcpjsonServers"]
-    servers = mcp.get("mcpServers", {})
-    servers.pop(SERVER, None)
-    if servers == {} and "mcpServers" in mcp:
-        del mcp["mcpServers"]
-    if settings_path.exists():
-        _save(settings_path, settings)
-    if mcp_path.exists():
-        _save(mcp_path, mcp)
-    return {"ok": True, "files": [str(settings_path), str(mcp_path)], "message": f"removed the gateway hook and MCP server from {workspace}"}
+def uninstall(host: str, workspace: Path, user: bool = False) -> dict[str, Any]:
+    files = config_files(host, workspace, user, Commands(host, "gateway", {}), False)
+    changed = []
+    for file in files:
+        current = _read(file.path)
+        if current is None:
+            continue
+        left = file.remove(current)
+        kept, original = _original(file.path)
+        restored = original if kept and file.bare(original) == file.bare(current) else left
+        if restored != current:
+            _write(file.path, restored)
+            changed.append(str(file.path))
+        _record_path(file.path).unlink(missing_ok=True)
+    where = "your user configuration" if user else str(workspace)
+    return {"ok": True, "files": changed, "message": f"removed the gateway hook and MCP server for {host} from {where}"}

@@ -1,0 +1,355 @@
+"""Where each host reads hooks and MCP servers, and the gateway's entries in those files.
+
+A `ConfigFile` says how to add the gateway's entries to a file's text and how to take them
+out again; `install` does the rest. JSON files are merged as data; Codex's TOML gets one
+delimited block (TOML has no writer in the standard library, and a block comes out exactly).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import UsageError
+
+SERVER = "gateway"
+HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
+CLAUDE_MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Edit|MultiEdit|Write|Bash"}
+GEMINI_MATCHER = "replace|write_file|run_shell_command"
+CODEX_MATCHER = "apply_patch|Bash"
+HOOK_TIMEOUT_SECONDS = 120
+BLOCK_START = "# >>> gateway: added by `gateway hook install codex`; `gateway hook uninstall codex` removes this block"
+BLOCK_END = "# <<< gateway"
+
+
+@dataclass(frozen=True)
+class Commands:
+    """The commands a host is given: the hook per event ("pre", "post", "start") and the MCP server's."""
+
+    host: str
+    program: str
+    hook: dict[str, str]
+    mcp_command: str | None = None
+
+    @property
+    def mcp(self) -> str:
+        return self.mcp_command or self.program.strip("'")
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """`add`: the file's text with the gateway's entries (from its text, None when absent);
+    `remove`: the text without them (None: nothing left); `bare`: what is left to compare once
+    the gateway's entries and settings are gone (two texts with equal `bare` differ only by the
+    gateway)."""
+
+    path: Path
+    add: Callable[[str | None], str]
+    remove: Callable[[str], str | None]
+    bare: Callable[[str | None], object]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class JsonEntries:
+    """A JSON file's gateway entries: `merge` puts them into the data, `strip` takes them out."""
+
+    merge: Callable[[dict[str, Any]], None]
+    strip: Callable[[dict[str, Any]], None]
+    settings: Callable[[dict[str, Any]], None] = lambda data: None
+
+
+def _load(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}: not valid JSON ({error.msg} at line {error.lineno}); fix it first") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a JSON object")
+    return data
+
+
+def json_file(path: Path, entries: JsonEntries, note: str = "") -> ConfigFile:
+    def add(text: str | None) -> str:
+        data = _load(path, text)
+        entries.strip(data)
+        entries.merge(data)
+        if text is not None and data == _load(path, text):
+            return text  # installed already: not a byte changes
+        return json.dumps(data, indent=2) + "\n"
+
+    def remove(text: str) -> str | None:
+        data = _load(path, text)
+        entries.strip(data)
+        return json.dumps(data, indent=2) + "\n" if data else None
+
+    def bare(text: str | None) -> object:
+        data = _load(path, text)
+        entries.strip(data)
+        entries.settings(data)
+        return data
+
+    return ConfigFile(path, add, remove, bare, note)
+
+
+def whole_file(path: Path, content: str, note: str = "") -> ConfigFile:
+    """A file that is the gateway's alone (a plugin, a hooks file)."""
+    return ConfigFile(path, lambda text: content, lambda text: None, lambda text: None, note)
+
+
+def _ours(value: Any) -> bool:
+    """A hook entry the gateway wrote (any host's form, any version's)."""
+    text = json.dumps(value)
+    return "gateway" in text and any(f" hook {host}" in text for host in HOSTS)
+
+
+def _strip_hooks(data: dict[str, Any]) -> None:
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            hooks[event] = [entry for entry in hooks[event] if not _ours(entry)]
+            if not hooks[event]:
+                del hooks[event]
+    if not hooks:
+        del data["hooks"]
+
+
+def _hooks(entries: dict[str, dict[str, Any]]) -> JsonEntries:
+    """One entry appended to each `hooks.<Event>` list (the shape of Claude Code, Gemini and Copilot)."""
+
+    def merge(data: dict[str, Any]) -> None:
+        hooks = data.setdefault("hooks", {})
+        for event, entry in entries.items():
+            hooks.setdefault(event, []).append(entry)
+
+    return JsonEntries(merge, _strip_hooks)
+
+
+def _matched(matcher: str | None, hook: dict[str, Any]) -> dict[str, Any]:
+    return {"hooks": [hook]} if matcher is None else {"matcher": matcher, "hooks": [hook]}
+
+
+def _keyed(path_keys: tuple[str, ...], value: Any) -> JsonEntries:
+    """data[k1][k2]...[SERVER] = value (an MCP server's entry)."""
+
+    def merge(data: dict[str, Any]) -> None:
+        node = data
+        for key in path_keys:
+            node = node.setdefault(key, {})
+        node[SERVER] = value
+
+    def strip(data: dict[str, Any]) -> None:
+        nodes = [data]
+        for key in path_keys:
+            child = nodes[-1].get(key)
+            if not isinstance(child, dict):
+                return
+            nodes.append(child)
+        nodes[-1].pop(SERVER, None)
+        for key, parent in zip(reversed(path_keys), reversed(nodes[:-1])):
+            if parent.get(key) == {}:
+                del parent[key]
+
+    return JsonEntries(merge, strip)
+
+
+def _listed(key: tuple[str, ...], item: str) -> JsonEntries:
+    """`item` in the list data[k1]...[kn] (an approval)."""
+
+    def merge(data: dict[str, Any]) -> None:
+        node = data
+        for part in key[:-1]:
+            node = node.setdefault(part, {})
+        items = node.setdefault(key[-1], [])
+        if item not in items:
+            items.append(item)
+
+    def strip(data: dict[str, Any]) -> None:
+        nodes = [data]
+        for part in key[:-1]:
+            child = nodes[-1].get(part)
+            if not isinstance(child, dict):
+                return
+            nodes.append(child)
+        items = nodes[-1].get(key[-1])
+        if isinstance(items, list) and item in items:
+            items.remove(item)
+            if not items:
+                del nodes[-1][key[-1]]
+        for part, parent in zip(reversed(key[:-1]), reversed(nodes[:-1])):
+            if parent.get(part) == {}:
+                del parent[part]
+
+    return JsonEntries(merge, strip)
+
+
+def _all(*parts: JsonEntries) -> JsonEntries:
+    def merge(data: dict[str, Any]) -> None:
+        for part in parts:
+            part.merge(data)
+
+    def strip(data: dict[str, Any]) -> None:
+        for part in parts:
+            part.strip(data)
+
+    def settings(data: dict[str, Any]) -> None:
+        for part in parts:
+            part.settings(data)
+
+    return JsonEntries(merge, strip, settings)
+
+
+def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
+    """data[k1]...[kn] = value: a setting the user may have had already, so uninstall leaves it
+    (the original bytes come back when nothing else changed)."""
+    def merge(data: dict[str, Any]) -> None:
+        node = data
+        for part in key[:-1]:
+            node = node.setdefault(part, {})
+        node[key[-1]] = value
+
+    def settings(data: dict[str, Any]) -> None:
+        nodes = [data]
+        for part in key[:-1]:
+            child = nodes[-1].get(part)
+            if not isinstance(child, dict):
+                return
+            nodes.append(child)
+        nodes[-1].pop(key[-1], None)
+        for part, parent in zip(reversed(key[:-1]), reversed(nodes[:-1])):
+            if parent.get(part) == {}:
+                del parent[part]
+
+    return JsonEntries(merge, lambda data: None, settings)
+
+
+def _mcp_server(commands: Commands, workspace_arg: str, **extra: Any) -> dict[str, Any]:
+    return {"command": commands.mcp, "args": ["mcp", "--workspace", workspace_arg], **extra}
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def _claude(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    settings = (_home() / ".claude" if user else workspace / ".claude") / "settings.json"
+    events = {"PreToolUse": ("pre", CLAUDE_MATCHERS["PreToolUse"]), "PostToolUse": ("post", CLAUDE_MATCHERS["PostToolUse"]),
+              "SessionStart": ("start", None)}
+    parts = [_hooks({event: _matched(matcher, {"type": "command", "command": commands.hook.get(kind, ""), "timeout": HOOK_TIMEOUT_SECONDS})
+                     for event, (kind, matcher) in events.items()})]
+    if not user:
+        parts.append(_listed(("enabledMcpjsonServers",), SERVER))
+    if allow_mcp:
+        parts.append(_listed(("permissions", "allow"), f"mcp__{SERVER}"))
+    server = _mcp_server(commands, "${CLAUDE_PROJECT_DIR:-.}")
+    mcp_path = _home() / ".claude.json" if user else workspace / ".mcp.json"
+    return [json_file(settings, _all(*parts)), json_file(mcp_path, _keyed(("mcpServers",), server))]
+
+
+def _copilot_home() -> Path:
+    return Path(os.environ.get("COPILOT_HOME") or _home() / ".copilot")
+
+
+def _copilot(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    if allow_mcp:
+        raise UsageError("Copilot CLI takes tool permissions on its command line: run it with --allow-tool gateway")
+    hooks = {name: {"type": "command", "bash": commands.hook.get(event, ""), "cwd": ".", "timeoutSec": HOOK_TIMEOUT_SECONDS}
+             for name, event in (("preToolUse", "pre"), ("postToolUse", "post"), ("sessionStart", "start"))}
+    server = _mcp_server(commands, ".")
+    if user:
+        home = _copilot_home()
+        return [json_file(home / "settings.json", _hooks(hooks)), json_file(home / "mcp-config.json", _keyed(("mcpServers",), server))]
+    note = "Copilot CLI runs project hooks only in a trusted folder"
+    return [whole_file(workspace / ".github" / "hooks" / "gateway.json", json.dumps({"version": 1, "hooks": {name: [hook] for name, hook in hooks.items()}}, indent=2) + "\n", note),
+            json_file(workspace / ".github" / "mcp.json", _keyed(("mcpServers",), server))]
+
+
+def _gemini(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    settings = (_home() / ".gemini" if user else workspace / ".gemini") / "settings.json"
+    events = {"BeforeTool": ("pre", GEMINI_MATCHER), "AfterTool": ("post", GEMINI_MATCHER), "SessionStart": ("start", None)}
+    hooks = _hooks({event: _matched(matcher, {"type": "command", "name": SERVER, "command": commands.hook.get(kind, ""),
+                                              "timeout": HOOK_TIMEOUT_SECONDS * 1000})
+                    for event, (kind, matcher) in events.items()})
+    server = _mcp_server(commands, ".", **({"trust": True} if allow_mcp else {}))
+    note = "" if user else "Gemini CLI runs project hooks only in a trusted folder"
+    return [json_file(settings, _all(hooks, _flag(("hooksConfig", "enabled"), True), _keyed(("mcpServers",), server)), note)]
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a valid TOML basic string
+
+
+def _codex_block(commands: Commands, allow_mcp: bool) -> str:
+    lines = [BLOCK_START]
+    for event, kind, matcher in (("PreToolUse", "pre", CODEX_MATCHER), ("PostToolUse", "post", CODEX_MATCHER), ("SessionStart", "start", None)):
+        lines.append(f"[[hooks.{event}]]")
+        if matcher:
+            lines.append(f"matcher = {_toml_string(matcher)}")
+        lines += [f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands.hook.get(kind, ''))}",
+                  f"timeout = {HOOK_TIMEOUT_SECONDS}"]
+    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", 'args = ["mcp", "--workspace", "."]']
+    if allow_mcp:
+        lines.append('default_tools_approval_mode = "approve"')
+    return "\n".join([*lines, BLOCK_END]) + "\n"
+
+
+def _without_block(text: str) -> str:
+    start = text.find(BLOCK_START)
+    if start < 0:
+        return text
+    end = text.find(BLOCK_END + "\n", start)
+    return text[:start] + (text[end + len(BLOCK_END) + 1:] if end >= 0 else "")
+
+
+def _codex(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    path = (Path(os.environ.get("CODEX_HOME") or _home() / ".codex") if user else workspace / ".codex") / "config.toml"
+
+    def add(text: str | None) -> str:
+        base = _without_block(text or "")
+        merged = base + ("\n" if base and not base.endswith("\n") else "") + _codex_block(commands, allow_mcp)
+        try:
+            if SERVER in tomllib.loads(base).get("mcp_servers", {}):
+                raise UsageError(f"{path}: already has [mcp_servers.{SERVER}]; remove it first")
+            tomllib.loads(merged)
+        except tomllib.TOMLDecodeError as error:
+            raise UsageError(f"{path}: the gateway's hooks cannot be added to it ({error}); add them by hand") from None
+        return merged
+
+    def remove(text: str) -> str | None:
+        return _without_block(text) or None
+
+    def bare(text: str | None) -> object:
+        try:
+            return tomllib.loads(_without_block(text or ""))
+        except tomllib.TOMLDecodeError:
+            return text
+
+    note = "" if user else "Codex loads a project's .codex/ only in a trusted project, and runs a hook only once you trust it in /hooks"
+    return [ConfigFile(path, add, remove, bare, note)]
+
+
+def _opencode(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config") / "opencode" if user else workspace / ".opencode"
+    plugin = (Path(__file__).parent / "opencode_plugin.js").read_text("utf-8").replace("__GATEWAY_PROGRAM__", commands.mcp)
+    config = (base if user else workspace) / "opencode.json"
+    server = {"type": "local", "command": [commands.mcp, "mcp", "--workspace", "."], "enabled": True}
+    note = "OpenCode allows MCP tools without asking unless its permission settings say otherwise" if allow_mcp else ""
+    return [whole_file(base / "plugins" / "gateway.js", plugin), json_file(config, _keyed(("mcp",), server), note)]
+
+
+CONFIGS: dict[str, Callable[[Path, bool, Commands, bool], list[ConfigFile]]] = {
+    "claude-code": _claude, "copilot": _copilot, "gemini": _gemini, "codex": _codex, "opencode": _opencode,
+}
+
+
+def config_files(host: str, workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
+    return CONFIGS[host](workspace, user, commands, allow_mcp)

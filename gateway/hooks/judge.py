@@ -1,0 +1,320 @@
+"""The one judgement behind every host's hook: a `HookCall` (what the host is about to do, in
+the gateway's terms) in, an `Answer` (let it run, deny it, or run this instead) out.
+
+Host adapters (`claude_code`, `copilot`, `gemini`, `codex`, `opencode`) only translate the
+host's payload into a HookCall and the Answer into the host's reply form. Writes are judged
+by their effect: the file before and after the write, computed as the host will compute it.
+Where the host's handling of line endings is not known for certain (CRLF files), every
+plausible reading is judged and any structural one counts. A structural write is routed
+(performed as verified symbol operations, given back as the host's own edit) unless the
+workspace says `[gate] on_structural = "deny"`; a refusal says why. In a workspace with
+typed edits enforced, every write also needs a live grant for its file, consumed here; Bash
+commands that plainly write workspace files are denied, the others are verified after they
+run (`post`). The gate is imported only for the calls it judges, and nothing of the
+language-server or MCP machinery ever is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
+
+if TYPE_CHECKING:
+    from gateway.gate.checker import Gate
+    from gateway.gate.effect import Effect
+    from gateway.gate.verdict import Classification
+    from gateway.symbols.routing import Route
+    from gateway.typed.service import TypedEdits
+
+SYMBOL_HINT = (
+    " Make structural changes with the gateway's symbol operations instead (MCP tools replace_symbol, "
+    "insert_code, remove_symbol, rename_symbol, or the `gateway` commands named above)."
+)
+DECLARE_HINT = (
+    " Typed edits are enforced in this workspace: declare the change first (`gateway kinds` lists the kinds; "
+    "`gateway declare KIND --file PATH --target prod|test --provenance P --rationale TEXT [--test-file T]`, "
+    "or the gateway MCP tool `declare`), then retry."
+)
+BASH_HINT = (
+    " With typed edits enforced, files in the workspace change only through the gate: declare the change, "
+    "then use the edit tools or the gateway's tools. Writing outside the workspace (e.g. /tmp) is fine."
+)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One string replacement of an edit tool."""
+
+    old: str
+    new: str
+    replace_all: bool = False
+
+
+@dataclass(frozen=True)
+class HookCall:
+    """What a host is about to do (`pre`) or has done (`post`), in the gateway's terms.
+
+    kind: "edit" (string replacements on `path`), "write" (`content` replaces `path`), "patch"
+    (`text` is a `*** Begin Patch` patch), "shell" (`text` is a command) or "other".
+    `eats_newline`: the host's edit tool also removes the newline after text it deletes
+    (Claude Code's Edit with an empty new_string)."""
+
+    event: Literal["pre", "post"]
+    kind: Literal["edit", "write", "patch", "shell", "other"]
+    tool: str
+    cwd: Path
+    project_dir: str | None = None
+    path: Path | None = None
+    edits: tuple[Edit, ...] = ()
+    content: str | None = None
+    text: str | None = None
+    key: str = ""
+    eats_newline: bool = False
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the host should do. action "pass": run the call as it is; "deny": refuse it with
+    `reason`; "rewrite": run it with `edit` (an edit tool's one replacement), `content` (a whole
+    file) or `text` (a patch or command) instead; "block": a PostToolUse report that a change was
+    put back; "context": a note for the model (`reason`) after the call ran."""
+
+    action: Literal["pass", "deny", "rewrite", "block", "context"]
+    reason: str = ""
+    edit: Edit | None = None
+    content: str | None = None
+    text: str | None = None
+    operations: list[dict[str, object]] = field(default_factory=list)
+
+
+PASS = Answer("pass")
+
+
+def _text(value: object, field_name: str) -> str:
+    from gateway.gate.effect import check_text
+
+    if not isinstance(value, str):
+        raise UsageError(f"tool_input.{field_name} must be a string")
+    return check_text(value, f"tool_input.{field_name}")
+
+
+def root_of(call: HookCall) -> Path | None:
+    from gateway.config import find_root
+
+    return find_root(Path(call.project_dir or call.cwd))
+
+
+def typed_edits(call: HookCall) -> TypedEdits | None:
+    """The typed-edit state of the project the agent works in, if it has any (.gateway/)."""
+    root = root_of(call)
+    if root is None:
+        return None
+    from gateway.typed.service import TypedEdits
+    from gateway.workspace import Workspace
+
+    return TypedEdits(Workspace(root))
+
+
+def pre(call: HookCall) -> Answer:
+    """The answer to a call the host is about to make."""
+    if call.kind == "shell":
+        from gateway.hooks.shell_calls import before_shell
+
+        return before_shell(call)
+    if call.kind == "patch":
+        from gateway.hooks.patch_calls import judge_patch
+
+        return judge_patch(call)
+    if call.path is None:
+        return PASS
+    if call.kind not in ("edit", "write"):  # a write the gate does not judge (a notebook) still needs its grant
+        return with_grant(call, [call.path], PASS)
+    try:
+        judged = decide(call)
+    except UsageError:
+        raise
+    except GatewayError as error:
+        return Answer("deny", f"Refused: {error}.")
+    answer = PASS
+    if judged is not None and judged.classification.blocked:
+        answer = structural(call, judged)
+        if answer.action == "deny":
+            typed = typed_edits(call)
+            if typed is not None and typed.config().enforce:
+                typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
+            return answer
+    return with_grant(call, [call.path], answer)
+
+
+def with_grant(call: HookCall, paths: list[Path], answer: Answer) -> Answer:
+    """`answer`, or a denial when typed edits are enforced and a file has no live grant
+    (consumed here, since the host writes right after)."""
+    typed = typed_edits(call)
+    if typed is None:
+        return answer
+    try:
+        for path in paths:
+            typed.native_write(path, f"hook:{call.tool}", answer.operations or None)
+    except OutsideWorkspace:
+        return answer
+    except GrantRefused as refused:
+        return Answer("deny", f"{refused}." + DECLARE_HINT)
+    return answer
+
+
+def post(call: HookCall) -> Answer:
+    """The note for a call the host has made: what a routed write did, once it is on disk, or
+    a shell command's unauthorised changes put back."""
+    if call.kind == "shell":
+        from gateway.hooks.shell_calls import after_shell
+
+        return after_shell(call)
+    if call.kind in ("edit", "write", "patch"):
+        from gateway.hooks.pending import performed
+
+        notes = performed(call)
+        return Answer("context", " ".join(notes)) if notes else PASS
+    return PASS
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The gate's verdict on one reading of the file, with the write's effect on it."""
+
+    classification: Classification
+    effect: Effect
+    path: Path
+    gate: Gate
+
+
+def _readings(raw: str | None) -> list[tuple[str | None, str | None]]:
+    """(text, newline) pairs the host may edit: as the file is, and with CRLF as LF."""
+    if raw is None or "\r\n" not in raw:
+        return [(raw, "\n")]
+    return [(raw, None), (raw.replace("\r\n", "\n"), "\n")]
+
+
+def host_edits(text: str, edits: tuple[Edit, ...], eats_newline: bool) -> list[tuple[str, str, bool]]:
+    """The replacements the host really makes on `text`: with `eats_newline`, deleting text that
+    ends a line deletes its newline too (as Claude Code's Edit does)."""
+    made = []
+    for edit in edits:
+        old = edit.old
+        if eats_newline and edit.new == "" and old and not old.endswith("\n") and old + "\n" in text:
+            old += "\n"
+        made.append((old, edit.new, edit.replace_all))
+        text = text.replace(old, edit.new) if edit.replace_all else text.replace(old, edit.new, 1)
+    return made
+
+
+def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, newline: str | None) -> tuple[Effect, Classification]:
+    from gateway.textfile import normalize_fragment
+
+    if call.kind == "write":
+        content = _text(call.content, "content")
+        return gate.check_write(display, text, normalize_fragment(content, newline) if text is not None else content)
+    edits = tuple(Edit(normalize_fragment(e.old, newline), normalize_fragment(e.new, newline), e.replace_all) for e in call.edits)
+    if text is None or (text == "" and edits[0].old == ""):
+        if edits[0].old:
+            raise NotFound(f"old_string not found: {display} does not exist")
+        return gate.check_write(display, text, edits[0].new)
+    made = host_edits(text, edits, call.eats_newline)
+    if len(made) == 1:
+        return gate.check_edit(display, text, *made[0])
+    return gate.check_multi_edit(display, text, made)
+
+
+def read_judged(gate: Gate, path: Path) -> str | None:
+    """The file's text as the gate reads it; None when it does not exist."""
+    from gateway.textfile import decode
+
+    display = str(path)
+    try:
+        raw_bytes = path.read_bytes() if gate.check_bytes(display, path.stat().st_size) else None
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
+    return decode(raw_bytes, display)[0] if raw_bytes is not None else None
+
+
+def gate_for(call: HookCall) -> Gate:
+    from gateway.config import gate_config
+    from gateway.gate.checker import Gate
+
+    return Gate(config=gate_config(root_of(call)))
+
+
+def decide(call: HookCall) -> Judged | None:
+    """The gate's verdict on an edit or write (the first structural reading, else the last
+    allowed one); None for files the gate does not judge."""
+    assert call.path is not None
+    gate = gate_for(call)
+    if not gate.judged(call.path):
+        return None
+    if call.kind == "edit" and not call.edits:
+        raise UsageError("the edit has no replacements")
+    raw = read_judged(gate, call.path)
+    verdicts: list[Judged] = []
+    failures: list[GatewayError] = []
+    for text, newline in _readings(raw):
+        try:
+            effect, classification = _judge_reading(gate, call, str(call.path), text, newline)
+        except (NotFound, Ambiguous) as error:  # this reading is not the host's; another may be
+            failures.append(error)
+            continue
+        verdicts.append(Judged(classification, effect, call.path, gate))
+    if not verdicts:
+        raise failures[0]
+    return next((v for v in verdicts if v.classification.blocked), verdicts[-1])
+
+
+def plan(judged: Judged) -> Route:
+    """The verified route of a structural write (RouteRefused when there is none)."""
+    from gateway.symbols.backends import TreeSitterBackend
+    from gateway.symbols.routing import plan_route
+    from gateway.symbols.service import FileSymbols, symbols_of
+    from gateway.workspace import SourceFile
+
+    effect, lang = judged.effect, judged.gate.registry.for_path(judged.path, judged.effect.before)
+    assert lang is not None and effect.before is not None
+    source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
+    backend = TreeSitterBackend()
+    return plan_route(FileSymbols(source, lang, backend, symbols_of(lang, judged.path, effect.before, backend)), effect)
+
+
+def _replay(text: str, edit: Edit, eats_newline: bool) -> str:
+    old, new, _ = host_edits(text, (edit,), eats_newline)[0]
+    return text.replace(old, new, 1)
+
+
+def edit_for(before: str, result: str, route: Route, eats_newline: bool) -> Edit:
+    """One exact replacement whose application by the host turns `before` into `result`."""
+    old, new = route.as_edit()
+    edit = Edit(old, new)
+    if before.count(old) == 1 and _replay(before, edit, eats_newline) == result:
+        return edit
+    return Edit(before, result)  # the whole file: unique, and never an empty deletion
+
+
+def structural(call: HookCall, judged: Judged) -> Answer:
+    """A structural write routed (the host's call rewritten), or the reason it is denied."""
+    from gateway.hooks.pending import remember
+    from gateway.symbols.routing import RouteRefused
+
+    message = judged.classification.message
+    if judged.gate.config.on_structural == "deny":
+        return Answer("deny", message + SYMBOL_HINT)
+    try:
+        route = plan(judged)
+    except RouteRefused as refused:
+        return Answer("deny", f"{message} Not routed: {str(refused).rstrip('.')}.")
+    remember(judged.path, route.result, route.summary())
+    operations = [o.to_json() for o in route.operations]
+    if call.kind == "write":
+        return Answer("rewrite", content=call.content if route.exact else route.result, operations=operations)
+    assert judged.effect.before is not None
+    return Answer("rewrite", edit=edit_for(judged.effect.before, route.result, route, call.eats_newline), operations=operations)

@@ -1,0 +1,65 @@
+"""Patches (`*** Begin Patch`, sent by Codex, and by OpenCode and Copilot for GPT-5 models):
+every file's net effect is judged; structural ones are routed by rewriting their sections so
+that the host's own applier writes the verified result. A patch that does not parse or apply
+is left to the host, which answers it with its own error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gateway.errors import GatewayError
+from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, plan, read_judged, with_grant
+
+
+def patch_paths(call: HookCall) -> list[Path]:
+    """The files a patch writes (after moves); [] when it does not parse."""
+    from gateway.patch import PatchError, parse_patch
+
+    assert call.text is not None
+    try:
+        changes = parse_patch(call.text).changes
+    except PatchError:
+        return []
+    return [call.cwd / (change.move_to or change.path) for change in changes if change.kind != "delete"]
+
+
+def judge_patch(call: HookCall, grants: bool = True) -> Answer:
+    from gateway.patch import PatchError, effects, parse_patch, replace_sections, update_section
+    from gateway.hooks.pending import remember
+    from gateway.symbols.routing import RouteRefused
+
+    assert call.text is not None
+    gate = gate_for(call)
+    try:
+        patch = parse_patch(call.text)
+        files = effects(patch, call.cwd, lambda path: read_judged(gate, path))
+    except PatchError:
+        return PASS  # the host's applier refuses it with its own message
+    sections: dict[int, str] = {}
+    operations: list[dict[str, object]] = []
+    for index, (change, effect) in enumerate(zip(patch.changes, files)):
+        target = effect.new_path or effect.path
+        if effect.after is None or not gate.judged(target):
+            continue
+        try:
+            judged_effect, classification = gate.check_write(str(target), effect.before, effect.after)
+        except GatewayError as error:
+            return Answer("deny", f"Refused: {error}.")
+        if not classification.blocked:
+            continue
+        if gate.config.on_structural == "deny":
+            from gateway.hooks.judge import SYMBOL_HINT
+
+            return Answer("deny", classification.message + SYMBOL_HINT)
+        try:
+            route = plan(Judged(classification, judged_effect, target, gate))
+            assert effect.before is not None
+            sections[index] = update_section(change.path, effect.before, route.result, change.move_to)
+        except (RouteRefused, PatchError) as refused:
+            return Answer("deny", f"{classification.message} Not routed: {str(refused).rstrip('.')}.")
+        remember(target, route.result, route.summary())
+        operations += [o.to_json() for o in route.operations]
+    answer = Answer("rewrite", text=replace_sections(call.text, sections), operations=operations) if sections else PASS
+    if not grants:
+        return answer
+    return with_grant(call, [e.new_path or e.path for e in files], answer)

@@ -1,0 +1,78 @@
+"""Routed writes waiting for the host to perform them.
+
+PreToolUse rewrites a structural write into the result R of symbol operations, but only the
+host writes it, and the host may still refuse (a permission rule, the user, a failed match).
+So the agent is told what the gateway did only at PostToolUse, and only if the file on disk
+is R: `remember` notes R's digest and the note per file (in the user's state directory), and
+`performed` hands the note out once the file holds exactly R.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gateway.userstate import private_file, state_home
+
+if TYPE_CHECKING:
+    from gateway.hooks.judge import HookCall
+
+LIFETIME_SECONDS = 3600
+
+
+def _record(path: Path) -> Path:
+    directory = state_home() / "routed"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    return directory / (hashlib.sha256(str(path.absolute()).encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def remember(path: Path, result: str, note: str) -> None:
+    """R for `path`, and what to tell the agent once the host has written it."""
+    record = {"path": str(path.absolute()), "digest": _digest(result), "note": note, "at": time.time()}
+    private_file(_record(path), json.dumps(record).encode())
+
+
+def take(path: Path, texts: list[str]) -> str | None:
+    """The note for `path` if the routed result is what the file now holds, as it is or read with
+    LF line ends (the record is used up either way once the host has written the file)."""
+    record_path = _record(path)
+    try:
+        record = json.loads(record_path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("path") != str(path.absolute()):
+        return None
+    record_path.unlink(missing_ok=True)
+    fresh = isinstance(record.get("at"), int | float) and time.time() - record["at"] < LIFETIME_SECONDS
+    if not fresh or record.get("digest") not in {_digest(text) for text in texts}:
+        return None
+    note = record.get("note")
+    return note if isinstance(note, str) else None
+
+
+def performed(call: HookCall) -> list[str]:
+    """The notes of the routed writes this call has performed."""
+    from gateway.textfile import decode
+
+    paths = [call.path] if call.path is not None else []
+    if call.kind == "patch" and call.text is not None:
+        from gateway.hooks.patch_calls import patch_paths
+
+        paths = patch_paths(call)
+    notes = []
+    for path in paths:
+        try:
+            text = decode(path.read_bytes(), str(path))[0]
+        except Exception:  # noqa: BLE001 - an unreadable file gets no note, never a failed hook
+            continue
+        note = take(path, [text, text.replace("\r\n", "\n")])
+        if note:
+            notes.append(note)
+    return notes

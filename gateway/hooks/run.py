@@ -1,0 +1,106 @@
+"""One hook invocation for any host: the payload parsed, translated by the host's adapter into
+a `HookCall`, judged (`judge.pre`/`judge.post`), and the `Answer` translated back into the
+host's reply form. Input it cannot handle, and any internal error, fail closed: HookFailed,
+which the hook's process turns into exit 2 with one line on stderr (the blocking convention
+of every command-hook host; OpenCode's plugin turns it into a thrown error)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+from gateway.errors import GatewayError, HookFailed, UsageError
+from gateway.hooks.client import HOSTS, context_of
+from gateway.hooks.judge import PASS, Answer, HookCall
+
+MAX_PATH = 4096
+
+
+class Adapter(Protocol):
+    def to_call(self, payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None: ...
+
+    def reply(self, payload: dict[str, Any], call: HookCall | None, answer: Answer) -> dict[str, Any] | None: ...
+
+
+def adapter(host: str) -> Adapter:
+    if host == "claude-code":
+        from gateway.hooks import claude_code as module
+    elif host == "copilot":
+        from gateway.hooks import copilot as module
+    elif host == "gemini":
+        from gateway.hooks import gemini as module
+    elif host == "codex":
+        from gateway.hooks import codex as module
+    elif host == "opencode":
+        from gateway.hooks import opencode as module
+    else:
+        raise UsageError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
+    return module  # type: ignore[return-value]
+
+
+def load(data: bytes) -> dict[str, Any]:
+    """The hook's JSON object."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"hook input is not UTF-8 (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"hook input is not JSON ({error.msg} at line {error.lineno})") from None
+    except RecursionError:
+        raise UsageError("hook input is nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise UsageError("hook input must be a JSON object")
+    return payload
+
+
+def text_of(value: Any, field: str) -> str:
+    from gateway.gate.effect import check_text
+
+    if not isinstance(value, str):
+        raise UsageError(f"tool_input.{field} must be a string")
+    return check_text(value, f"tool_input.{field}")
+
+
+def path_text(value: Any, field: str) -> str:
+    text = text_of(value, field)
+    if not text or "\x00" in text or len(text.encode()) > MAX_PATH:
+        raise UsageError(f"{field} must be a path of 1 to {MAX_PATH} bytes without NUL")
+    return text
+
+
+def cwd_of(payload: dict[str, Any], context: dict[str, str | None], field: str = "cwd") -> Path:
+    given = payload.get(field)
+    if given is not None:
+        return Path(path_text(given, field))
+    return Path(context.get("cwd") or os.getcwd())
+
+
+def path_in(cwd: Path, value: Any, field: str) -> Path:
+    path = Path(path_text(value, field))
+    return path if path.is_absolute() else cwd / path
+
+
+def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
+    """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
+    from gateway.hooks import judge
+
+    module = adapter(host)
+    payload = load(stdin)
+    call = module.to_call(payload, context or context_of(host), event)
+    answer = PASS if call is None else judge.pre(call) if call.event == "pre" else judge.post(call)
+    reply = module.reply(payload, call, answer)
+    return (json.dumps(reply), 0) if reply else ("", 0)
+
+
+def outcome(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
+    """`run`, failing closed: any error becomes HookFailed (exit 2, one line)."""
+    try:
+        return run(host, stdin, context, event)
+    except GatewayError as error:
+        raise HookFailed(str(error)) from None
+    except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
+        raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None
