@@ -70,7 +70,7 @@ def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str 
     if when == "post":
         return HookCall(when, "edit", tool, cwd, project, path=path)
     return HookCall(when, "edit", tool, cwd, project, path=path, edits=_edits(tool, tool_input, names),
-                    eats_newline=names is CLAUDE_NAMES)
+                    style="claude" if names is CLAUDE_NAMES else "exact")
 
 
 def _updated(payload: dict[str, Any], answer: Answer) -> Any:

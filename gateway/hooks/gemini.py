@@ -37,7 +37,7 @@ def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str 
         return HookCall(when, "edit", tool, cwd, project, path=path)
     edit = Edit(text_of(tool_input.get("old_string"), "old_string"), text_of(tool_input.get("new_string"), "new_string"),
                 bool(tool_input.get("allow_multiple")))
-    return HookCall(when, "edit", tool, cwd, project, path=path, edits=(edit,))
+    return HookCall(when, "edit", tool, cwd, project, path=path, edits=(edit,), style="gemini")
 
 
 def reply(payload: dict[str, Any], call: HookCall | None, answer: Answer) -> dict[str, Any] | None:

@@ -59,8 +59,9 @@ class HookCall:
 
     kind: "edit" (string replacements on `path`), "write" (`content` replaces `path`), "patch"
     (`text` is a `*** Begin Patch` patch), "shell" (`text` is a command) or "other".
-    `eats_newline`: the host's edit tool also removes the newline after text it deletes
-    (Claude Code's Edit with an empty new_string)."""
+    `style`: how the host's edit tool departs from a plain exact replacement: "claude" (an
+    empty new_string also deletes the newline after the text it removes), "gemini" (the file
+    keeps whether it ended with a newline), or "exact"."""
 
     event: Literal["pre", "post"]
     kind: Literal["edit", "write", "patch", "shell", "other"]
@@ -72,7 +73,7 @@ class HookCall:
     content: str | None = None
     text: str | None = None
     key: str = ""
-    eats_newline: bool = False
+    style: Literal["exact", "claude", "gemini"] = "exact"
 
 
 @dataclass(frozen=True)
@@ -197,17 +198,26 @@ def _readings(raw: str | None) -> list[tuple[str | None, str | None]]:
     return [(raw, None), (raw.replace("\r\n", "\n"), "\n")]
 
 
-def host_edits(text: str, edits: tuple[Edit, ...], eats_newline: bool) -> list[tuple[str, str, bool]]:
-    """The replacements the host really makes on `text`: with `eats_newline`, deleting text that
-    ends a line deletes its newline too (as Claude Code's Edit does)."""
+def host_edits(text: str, edits: tuple[Edit, ...], style: str) -> list[tuple[str, str, bool]]:
+    """The replacements the host really makes on `text`: in Claude Code, deleting text that
+    ends a line deletes its newline too."""
     made = []
     for edit in edits:
         old = edit.old
-        if eats_newline and edit.new == "" and old and not old.endswith("\n") and old + "\n" in text:
+        if style == "claude" and edit.new == "" and old and not old.endswith("\n") and old + "\n" in text:
             old += "\n"
         made.append((old, edit.new, edit.replace_all))
         text = text.replace(old, edit.new) if edit.replace_all else text.replace(old, edit.new, 1)
     return made
+
+
+def kept_last_newline(before: str, after: str) -> str:
+    """`after` ending with a newline exactly when `before` did (Gemini CLI's replace)."""
+    if before.endswith("\n") and not after.endswith("\n"):
+        return after + "\n"
+    if not before.endswith("\n") and after.endswith("\n"):
+        return after[:-1]
+    return after
 
 
 def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, newline: str | None) -> tuple[Effect, Classification]:
@@ -221,10 +231,11 @@ def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, n
         if edits[0].old:
             raise NotFound(f"old_string not found: {display} does not exist")
         return gate.check_write(display, text, edits[0].new)
-    made = host_edits(text, edits, call.eats_newline)
-    if len(made) == 1:
-        return gate.check_edit(display, text, *made[0])
-    return gate.check_multi_edit(display, text, made)
+    made = host_edits(text, edits, call.style)
+    effect, classification = gate.check_edit(display, text, *made[0]) if len(made) == 1 else gate.check_multi_edit(display, text, made)
+    if call.style == "gemini" and effect.after is not None and kept_last_newline(text, effect.after) != effect.after:
+        return gate.check_write(display, text, kept_last_newline(text, effect.after))
+    return effect, classification
 
 
 def read_judged(gate: Gate, path: Path) -> str | None:
@@ -286,16 +297,17 @@ def plan(judged: Judged) -> Route:
     return plan_route(FileSymbols(source, lang, backend, symbols_of(lang, judged.path, effect.before, backend)), effect)
 
 
-def _replay(text: str, edit: Edit, eats_newline: bool) -> str:
-    old, new, _ = host_edits(text, (edit,), eats_newline)[0]
-    return text.replace(old, new, 1)
+def _replay(text: str, edit: Edit, style: str) -> str:
+    old, new, _ = host_edits(text, (edit,), style)[0]
+    after = text.replace(old, new, 1)
+    return kept_last_newline(text, after) if style == "gemini" else after
 
 
-def edit_for(before: str, result: str, route: Route, eats_newline: bool) -> Edit:
+def edit_for(before: str, result: str, route: Route, style: str) -> Edit:
     """One exact replacement whose application by the host turns `before` into `result`."""
     old, new = route.as_edit()
     edit = Edit(old, new)
-    if before.count(old) == 1 and _replay(before, edit, eats_newline) == result:
+    if before.count(old) == 1 and _replay(before, edit, style) == result:
         return edit
     return Edit(before, result)  # the whole file: unique, and never an empty deletion
 
@@ -317,4 +329,4 @@ def structural(call: HookCall, judged: Judged) -> Answer:
     if call.kind == "write":
         return Answer("rewrite", content=call.content if route.exact else route.result, operations=operations)
     assert judged.effect.before is not None
-    return Answer("rewrite", edit=edit_for(judged.effect.before, route.result, route, call.eats_newline), operations=operations)
+    return Answer("rewrite", edit=edit_for(judged.effect.before, route.result, route, call.style), operations=operations)
