@@ -44,12 +44,11 @@ def _shell_key(payload: dict[str, Any], command: str) -> str:
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:
-    tool = payload.get("tool_name")
-    if not isinstance(tool, str):
-        raise UsageError("hook input must be a JSON object with tool_name")
-    name = payload.get("hook_event_name")
+    tool, name = payload.get("tool_name"), payload.get("hook_event_name")
     if name == "SessionStart" or event == "start":
         return None
+    if not isinstance(tool, str):
+        raise UsageError("hook input must be a JSON object with tool_name")
     when = "post" if name == "PostToolUse" or event == "post" else "pre"
     cwd, project, tool_input = cwd_of(payload, context), context.get("project_dir"), payload.get("tool_input")
     if tool == "Edit" and isinstance(tool_input, str):  # Copilot's apply_patch, named Edit
