@@ -74,12 +74,13 @@ def _mcp_replace(workspace: Path) -> dict[str, object]:
     return anyio.run(call)
 
 
-def _hook(workspace: Path, old: str, new: str) -> dict[str, object]:
-    payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "permission_mode": "acceptEdits", "tool_input": {
-        "file_path": str(workspace / "prices.py"), "old_string": old, "new_string": new}})
-    print("\n$ gateway hook claude-code < payload.json   # an Edit of prices.py:")
-    _show("old_string", old)
-    _show("new_string", new)
+def _hook(workspace: Path, old: str, new: str, event: str = "PreToolUse") -> dict[str, object]:
+    payload = json.dumps({"hook_event_name": event, "tool_name": "Edit", "cwd": str(workspace), "permission_mode": "acceptEdits",
+                          "tool_input": {"file_path": str(workspace / "prices.py"), "old_string": old, "new_string": new}})
+    print(f"\n$ gateway hook claude-code < payload.json   # {event} of an Edit of prices.py:")
+    if event == "PreToolUse":
+        _show("old_string", old)
+        _show("new_string", new)
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "claude-code"], cwd=workspace, capture_output=True, text=True, input=payload)
     answer = json.loads(done.stdout or "{}").get("hookSpecificOutput", {})
     print(json.dumps(answer, indent=2))
@@ -90,12 +91,15 @@ def _hook(workspace: Path, old: str, new: str) -> dict[str, object]:
 def _gate_and_routing(workspace: Path) -> bool:
     prices = workspace / "prices.py"
     print("1. Claude Code is about to change a decorated method's signature with its Edit tool. The PreToolUse hook")
-    print("   performs it as replace_symbol, checks the result, and hands it back as the host's own Edit (updatedInput):")
+    print("   plans it as replace_symbol, checks the result, and hands it back as the host's own Edit (updatedInput),")
+    print("   leaving the permission decision to the host and the user's rules:")
     routed_answer = _hook(workspace, STRUCTURAL_OLD, STRUCTURAL_NEW)
     updated = routed_answer.get("updatedInput", {})
     text = prices.read_text()
     if isinstance(updated, dict) and text.count(str(updated.get("old_string"))) == 1:
         prices.write_text(text.replace(str(updated["old_string"]), str(updated["new_string"])))  # what the host does
+    print("\n   Once the host has written it, PostToolUse tells the agent what was done (only if the file holds it):")
+    performed = _hook(workspace, STRUCTURAL_OLD, STRUCTURAL_NEW, "PostToolUse")
     print("\n2. An edit whose result would not parse is refused, and the reason says why:")
     refused = _hook(workspace, STRUCTURAL_NEW, "    @functools.cache\n    def total(self, *items, discount=0:\n        return (")
     print("\n3. The CLI refuses a structural edit (exit 3) unless asked to route it (--route):")
@@ -107,7 +111,8 @@ def _gate_and_routing(workspace: Path) -> bool:
     print(f"replace_symbol via {result.get('backend')}:\n{str(result.get('diff', '')).rstrip()}")
     print("\n5. An edit inside a body touches no definition and goes through as text:")
     applied = _run(workspace, "edit", "prices.py", "--old", BODY_ONLY_OLD, "--new", BODY_ONLY_NEW)
-    ok = routed_answer.get("permissionDecision") == "allow" and refused.get("permissionDecision") == "deny"
+    ok = "updatedInput" in routed_answer and "replace_symbol" in str(performed.get("additionalContext"))
+    ok = ok and refused.get("permissionDecision") == "deny"
     return ok and (blocked, routed, applied) == (3, 0, 0) and result.get("ok") is True
 
 
@@ -162,7 +167,7 @@ def _contract(workspace: Path) -> bool:
 
 NEXT_STEPS = """
 What to try next:
-  gateway hook install claude-code --workspace YOUR_PROJECT   # the hook and MCP server for Claude Code
+  gateway hook install claude-code --workspace YOUR_PROJECT   # the hook and MCP server (or copilot, gemini, codex, opencode)
   gateway servers                                             # which language servers run here, per language
   .venv/bin/python benchmarks/replay.py --repo YOUR_PROJECT --commits 50   # the gate on your own history
 """
