@@ -1,0 +1,141 @@
+"""Each host's adapter in process: the host's own payload in, the host's own reply form out,
+with the same judgement behind all of them (the real gate and routing, no host)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.errors import HookFailed
+from gateway.hooks.run import outcome
+
+SOURCE = '''import functools
+
+
+class PriceList:
+    def __init__(self, prices):
+        self.prices = prices
+
+    @functools.cache
+    def total(self, tax):
+        return sum(self.prices) * tax
+
+    def count(self):
+        return len(self.prices)
+'''
+OLD = "    def total(self, tax):\n        return sum(self.prices) * tax\n"
+NEW = "    def total(self, tax, discount=0):\n        return sum(self.prices) * tax - discount\n"
+BROKEN = "    def total(self, tax:\n        return (sum(self.prices) * tax\n"
+BODY = ("return len(self.prices)", "return len(self.prices) + 0")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "prices.py").write_text(SOURCE)
+    return tmp_path
+
+
+def answer(host: str, payload: dict[str, Any], event: str | None = None) -> dict[str, Any] | None:
+    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": payload.get("cwd"), "project_dir": None}, event)
+    assert code == 0
+    return json.loads(stdout) if stdout else None
+
+
+def payloads(host: str, root: Path, old: str, new: str) -> dict[str, Any]:
+    path = str(root / "prices.py")
+    if host == "claude-code":
+        return {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(root),
+                "tool_input": {"file_path": path, "old_string": old, "new_string": new}}
+    if host == "copilot-via-claude":
+        return {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(root), "tool_input": {"path": path, "old_str": old, "new_str": new}}
+    if host == "copilot":
+        return {"toolName": "edit", "toolArgs": json.dumps({"path": path, "old_str": old, "new_str": new}), "cwd": str(root)}
+    if host == "gemini":
+        return {"hook_event_name": "BeforeTool", "tool_name": "replace", "cwd": str(root),
+                "tool_input": {"file_path": path, "instruction": "i", "old_string": old, "new_string": new}}
+    return {"hook_event_name": "tool.execute.before", "tool": "edit", "cwd": str(root), "args": {"filePath": path, "oldString": old, "newString": new}}
+
+
+HOSTS = ("claude-code", "copilot-via-claude", "copilot", "gemini", "opencode")
+ADAPTER = {"copilot-via-claude": "claude-code"}
+
+
+def rewritten(host: str, reply: dict[str, Any]) -> tuple[str, str]:
+    """(old, new) of the rewritten edit, read from the host's reply form."""
+    if host == "claude-code":
+        edit = reply["hookSpecificOutput"]["updatedInput"]
+        assert "permissionDecision" not in reply["hookSpecificOutput"]
+        return edit["old_string"], edit["new_string"]
+    if host == "copilot-via-claude":
+        edit = reply["hookSpecificOutput"]["updatedInput"]
+        assert "file_path" not in edit and "old_string" not in edit
+        return edit["old_str"], edit["new_str"]
+    if host == "copilot":
+        assert "permissionDecision" not in reply
+        return reply["modifiedArgs"]["old_str"], reply["modifiedArgs"]["new_str"]
+    if host == "gemini":
+        tool_input = reply["hookSpecificOutput"]["tool_input"]
+        assert tool_input["instruction"] == "i" and tool_input["file_path"].endswith("prices.py")  # the whole input
+        return tool_input["old_string"], tool_input["new_string"]
+    assert reply["action"] == "rewrite"
+    return reply["args"]["oldString"], reply["args"]["newString"]
+
+
+def refusal(host: str, reply: dict[str, Any] | None) -> str:
+    assert reply is not None
+    if host in ("claude-code", "copilot-via-claude"):
+        assert reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+        return str(reply["hookSpecificOutput"]["permissionDecisionReason"])
+    if host == "copilot":
+        assert reply["permissionDecision"] == "deny"
+        return str(reply["permissionDecisionReason"])
+    if host == "gemini":
+        assert reply["decision"] == "deny"
+        return str(reply["reason"])
+    assert reply["action"] == "deny"
+    return str(reply["reason"])
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_structural_edit_comes_back_as_the_hosts_own_edit(host: str, workspace: Path) -> None:
+    reply = answer(ADAPTER.get(host, host), payloads(host, workspace, OLD, NEW))
+    assert reply is not None
+    old, new = rewritten(host, reply)
+    assert SOURCE.count(old) == 1 and SOURCE.replace(old, new) == SOURCE.replace(OLD, NEW)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_body_edit_passes_and_a_broken_one_is_refused_in_the_hosts_form(host: str, workspace: Path) -> None:
+    assert answer(ADAPTER.get(host, host), payloads(host, workspace, *BODY)) is None
+    assert "syntax error" in refusal(host, answer(ADAPTER.get(host, host), payloads(host, workspace, OLD, BROKEN)))
+
+
+@pytest.mark.parametrize("host", ["gemini", "opencode", "copilot"])
+def test_an_old_string_not_found_exactly_is_refused_not_left_to_fuzzy_matching(host: str, workspace: Path) -> None:
+    """Gemini and OpenCode fall back to whitespace-insensitive matching: the gate judges exact matches only."""
+    reason = refusal(host, answer(host, payloads(host, workspace, "def total(self,  tax):", "def total(self, tax, d):")))
+    assert "not found" in reason
+
+
+def test_gemini_judges_the_file_keeping_its_last_newline(workspace: Path) -> None:
+    """Gemini's replace keeps whether the file ended with a newline: deleting the last line's
+    newline does not happen, so it is no change to judge as one."""
+    reply = answer("gemini", payloads("gemini", workspace, "        return len(self.prices)\n", "        return len(self.prices)"))
+    assert reply is None
+
+
+@pytest.mark.parametrize("host", ["claude-code", "copilot", "gemini", "codex", "opencode"])
+@pytest.mark.parametrize("raw", [b"not json", b"[]", b'{"tool_name": 3}', b'\xff'])
+def test_input_it_cannot_handle_fails_closed(host: str, raw: bytes) -> None:
+    with pytest.raises(HookFailed):
+        outcome(host, raw, {"cwd": "/", "project_dir": None})
+
+
+def test_a_start_event_and_other_tools_pass_silently(workspace: Path) -> None:
+    assert answer("copilot", {"toolName": "view", "toolArgs": {"path": "prices.py"}, "cwd": str(workspace)}) is None
+    assert answer("gemini", {"hook_event_name": "SessionStart", "cwd": str(workspace)}) is None
+    assert answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "read_file", "tool_input": {}, "cwd": str(workspace)}) is None
+    assert answer("opencode", {"tool": "read", "args": {"filePath": "prices.py"}, "cwd": str(workspace)}) is None
