@@ -139,3 +139,56 @@ def test_a_start_event_and_other_tools_pass_silently(workspace: Path) -> None:
     assert answer("gemini", {"hook_event_name": "SessionStart", "cwd": str(workspace)}) is None
     assert answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "read_file", "tool_input": {}, "cwd": str(workspace)}) is None
     assert answer("opencode", {"tool": "read", "args": {"filePath": "prices.py"}, "cwd": str(workspace)}) is None
+
+
+def codex_patch(old: str, new: str, path: str = "prices.py") -> str:
+    body = "".join(f"-{line}\n" for line in old.splitlines()) + "".join(f"+{line}\n" for line in new.splitlines())
+    return f"*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** Update File: {path}\n@@ class PriceList:\n{body}*** End Patch\n"
+
+
+def test_codex_a_structural_patch_is_rewritten_file_by_file(workspace: Path) -> None:
+    from gateway.patch import effects, parse_patch
+
+    patch = codex_patch(OLD, NEW)
+    reply = answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": str(workspace), "tool_input": {"command": patch}})
+    assert reply is not None
+    output = reply["hookSpecificOutput"]
+    assert output["permissionDecision"] == "allow"  # Codex applies updatedInput only with it
+    rewritten_patch = output["updatedInput"]["command"]
+    assert "*** Add File: notes.txt\n+hello\n" in rewritten_patch  # the other file's section as the model wrote it
+    found = effects(parse_patch(rewritten_patch), workspace, lambda p: p.read_text() if p.exists() else None)
+    assert found[1].after == SOURCE.replace(OLD, NEW)
+
+
+def test_codex_a_broken_patch_is_denied_and_one_that_does_not_apply_is_left_to_codex(workspace: Path) -> None:
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": str(workspace)}
+    reply = answer("codex", {**payload, "tool_input": {"command": codex_patch(OLD, BROKEN)}})
+    assert reply is not None and reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "syntax error" in reply["hookSpecificOutput"]["permissionDecisionReason"]
+    assert answer("codex", {**payload, "tool_input": {"command": codex_patch("    def nowhere(self):\n", NEW)}}) is None
+    assert answer("codex", {**payload, "tool_input": {"command": "*** Begin Patch\n*** Oops\n*** End Patch\n"}}) is None
+
+
+def test_codex_a_patch_run_through_the_shell_is_judged_as_a_patch(workspace: Path) -> None:
+    command = f"apply_patch <<'EOF'\n{codex_patch(OLD, NEW)}EOF\n"
+    reply = answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(workspace), "tool_input": {"command": command}})
+    assert reply is not None
+    new_command = reply["hookSpecificOutput"]["updatedInput"]["command"]
+    assert new_command.startswith("apply_patch <<'EOF'\n*** Begin Patch\n") and new_command.endswith("*** End Patch\nEOF\n")
+    broken = f"apply_patch <<'EOF'\n{codex_patch(OLD, BROKEN)}EOF\n"
+    denied = answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(workspace), "tool_input": {"command": broken}})
+    assert denied is not None and denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize("host", ["opencode", "copilot"])
+def test_gpt5_sessions_send_the_patch_format_and_get_it_back_rewritten(host: str, workspace: Path) -> None:
+    patch = codex_patch(OLD, NEW)
+    if host == "opencode":
+        reply = answer(host, {"hook_event_name": "tool.execute.before", "tool": "apply_patch", "cwd": str(workspace), "args": {"patchText": patch}})
+        assert reply is not None and reply["action"] == "rewrite"
+        rewritten_patch = reply["args"]["patchText"]
+    else:
+        reply = answer(host, {"toolName": "apply_patch", "toolArgs": patch, "cwd": str(workspace)})
+        assert reply is not None
+        rewritten_patch = reply["modifiedArgs"]
+    assert rewritten_patch.startswith("*** Begin Patch\n") and "@@" in rewritten_patch
