@@ -38,10 +38,12 @@ def _gateway_program() -> Path:
 
 
 def _guarded(program: str, check: str, host: str) -> Commands:
-    """The hook commands, each failing closed (exit 2, one line) when `program` cannot run."""
+    """The hook commands, each failing closed when `program` cannot run: exit 2 (with one line)
+    if it is missing, and exit 2 whatever else it exits with when it fails (a broken
+    installation exits 1, which Gemini CLI and Codex CLI would take as "run the tool")."""
     guard = f'{check} || {{ echo "gateway: {program} not found; {MISSING} (gateway hook install {host} --absolute)" >&2; exit 2; }}; '
     return Commands(host=host, program=program,
-                    hook={event: f"{guard}{program} hook {host} {event}" for event in ("pre", "post", "start")})
+                    hook={event: f"{guard}{program} hook {host} {event} || exit 2" for event in ("pre", "post", "start")})
 
 
 def commands(host: str, workspace: Path, absolute: bool) -> Commands:

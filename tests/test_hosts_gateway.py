@@ -1,0 +1,162 @@
+"""The gateway inside the real agent hosts: each host CLI runs headless against the suite's
+scripted model (tests/hosts), with the gateway installed the way a user installs it, and the
+assertions are on the bytes on disk and on what the model was sent back."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hosts.harness import HostSession
+
+pytestmark = pytest.mark.hosts
+
+SOURCE = '''import functools
+
+
+class PriceList:
+    def __init__(self, prices):
+        self.prices = prices
+
+    @functools.cache
+    def total(self, tax):
+        return sum(self.prices) * tax
+
+    def count(self):
+        return len(self.prices)
+'''
+OLD = "    def total(self, tax):\n        return sum(self.prices) * tax\n"
+NEW = "    def total(self, tax, discount=0):\n        return sum(self.prices) * tax - discount\n"
+ROUTED = SOURCE.replace(OLD, NEW)
+BODY_OLD, BODY_NEW = "        return len(self.prices)\n", "        return len(self.prices) + 0\n"
+BROKEN = "    def total(self, tax:\n        return (sum(self.prices) * tax\n"
+VENV_BIN = str(Path(sys.executable).parent)
+
+
+def _patch(old: str, new: str) -> str:
+    body = "".join(f"-{line}\n" for line in old.splitlines()) + "".join(f"+{line}\n" for line in new.splitlines())
+    return f"*** Begin Patch\n*** Update File: prices.py\n@@ class PriceList:\n{body}*** End Patch\n"
+
+
+def steps(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
+    """The edit in the host's own tool vocabulary (with the read some hosts require first)."""
+    if host == "claude-code":
+        return [("Read", {"file_path": str(path)}), ("Edit", {"file_path": str(path), "old_string": old, "new_string": new})]
+    if host == "copilot":
+        return [("edit", {"path": str(path), "old_str": old, "new_str": new})]
+    if host == "gemini":
+        return [("replace", {"file_path": str(path), "instruction": "change total", "old_string": old, "new_string": new})]
+    if host == "codex":
+        return [("apply_patch", _patch(old, new))]
+    return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
+
+
+def install(session: HostSession, workspace: Path, host: str, *options: str, env: dict[str, str] | None = None) -> None:
+    session.env["GATEWAY_NO_DAEMON"] = "1"  # judged in process: no daemon outlives the test
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
+                          env=env or session.env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "prices.py").write_text(SOURCE)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _sent_back(result: Any) -> str:
+    """What the host sent the model after the edit: the conversation of its last main request
+    (tool results, and context it adds), without the tool definitions or the system prompt."""
+    main = [body for body in result.requests if body.get("tools")]
+    conversation = {k: v for k, v in main[-1].items() if k in ("messages", "input", "contents")} if main else {}
+    return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
+
+
+HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_structural_edit_is_routed_and_lands_byte_exact(host: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    result = session.run(steps(host, workspace / "prices.py", OLD, NEW), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+    assert (workspace / "prices.py").read_text() == ROUTED, result.stderr[-2000:]
+    assert "The gateway performed this write" in _sent_back(result) and "replace_symbol `PriceList/total`" in _sent_back(result)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_refused_edit_leaves_the_file_untouched_and_says_why(host: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+    assert (workspace / "prices.py").read_text() == SOURCE
+    assert "syntax error" in _sent_back(result)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("gateway", ["missing", "broken"])
+def test_a_missing_or_broken_gateway_fails_closed(host: str, gateway: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    # The hook runs with a PATH where `gateway` is no longer found, or is an installation that crashes.
+    path = [p for p in session.env["PATH"].split(":") if p != VENV_BIN and not Path(p, "gateway").exists()]
+    if gateway == "broken":
+        broken = tmp_path / "broken-bin"
+        broken.mkdir()
+        (broken / "gateway").write_text("#!/bin/sh\necho 'Traceback (most recent call last): ImportError' >&2\nexit 1\n")
+        (broken / "gateway").chmod(0o755)
+        path.insert(0, str(broken))
+    session.env["PATH"] = ":".join(path)
+    result = session.run(steps(host, workspace / "prices.py", BODY_OLD, BODY_NEW),
+                         **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+    assert (workspace / "prices.py").read_text() == SOURCE, _sent_back(result)[-1500:]
+
+
+def _claude_outcome(tmp_path: Path, mode: str, allow_rule: bool, gateway: bool) -> tuple[str, str]:
+    """(the file afterwards, the Edit's tool result) for one Claude Code run in a fresh workspace."""
+    root = tmp_path / f"{mode}-{allow_rule}-{gateway}"
+    root.mkdir()
+    (root / "prices.py").write_text(SOURCE)
+    session = HostSession("claude-code", root, root)
+    if gateway:
+        install(session, root, "claude-code")
+    if allow_rule:  # the user's own rule, in their settings
+        (session.home / ".claude").mkdir(exist_ok=True)
+        (session.home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Edit", "Read"]}}))
+    result = session.run(steps("claude-code", root / "prices.py", OLD, NEW), permission_mode=mode)
+    session.close()
+    return (root / "prices.py").read_text(), result.tool_results[-1] if result.tool_results else ""
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan", "bypassPermissions"])
+@pytest.mark.parametrize("allow_rule", [True, False], ids=["allow-rule", "no-rule"])
+def test_claude_code_the_users_rules_and_mode_decide_as_without_the_gateway(mode: str, allow_rule: bool, tmp_path: Path) -> None:
+    without, answer_without = _claude_outcome(tmp_path, mode, allow_rule, gateway=False)
+    with_gateway, answer_with = _claude_outcome(tmp_path, mode, allow_rule, gateway=True)
+    assert with_gateway == without  # the routed edit lands exactly where the plain one would, and nowhere else
+    assert ("updated successfully" in answer_with) == ("updated successfully" in answer_without), (answer_with, answer_without)
+    if mode in ("acceptEdits", "bypassPermissions") or (allow_rule and mode == "default"):
+        assert with_gateway == ROUTED
+    else:  # refused by the host (it asks, which -p cannot), or only planned
+        assert with_gateway == SOURCE and "gateway" not in answer_with.lower()
+
+
+def test_copilot_runs_the_claude_code_hook_with_its_own_argument_names(workspace: Path, tmp_path: Path) -> None:
+    session = HostSession("copilot", workspace, tmp_path)
+    install(session, workspace, "claude-code")  # only Claude Code's hook, which Copilot also reads
+    body = SOURCE.replace("return len(self.prices)", "return len(self.prices) + 0")
+    result = session.run([("edit", {"path": str(workspace / "prices.py"), "old_str": "return len(self.prices)",
+                                    "new_str": "return len(self.prices) + 0"})])
+    assert (workspace / "prices.py").read_text() == body, _sent_back(result)[-2000:]
+    (workspace / "prices.py").write_text(SOURCE)
+    session.run(steps("copilot", workspace / "prices.py", OLD, NEW))
+    assert (workspace / "prices.py").read_text() == ROUTED
+
