@@ -112,15 +112,18 @@ class Gateway:
     ) -> EditResult:
         """Apply an exact-match edit if the gate allows it.
 
-        A blocked edit raises Blocked with the file untouched, unless `route` is set and
-        the edit maps unambiguously onto symbol operations, which are then performed.
+        A blocked edit raises Blocked with the file untouched, unless `route` is set, the
+        workspace routes structural writes (`[gate] on_structural`, default "route"; "deny"
+        refuses them on every surface) and the edit maps unambiguously onto symbol
+        operations, which are then performed.
         With typed edits enforced, the write also needs a grant (`token`, or a live one).
         """
         with self.typed.attempt("edit", token, [path]), self.workspace.locked(path):
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
             effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
-            planned = self._route(classification, source, effect) if classification.blocked and route else None
+            routes = route and self.gate.config.on_structural == "route"
+            planned = self._route(classification, source, effect) if classification.blocked and routes else None
             if classification.blocked and planned is None:
                 raise Blocked(classification)
             if planned is not None:

@@ -180,13 +180,23 @@ def _cmd_edit(args: argparse.Namespace) -> Outcome:
         if error.kind != "blocked":
             raise
         classification = error.to_json()["classification"]
-        hint = "" if args.route else "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them."
+        hint = "" if args.route or not _routes(args) else (
+            "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
         return {**classification, "applied": False}, classification["message"] + hint, EXIT_BLOCKED
     lines = ", ".join(map(str, result["lines"]))
     text = f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines})."
     if result.get("decision") == "routed":
         text = f"{result['message']}\n{result['diff'].rstrip()}"
     return result, text, EXIT_OK
+
+
+def _routes(args: argparse.Namespace) -> bool:
+    """Whether the workspace routes structural writes ([gate] on_structural)."""
+    from pathlib import Path
+
+    from gateway.config import find_root, gate_config
+
+    return gate_config(find_root(Path(args.workspace).resolve())).on_structural == "route"
 
 
 def _cmd_serve(args: argparse.Namespace) -> Outcome:

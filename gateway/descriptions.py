@@ -8,13 +8,7 @@ INSTRUCTIONS, or in the tool that introduces it (name paths: find_symbol).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from gateway.typed.kinds import Kind
-
 DESCRIPTION_BUDGET = 420
-KIND_DESCRIPTION_BUDGET = 720
 
 INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
@@ -24,10 +18,10 @@ INSTRUCTIONS = (
 )
 
 TYPED_INSTRUCTIONS = (
-    " Typed edits are on: each edit_<kind> tool declares the kind of change (files, provenance, rationale, "
-    "target) and gets a short-lived single-use grant bound to each file's current hash; given file_path, "
-    "old_string and new_string it also applies the edit through the gate. Pass the grant's token to a symbol "
-    "tool for a structural change. A refusal names what the declaration lacks."
+    " Typed edits are on: declare the kind of change first (the declare tool) and get a short-lived "
+    "single-use grant bound to each file's current hash; given file_path, old_string and new_string it "
+    "also applies the edit through the gate. Pass the grant's token to a symbol tool for a structural "
+    "change. A refusal names what the declaration lacks."
 )
 
 TOOL_DESCRIPTIONS = {
@@ -74,6 +68,12 @@ TOOL_DESCRIPTIONS = {
         "it: regenerate the contract. TESTS: its [[validate]] commands. STOP AND ASK when a reviewed "
         "contract is refused."
     ),
+    "declare": (
+        "Declare the kind of change before writing (kind: one of the typed-edit kinds). Call with kind "
+        "alone first to read its obligations; then with provenance, rationale, files (and target, "
+        "test_files as they ask) for a grant. USE before every write here. DO NOT USE to cover files the "
+        "change does not touch. TESTS: as the kind's obligations say. STOP AND ASK when it is refused."
+    ),
     "contract_apply": (
         "Apply a contract all or nothing: write every file, run its [[validate]] commands, restore every "
         "byte on failure (keep_on_failure keeps the result to inspect). USE to execute a reviewed plan. DO "
@@ -83,8 +83,3 @@ TOOL_DESCRIPTIONS = {
 
 CONTRACT_TOOLS = ("contract_check", "contract_apply")
 
-
-def kind_tool_description(kind: Kind) -> str:
-    """A typed-edit kind's MCP tool: the kind's obligations; how the call works is in TYPED_INSTRUCTIONS."""
-    needs = "target; test_files for prod" if kind.requires_test_files else ("no target" if kind.is_workflow else "target")
-    return f"Typed edit {kind.name}: {kind.description} Declares ({needs}); with file_path, old_string, new_string also applies."

@@ -1,9 +1,10 @@
 """`gateway mcp`: the MCP server (official `mcp` SDK) over stdio.
 
 Each tool's description carries its obligations (gateway.descriptions), under a budget: the
-tool list is in the agent's context on every request. Typed-edit tools (one per kind,
-gateway.typed.kinds) are listed only when the workspace turns typed edits on, contract tools
-only when it has contracts (`[mcp]` in .gateway/config.toml overrides both). A result is sent
+tool list is in the agent's context on every request. The typed-edit tool (`declare`, with
+the kind as an enum; a kind alone answers that kind's obligations) is listed only when the
+workspace turns typed edits on, contract tools only when it has contracts (`[mcp]` in
+.gateway/config.toml overrides both). A result is sent
 once, as compact JSON text. A gate refusal is an ordinary result naming the tool to use; other
 failures are tool errors with the gateway's one-line message. Calls go to the workspace's
 daemon when one runs (`daemon_client.invoke`).
@@ -21,12 +22,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from gateway.api import Gateway
 from gateway.config import mcp_config
 from gateway.daemon_client import invoke
-from gateway.descriptions import CONTRACT_TOOLS, INSTRUCTIONS, TOOL_DESCRIPTIONS, TYPED_INSTRUCTIONS, kind_tool_description
+from gateway.descriptions import CONTRACT_TOOLS, INSTRUCTIONS, TOOL_DESCRIPTIONS, TYPED_INSTRUCTIONS
 from gateway.errors import GatewayError
 from gateway.surface import call
-from gateway.typed.kinds import Kind, catalogue
+from gateway.typed.kinds import catalogue
 
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
+KindName = Literal[tuple(catalogue().kinds)]  # type: ignore[valid-type]
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
 
@@ -88,8 +90,7 @@ def build_server(gateway: Gateway) -> MCPServer:
         if name not in CONTRACT_TOOLS or listed.contracts:
             server.add_tool(tool, name=name, description=TOOL_DESCRIPTIONS[name], structured_output=False)
     if listed.typed_edits:
-        for kind in catalogue().kinds.values():
-            server.add_tool(_kind_tool(kind, run), name=kind.name, description=kind_tool_description(kind), structured_output=False)
+        server.add_tool(_declare_tool(run), name="declare", description=TOOL_DESCRIPTIONS["declare"], structured_output=False)
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server
@@ -111,10 +112,11 @@ def _compact_schema(schema: Any) -> Any:
     return {k: _compact_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
 
 
-def _kind_tool(kind: Kind, run: Run) -> Callable[..., str]:
-    def declare_and_edit(
-        provenance: Provenance,
-        rationale: str,
+def _declare_tool(run: Run) -> Callable[..., str]:
+    def declare(
+        kind: KindName,
+        provenance: Provenance | None = None,
+        rationale: str | None = None,
         files: list[str] | None = None,
         target: Literal["prod", "test"] | None = None,
         test_files: list[str] | None = None,
@@ -125,11 +127,15 @@ def _kind_tool(kind: Kind, run: Run) -> Callable[..., str]:
         new_string: str | None = None,
         replace_all: bool = False,
     ) -> str:
+        if provenance is None and rationale is None and not files and file_path is None:
+            return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
         edit = (file_path, old_string, new_string)
         if any(part is not None for part in edit) and not all(part is not None for part in edit):
             raise ToolError("usage: give file_path, old_string and new_string together (or none, to declare only)")
+        if provenance is None or rationale is None:
+            raise ToolError("usage: a declaration needs provenance and rationale (call with kind alone to read what it needs)")
         declared = run("declare", {
-            "kind": kind.name,
+            "kind": kind,
             "files": list(dict.fromkeys([*(files or []), *([file_path] if file_path else [])])),
             "provenance": provenance,
             "rationale": rationale,
@@ -147,8 +153,7 @@ def _kind_tool(kind: Kind, run: Run) -> Callable[..., str]:
             applied = {"applied": False, "error": str(error)}
         return _text({**declared, "edit": applied})
 
-    declare_and_edit.__name__ = kind.name
-    return declare_and_edit
+    return declare
 
 
 def serve_mcp(workspace: str) -> None:

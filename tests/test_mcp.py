@@ -13,12 +13,12 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from gateway.descriptions import CONTRACT_TOOLS, DESCRIPTION_BUDGET, KIND_DESCRIPTION_BUDGET
+from gateway.descriptions import CONTRACT_TOOLS, DESCRIPTION_BUDGET
 from gateway.typed.kinds import catalogue
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol", "contract_check", "contract_apply"}
-KIND_TOOLS = set(catalogue().kinds)
+KIND_TOOLS = {"declare"}
 
 
 def _session_calls(workspace: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
@@ -71,21 +71,19 @@ def test_config_switches_list_the_typed_and_contract_tools(tmp_path: Path) -> No
     _configure(tmp_path, "[mcp]\ntyped_edits = true\ncontracts = true\n")
     tools, _ = _session_calls(tmp_path, [])
     assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
+    assert _listed_size(tools) <= 10_000  # everything listed: typed edits and contracts
 
 
 def test_tools_carry_their_obligations_once_within_the_budget(tmp_path: Path) -> None:
     _configure(tmp_path, "[mcp]\ntyped_edits = true\ncontracts = true\n")
     tools, _ = _session_calls(tmp_path, [])
-    assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS and len(KIND_TOOLS) == 21
+    assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
+    [declare] = [tool for tool in tools if tool.name == "declare"]
+    assert declare.input_schema["properties"]["kind"]["enum"] == list(catalogue().kinds) and len(catalogue().kinds) == 21
+    assert {"provenance", "rationale", "file_path", "old_string", "new_string"} <= set(declare.input_schema["properties"])
     sentences: dict[str, str] = {}
     for tool in tools:
         description = tool.description or ""
-        if tool.name in KIND_TOOLS:
-            kind = catalogue().kinds[tool.name]
-            assert all(text in description for text in (kind.use_when, kind.do_not_use, kind.tests, kind.stop_and_ask))
-            assert {"provenance", "rationale", "file_path", "old_string", "new_string"} <= set(tool.input_schema["properties"])
-            assert len(description) <= KIND_DESCRIPTION_BUDGET, (tool.name, len(description))
-            continue
         assert len(description) <= DESCRIPTION_BUDGET, (tool.name, len(description))
         assert "USE" in description or "Read-only" in description
         if tool.name not in ("symbols", "find_symbol"):
@@ -94,6 +92,31 @@ def test_tools_carry_their_obligations_once_within_the_budget(tmp_path: Path) ->
             assert sentence not in sentences, f"{tool.name} repeats {sentences.get(sentence)}: {sentence!r}"
             sentences[sentence] = tool.name
     assert "title" not in json.dumps([tool.input_schema for tool in tools])
+
+
+def test_a_kind_alone_answers_its_obligations(tmp_path: Path) -> None:
+    _configure(tmp_path, "[typed_edits]\nenforce = true\n")
+    _, results = _session_calls(tmp_path, [("declare", {"kind": "edit_boundary_condition"}), ("declare", {"kind": "no_such_kind"})])
+    kind = catalogue().kinds["edit_boundary_condition"]
+    answer = _payload(results[0])
+    assert answer["declared"] is False and answer["kind"] == kind.name
+    assert all(answer[key] == getattr(kind, key) for key in ("use_when", "do_not_use", "tests", "stop_and_ask"))
+    assert results[1].is_error
+
+
+def test_on_structural_deny_is_honoured_exactly_as_the_hook_does(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
+    _configure(tmp_path, '[gate]\non_structural = "deny"\n')
+    before = (tmp_path / "pkg" / "shapes.py").read_text()
+    old = "def area(width, height):\n    return width * height\n"
+    _, results = _session_calls(tmp_path, [
+        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": old, "new_string": "def area(w, h):\n    return w * h\n"}),
+        ("edit_file", {"file_path": "pkg/shapes.py", "old_string": old, "new_string": "def area(w, h):\n    return w * h\n", "route": True}),
+    ])
+    for result in results:
+        refused = _payload(result)
+        assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
+    assert (tmp_path / "pkg" / "shapes.py").read_text() == before
 
 
 def test_refusal_then_symbol_tool(tmp_path: Path) -> None:

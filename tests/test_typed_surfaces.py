@@ -205,14 +205,14 @@ def test_rpc_declare_and_write_with_the_token(workspace: Path) -> None:
         process.wait()
 
 
-def test_mcp_kind_tools_declare_and_apply(workspace: Path) -> None:
+def test_mcp_declare_tool_declares_and_applies(workspace: Path) -> None:
     _, results = _session_calls(workspace, [
         ("edit_file", {"file_path": SHAPES, "old_string": "width * height", "new_string": "height * width"}),
-        ("edit_boundary_condition", {"provenance": "user_confirmed", "rationale": "asked", "target": "prod", "test_files": ["tests/t.py"],
-                                     "file_path": SHAPES, "old_string": "width * height", "new_string": "height * width"}),
-        ("edit_api_contract", {"provenance": "user_confirmed", "rationale": "asked", "target": "prod", "test_files": ["tests/t.py"],
-                               "files": [SHAPES]}),
-        ("edit_cosmetic", {"provenance": "speculation", "rationale": "tidy", "target": "prod", "files": [SHAPES]}),
+        ("declare", {"kind": "edit_boundary_condition", "provenance": "user_confirmed", "rationale": "asked", "target": "prod",
+                     "test_files": ["tests/t.py"], "file_path": SHAPES, "old_string": "width * height", "new_string": "height * width"}),
+        ("declare", {"kind": "edit_api_contract", "provenance": "user_confirmed", "rationale": "asked", "target": "prod",
+                     "test_files": ["tests/t.py"], "files": [SHAPES]}),
+        ("declare", {"kind": "edit_cosmetic", "provenance": "speculation", "rationale": "tidy", "target": "prod", "files": [SHAPES]}),
     ])
     assert results[0].is_error and "grant_refused" in results[0].content[0].text
     applied = _payload(results[1])
