@@ -141,7 +141,7 @@ def _claude_outcome(tmp_path: Path, mode: str, allow_rule: bool, gateway: bool) 
 def test_claude_code_the_users_rules_and_mode_decide_as_without_the_gateway(mode: str, allow_rule: bool, tmp_path: Path) -> None:
     without, answer_without = _claude_outcome(tmp_path, mode, allow_rule, gateway=False)
     with_gateway, answer_with = _claude_outcome(tmp_path, mode, allow_rule, gateway=True)
-    assert with_gateway == without  # the routed edit lands exactly where the plain one would, and nowhere else
+    assert with_gateway == without, (answer_with, answer_without)  # the routed edit lands where the plain one would, nowhere else
     assert ("updated successfully" in answer_with) == ("updated successfully" in answer_without), (answer_with, answer_without)
     if mode in ("acceptEdits", "bypassPermissions") or (allow_rule and mode == "default"):
         assert with_gateway == ROUTED
@@ -160,3 +160,46 @@ def test_copilot_runs_the_claude_code_hook_with_its_own_argument_names(workspace
     session.run(steps("copilot", workspace / "prices.py", OLD, NEW))
     assert (workspace / "prices.py").read_text() == ROUTED
 
+
+
+def _patch_steps(host: str, old: str, new: str) -> tuple[list[tuple[str, Any]], str]:
+    """A GPT-5 session's edit: the patch format, in each host's own tool (and the model id that gets it)."""
+    patch = _patch(old, new)
+    if host == "copilot":
+        return [("apply_patch", patch)], "gpt-5.5"
+    if host == "opencode":
+        return [("apply_patch", {"patchText": patch})], "fake/gpt-5.5"
+    return [("exec_command", {"cmd": f"apply_patch <<'EOF'\n{patch}EOF\n"})], "gpt-5.5"  # Codex, through its shell
+
+
+@pytest.mark.parametrize("host", ["copilot", "opencode", "codex"])
+def test_gpt5_sessions_send_patches_and_they_are_routed_or_refused_too(host: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    steps_, model = _patch_steps(host, OLD, BROKEN)
+    result = session.run(steps_, model=model)
+    assert (workspace / "prices.py").read_text() == SOURCE and "syntax error" in _sent_back(result)
+    steps_, model = _patch_steps(host, OLD, NEW)
+    result = session.run(steps_, model=model)
+    assert (workspace / "prices.py").read_text() == ROUTED, _sent_back(result)[-1500:]
+    session.close()
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_deleting_a_method_writes_what_the_host_itself_would(host: str, tmp_path: Path) -> None:
+    """An edit that deletes a definition with an empty replacement is routed (remove_symbol), and
+    the host writes exactly what it writes without the gateway (Claude Code also deletes the
+    newline after the text, Gemini keeps the file's last newline: each host's own way)."""
+    method, written = "    def count(self):\n        return len(self.prices)", {}
+    for gateway in (False, True):
+        root = tmp_path / f"gateway-{gateway}"
+        root.mkdir()
+        (root / "prices.py").write_text(SOURCE)
+        session = HostSession(host, root, root)
+        if gateway:
+            install(session, root, host)
+        result = session.run(steps(host, root / "prices.py", method, ""), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+        written[gateway] = (root / "prices.py").read_text()
+        session.close()
+    assert written[True] == written[False] != SOURCE and "def count" not in written[True]
+    assert "remove_symbol `PriceList/count`" in _sent_back(result)

@@ -5,8 +5,8 @@ Copilot CLI sends to the same hook from `.claude/settings.json`: its own argumen
 The adapter only translates. A routed write goes back as `updatedInput` with no permission
 decision, so the user's rules and the permission mode decide as they would without the
 gateway; only a refusal is a deny. What a routed write did is said at PostToolUse, once the
-file holds it. Claude Code's Edit with an empty new_string also deletes the newline after the
-text it removes, and the gate judges exactly that.
+file holds it. Claude Code's Edit (and Copilot's edit) with an empty new_string also deletes
+the newline after the text it removes, and the gate judges exactly that.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str 
         return HookCall(when, "write", tool, cwd, project, path=path, content=text_of(tool_input.get(names[3]), names[3]))
     if when == "post":
         return HookCall(when, "edit", tool, cwd, project, path=path)
-    return HookCall(when, "edit", tool, cwd, project, path=path, edits=_edits(tool, tool_input, names),
-                    style="claude" if names is CLAUDE_NAMES else "exact")
+    # Copilot CLI's edit deletes the newline after removed text just as Claude Code's does (seen running).
+    return HookCall(when, "edit", tool, cwd, project, path=path, edits=_edits(tool, tool_input, names), style="claude")
 
 
 def _updated(payload: dict[str, Any], answer: Answer) -> Any:

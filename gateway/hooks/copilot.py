@@ -49,8 +49,8 @@ def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str 
         return HookCall(when, "write", tool, cwd, path=path, content=text_of(args.get("file_text"), "file_text"))
     if when == "post":
         return HookCall(when, "edit", tool, cwd, path=path)
-    return HookCall(when, "edit", tool, cwd, path=path,
-                    edits=(Edit(text_of(args.get("old_str"), "old_str"), text_of(args.get("new_str"), "new_str")),))
+    edit = Edit(text_of(args.get("old_str"), "old_str"), text_of(args.get("new_str"), "new_str"))
+    return HookCall(when, "edit", tool, cwd, path=path, edits=(edit,), style="claude")  # deletes the newline too (seen running)
 
 
 def reply(payload: dict[str, Any], call: HookCall | None, answer: Answer) -> dict[str, Any] | None:
