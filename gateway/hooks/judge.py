@@ -94,14 +94,6 @@ class Answer:
 PASS = Answer("pass")
 
 
-def _text(value: object, field_name: str) -> str:
-    from gateway.gate.effect import check_text
-
-    if not isinstance(value, str):
-        raise UsageError(f"tool_input.{field_name} must be a string")
-    return check_text(value, f"tool_input.{field_name}")
-
-
 def root_of(call: HookCall) -> Path | None:
     from gateway.config import find_root
 
@@ -224,7 +216,7 @@ def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, n
     from gateway.textfile import normalize_fragment
 
     if call.kind == "write":
-        content = _text(call.content, "content")
+        content = call.content or ""  # checked by the adapter (run.text_of)
         return gate.check_write(display, text, normalize_fragment(content, newline) if text is not None else content)
     edits = tuple(Edit(normalize_fragment(e.old, newline), normalize_fragment(e.new, newline), e.replace_all) for e in call.edits)
     if text is None or (text == "" and edits[0].old == ""):
