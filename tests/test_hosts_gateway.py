@@ -203,3 +203,23 @@ def test_deleting_a_method_writes_what_the_host_itself_would(host: str, tmp_path
         session.close()
     assert written[True] == written[False] != SOURCE and "def count" not in written[True]
     assert "remove_symbol `PriceList/count`" in _sent_back(result)
+
+
+def _offered_tools(result: Any) -> list[str]:
+    main = [body for body in result.requests if body.get("tools")]
+    names = []
+    for tool in main[0]["tools"] if main else []:
+        names += [f.get("name") for f in tool.get("functionDeclarations", [])] or [tool.get("name") or tool.get("function", {}).get("name")]
+    return [str(name) for name in names]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host, *(() if host == "copilot" else ("--allow-mcp",)))
+    offered = _offered_tools(session.run([], **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {})))
+    session.close()
+    if host == "codex":  # Codex 0.169 defers MCP tools behind its tool search; the resource tools appear once a server is on
+        assert "list_mcp_resources" in offered, offered
+    else:
+        assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
