@@ -72,6 +72,7 @@ bench: setup corpus
 	$(PY) benchmarks/typed_latency.py --record
 	$(PY) benchmarks/shell_snapshot.py --record
 	$(PY) benchmarks/daemon_latency.py --record
+	$(PY) benchmarks/host_latency.py --record
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick
