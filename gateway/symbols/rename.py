@@ -13,17 +13,19 @@ from urllib.parse import unquote, urlparse
 from tree_sitter import Node
 
 from gateway.diffs import unified_diff
-from gateway.errors import NotFound, ServerFailed, UsageError
+from gateway.errors import GatewayError, NotFound, ServerFailed, UsageError
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
 from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import parse
+from gateway.textfile import decode
 from gateway.workspace import SourceFile
 
 _IDENTIFIER = re.compile(r"^[^\W\d]\w*[?!]?$")
 _SCOPES_OF_LOCALS = {"function", "method", "constructor"}
+MAX_OPENED = 200
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,9 @@ def plan_rename(
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
     if isinstance(view.backend, LspBackend):
         session = view.backend.session
-        # A rename answered while the server still loads the project misses other files.
+        # A rename answered while the server still loads the project misses other files: give it
+        # the files that spell the name first, then wait until it has taken them in.
+        _open_mentions(service, view, symbol)
         session.wait_until_idle(session.timeout / 2)
         line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
         uri = view.source.path.as_uri()
@@ -156,13 +160,28 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
     )
 
 
-def _mentioned_elsewhere(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+def _mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[Path]:
     """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
     if any(s.kind in _SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
     word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
-    found = []
-    for path in service.source_files():
-        if path != view.source.path and word.search(path.read_bytes()):
-            found.append(service.workspace.display(path))
-    return found
+    return [path for path in service.source_files() if path != view.source.path and word.search(path.read_bytes())]
+
+
+def _mentioned_elsewhere(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+    return [service.workspace.display(path) for path in _mentioning(service, view, symbol)]
+
+
+def _open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
+    """Open in the server every file it serves that mentions the name (at most MAX_OPENED)."""
+    assert isinstance(view.backend, LspBackend)
+    backend = view.backend
+    for path in _mentioning(service, view, symbol)[:MAX_OPENED]:
+        lang = service.registry.for_path(path)
+        if lang is None or lang.server != backend.lang.server:
+            continue
+        try:
+            text = decode(path.read_bytes(), str(path))[0]
+        except (OSError, GatewayError):
+            continue  # a file the server cannot be given; the rename's own checks still run
+        backend.session.sync(path, text, lang.server.language_id_for(path))
