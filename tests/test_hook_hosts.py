@@ -11,24 +11,8 @@ import pytest
 
 from gateway.errors import HookFailed
 from gateway.hooks.run import outcome
+from tests.hosts.sample import BROKEN, NEW, OLD, SOURCE
 
-SOURCE = '''import functools
-
-
-class PriceList:
-    def __init__(self, prices):
-        self.prices = prices
-
-    @functools.cache
-    def total(self, tax):
-        return sum(self.prices) * tax
-
-    def count(self):
-        return len(self.prices)
-'''
-OLD = "    def total(self, tax):\n        return sum(self.prices) * tax\n"
-NEW = "    def total(self, tax, discount=0):\n        return sum(self.prices) * tax - discount\n"
-BROKEN = "    def total(self, tax:\n        return (sum(self.prices) * tax\n"
 BODY = ("return len(self.prices)", "return len(self.prices) + 0")
 
 

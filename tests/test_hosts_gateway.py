@@ -13,28 +13,10 @@ from typing import Any
 import pytest
 
 from tests.hosts.harness import HostSession
+from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
 
 pytestmark = pytest.mark.hosts
 
-SOURCE = '''import functools
-
-
-class PriceList:
-    def __init__(self, prices):
-        self.prices = prices
-
-    @functools.cache
-    def total(self, tax):
-        return sum(self.prices) * tax
-
-    def count(self):
-        return len(self.prices)
-'''
-OLD = "    def total(self, tax):\n        return sum(self.prices) * tax\n"
-NEW = "    def total(self, tax, discount=0):\n        return sum(self.prices) * tax - discount\n"
-ROUTED = SOURCE.replace(OLD, NEW)
-BODY_OLD, BODY_NEW = "        return len(self.prices)\n", "        return len(self.prices) + 0\n"
-BROKEN = "    def total(self, tax:\n        return (sum(self.prices) * tax\n"
 VENV_BIN = str(Path(sys.executable).parent)
 
 

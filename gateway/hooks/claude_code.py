@@ -15,7 +15,7 @@ from typing import Any
 
 from gateway.errors import UsageError
 from gateway.hooks.judge import Answer, Edit, HookCall
-from gateway.hooks.run import cwd_of, outcome as host_outcome, path_in, run as host_run, text_of
+from gateway.hooks.run import cwd_of, named_tool, outcome as host_outcome, path_in, run as host_run, text_of
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 # (path, old, new, content) as Claude Code names them, and as Copilot CLI does.
@@ -44,12 +44,10 @@ def _shell_key(payload: dict[str, Any], command: str) -> str:
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:
-    tool, name = payload.get("tool_name"), payload.get("hook_event_name")
-    if name == "SessionStart" or event == "start":
+    named = named_tool(payload, event, "PostToolUse")
+    if named is None:
         return None
-    if not isinstance(tool, str):
-        raise UsageError("hook input must be a JSON object with tool_name")
-    when = "post" if name == "PostToolUse" or event == "post" else "pre"
+    tool, when = named
     cwd, project, tool_input = cwd_of(payload, context), context.get("project_dir"), payload.get("tool_input")
     if tool == "Edit" and isinstance(tool_input, str):  # Copilot's apply_patch, named Edit
         return HookCall(when, "patch", tool, cwd, project, text=text_of(tool_input, "patch"))

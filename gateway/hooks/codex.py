@@ -11,21 +11,19 @@ from typing import Any
 
 from gateway.errors import UsageError
 from gateway.hooks.judge import Answer, HookCall
-from gateway.hooks.run import cwd_of, text_of
+from gateway.hooks.run import cwd_of, named_tool, text_of
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:
-    tool, name = payload.get("tool_name"), payload.get("hook_event_name")
-    if name == "SessionStart" or event == "start":
+    named = named_tool(payload, event, "PostToolUse")
+    if named is None:
         return None
-    if not isinstance(tool, str):
-        raise UsageError("hook input must be a JSON object with tool_name")
+    tool, when = named
     if tool not in ("apply_patch", "Bash"):
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         raise UsageError("tool_input must be an object")
-    when = "post" if name == "PostToolUse" or event == "post" else "pre"
     command = text_of(tool_input.get("command"), "command")
     cwd = cwd_of(payload, context)
     if tool == "apply_patch":

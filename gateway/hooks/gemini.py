@@ -11,21 +11,19 @@ from typing import Any
 
 from gateway.errors import UsageError
 from gateway.hooks.judge import Answer, Edit, HookCall
-from gateway.hooks.run import cwd_of, path_in, text_of
+from gateway.hooks.run import cwd_of, named_tool, path_in, text_of
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:
-    tool, name = payload.get("tool_name"), payload.get("hook_event_name")
-    if name == "SessionStart" or event == "start":
+    named = named_tool(payload, event, "AfterTool")
+    if named is None:
         return None
-    if not isinstance(tool, str):
-        raise UsageError("hook input must be a JSON object with tool_name")
+    tool, when = named
     if tool not in ("replace", "write_file", "run_shell_command"):
         return None
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         raise UsageError("tool_input must be an object")
-    when = "post" if name == "AfterTool" or event == "post" else "pre"
     cwd, project = cwd_of(payload, context), context.get("project_dir")
     if tool == "run_shell_command":
         command = text_of(tool_input.get("command"), "command")

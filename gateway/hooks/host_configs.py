@@ -138,26 +138,39 @@ def _matched(matcher: str | None, hook: dict[str, Any]) -> dict[str, Any]:
     return {"hooks": [hook]} if matcher is None else {"matcher": matcher, "hooks": [hook]}
 
 
+def _parent(data: dict[str, Any], keys: tuple[str, ...], create: bool) -> dict[str, Any] | None:
+    """The object holding data[k1]...[kn] (made on the way when `create`); None if it is not there."""
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {}) if create else node.get(key)
+        if not isinstance(child, dict):
+            return None
+        node = child
+    return node
+
+
+def _prune(data: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Remove the objects along data[k1]...[kn-1] that are left empty, innermost first."""
+    for depth in range(len(keys) - 1, 0, -1):
+        parent = _parent(data, keys[:depth], False)
+        if parent is not None and parent.get(keys[depth - 1]) == {}:
+            del parent[keys[depth - 1]]
+
+
 def _keyed(path_keys: tuple[str, ...], value: Any) -> JsonEntries:
     """data[k1][k2]...[SERVER] = value (an MCP server's entry)."""
+    keys = (*path_keys, SERVER)
 
     def merge(data: dict[str, Any]) -> None:
-        node = data
-        for key in path_keys:
-            node = node.setdefault(key, {})
+        node = _parent(data, keys, True)
+        assert node is not None
         node[SERVER] = value
 
     def strip(data: dict[str, Any]) -> None:
-        nodes = [data]
-        for key in path_keys:
-            child = nodes[-1].get(key)
-            if not isinstance(child, dict):
-                return
-            nodes.append(child)
-        nodes[-1].pop(SERVER, None)
-        for key, parent in zip(reversed(path_keys), reversed(nodes[:-1])):
-            if parent.get(key) == {}:
-                del parent[key]
+        node = _parent(data, keys, False)
+        if node is not None:
+            node.pop(SERVER, None)
+            _prune(data, keys)
 
     return JsonEntries(merge, strip)
 
@@ -166,28 +179,20 @@ def _listed(key: tuple[str, ...], item: str) -> JsonEntries:
     """`item` in the list data[k1]...[kn] (an approval)."""
 
     def merge(data: dict[str, Any]) -> None:
-        node = data
-        for part in key[:-1]:
-            node = node.setdefault(part, {})
+        node = _parent(data, key, True)
+        assert node is not None
         items = node.setdefault(key[-1], [])
         if item not in items:
             items.append(item)
 
     def strip(data: dict[str, Any]) -> None:
-        nodes = [data]
-        for part in key[:-1]:
-            child = nodes[-1].get(part)
-            if not isinstance(child, dict):
-                return
-            nodes.append(child)
-        items = nodes[-1].get(key[-1])
-        if isinstance(items, list) and item in items:
+        node = _parent(data, key, False)
+        items = node.get(key[-1]) if node is not None else None
+        if node is not None and isinstance(items, list) and item in items:
             items.remove(item)
             if not items:
-                del nodes[-1][key[-1]]
-        for part, parent in zip(reversed(key[:-1]), reversed(nodes[:-1])):
-            if parent.get(part) == {}:
-                del parent[part]
+                del node[key[-1]]
+            _prune(data, (*key[:-1], ""))
 
     return JsonEntries(merge, strip)
 
@@ -211,23 +216,17 @@ def _all(*parts: JsonEntries) -> JsonEntries:
 def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
     """data[k1]...[kn] = value: a setting the user may have had already, so uninstall leaves it
     (the original bytes come back when nothing else changed)."""
+
     def merge(data: dict[str, Any]) -> None:
-        node = data
-        for part in key[:-1]:
-            node = node.setdefault(part, {})
+        node = _parent(data, key, True)
+        assert node is not None
         node[key[-1]] = value
 
     def settings(data: dict[str, Any]) -> None:
-        nodes = [data]
-        for part in key[:-1]:
-            child = nodes[-1].get(part)
-            if not isinstance(child, dict):
-                return
-            nodes.append(child)
-        nodes[-1].pop(key[-1], None)
-        for part, parent in zip(reversed(key[:-1]), reversed(nodes[:-1])):
-            if parent.get(part) == {}:
-                del parent[part]
+        node = _parent(data, key, False)
+        if node is not None:
+            node.pop(key[-1], None)
+            _prune(data, key)
 
     return JsonEntries(merge, lambda data: None, settings)
 

@@ -72,6 +72,17 @@ def path_text(value: Any, field: str) -> str:
     return text
 
 
+def named_tool(payload: dict[str, Any], event: str | None, post_event: str) -> tuple[str, str] | None:
+    """(tool name, "pre" or "post") of a payload shaped {hook_event_name, tool_name}; None at a
+    session's start, which only warms the daemon."""
+    tool, name = payload.get("tool_name"), payload.get("hook_event_name")
+    if name == "SessionStart" or event == "start":
+        return None
+    if not isinstance(tool, str):
+        raise UsageError("hook input must be a JSON object with tool_name")
+    return tool, "post" if name == post_event or event == "post" else "pre"
+
+
 def cwd_of(payload: dict[str, Any], context: dict[str, str | None], field: str = "cwd") -> Path:
     given = payload.get(field)
     if given is not None:
