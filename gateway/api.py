@@ -123,7 +123,7 @@ class Gateway:
             old, new = source.normalize(old_string), source.normalize(new_string)
             effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
             routes = route and self.gate.config.on_structural == "route"
-            planned = self._route(classification, source, effect) if classification.blocked and routes else None
+            planned = self._route(classification, source, effect) if classification.routable and routes else None
             if classification.blocked and planned is None:
                 raise Blocked(classification)
             if planned is not None:

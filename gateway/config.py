@@ -47,21 +47,27 @@ def find_root(start: Path) -> Path | None:
 @dataclass(frozen=True)
 class GateConfig:
     """`[gate]`: files (and writes) larger than `max_file_bytes` are refused, not judged slowly;
-    `on_structural` says what agent-facing surfaces do with a structural write ("route" or "deny")."""
+    `on_structural` says what agent-facing surfaces do with a structural write ("route" or "deny");
+    `on_new_syntax_error` whether a write that adds a syntax error is refused ("refuse") or
+    judged like any other ("allow")."""
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     on_structural: str = "route"
+    on_new_syntax_error: str = "refuse"
 
 
 def gate_config(root: Path | None) -> GateConfig:
-    data = _known_table(root, "gate", {"max_file_bytes", "on_structural"})
+    data = _known_table(root, "gate", {"max_file_bytes", "on_structural", "on_new_syntax_error"})
     limit = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
         raise UsageError(f"{CONFIG_PATH}: [gate] max_file_bytes must be a positive integer")
     on_structural = data.get("on_structural", "route")
     if on_structural not in ("route", "deny"):
         raise UsageError(f'{CONFIG_PATH}: [gate] on_structural must be "route" or "deny"')
-    return GateConfig(max_file_bytes=limit, on_structural=on_structural)
+    on_syntax = data.get("on_new_syntax_error", "refuse")
+    if on_syntax not in ("refuse", "allow"):
+        raise UsageError(f'{CONFIG_PATH}: [gate] on_new_syntax_error must be "refuse" or "allow"')
+    return GateConfig(max_file_bytes=limit, on_structural=on_structural, on_new_syntax_error=on_syntax)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class Language:
     never_empty: frozenset[str]
     scope_separator: str
     server: ServerSpec
+    own_parser: str = ""
 
 
 def data_dir(kind: str) -> Path:
@@ -69,6 +70,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         blank_lines_nested=int(raw.get("blank_lines_nested", 1)),
         never_empty=frozenset(raw.get("never_empty", ())),
         scope_separator=raw.get("scope_separator", ""),
+        own_parser=raw.get("own_parser", ""),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -99,7 +99,7 @@ def outer():
         Case("body_change_with_next_header_as_context", "        return amount // 100\n\n    async def refresh(self):",
              "        return amount // 50\n\n    async def refresh(self):", "allow"),
         Case("span_across_two_definitions", "        return amount // 100\n\n    async def refresh(self):",
-             "        return amount // 50\n\n    def refresh(self):", "block", "replace_symbol",
+             "        return amount // 50\n\n    async def refresh(self, force=False):", "block", "replace_symbol",
              ("Account/refresh",)),
     ],
     (("class", "Account"), ("method", "Account/__init__"), ("method", "Account/fee"),

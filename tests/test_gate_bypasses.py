@@ -167,15 +167,19 @@ def test_exotic_line_breaks_count_as_lines(newline: str) -> None:
 # Syntax-breaking edits
 
 
-def test_an_edit_that_breaks_the_syntax_removes_what_it_swallows() -> None:
+def test_an_edit_that_breaks_the_syntax_is_a_syntax_error_not_a_removal() -> None:
     result = classify_edit("p.py", "    return a\n\n\ndef g(a):", "    return (a\n\n\ndef g(a):", content=SOURCE)
-    assert result.blocked and ("g", "removed") in [(d.name_path, d.change) for d in result.definitions]
-    assert "does not parse" in result.message
+    assert (result.decision, result.reason, result.definitions, result.suggested_tool) == ("block", "syntax_error", (), None)
+    assert result.syntax_error is not None and result.syntax_error.line == 2
 
 
-def test_mid_body_syntax_error_keeping_the_definitions_is_body_only() -> None:
+def test_with_syntax_errors_allowed_a_swallowed_definition_is_not_called_removed() -> None:
+    from gateway.config import GateConfig
+    from gateway.gate.effect import edit_effect
+
+    gate = Gate(config=GateConfig(on_new_syntax_error="allow"))
     content = "def f(a):\n    x = 1\n    return a\n\n\ndef g(a):\n    return a\n"
-    result = classify_edit("p.py", "    x = 1\n    return a\n\n\ndef g", "    x = = 1\n    return a\n\n\ndef g", content=content)
+    result = gate.check(edit_effect("p.py", content, "    x = 1\n    return a\n\n\ndef g", "    x = = 1\n    return a\n\n\ndef g"))
     assert (result.decision, result.reason) == ("allow", "body_only"), result.message
 
 

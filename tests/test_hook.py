@@ -117,9 +117,19 @@ def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.Te
 
 
 def test_unroutable_edit_is_denied_with_the_reason(project: Path) -> None:
+    (project / ".gateway").mkdir()
+    (project / ".gateway" / "config.toml").write_text('[gate]\non_new_syntax_error = "allow"\n')
     reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": "account.py", "old_string": DECORATED, "new_string": "    def fee(amount:\n        return ("}}, project))
     assert "Not routed:" in reason and "syntax error" in reason
+
+
+def test_an_edit_that_adds_a_syntax_error_is_denied_as_one(project: Path) -> None:
+    reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
+        "file_path": "account.py", "old_string": DECORATED, "new_string": "    def fee(amount:\n        return ("}}, project))
+    assert reason.startswith("Refused:") and "syntax error at line 17:" in reason, reason
+    assert "symbol" not in reason and "Not routed" not in reason
+    assert (project / "account.py").read_text() == PYTHON.source
 
 
 @pytest.mark.parametrize(

@@ -210,6 +210,8 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
         text = _normalized(fp, step.text or "")
         new = {"replace": text, "insert_before": text + old, "insert_after": old + text, "delete": ""}[step.action]
         effect, verdict = gateway.gate.check_span(display, fp.text, start, end, new)
+        if verdict.blocked and not verdict.routable:
+            raise _StepRefused(verdict.reason, verdict.message)
         if verdict.blocked:
             raise _StepRefused("structural", f"{verdict.message} Make it a symbol step (action = \"{verdict.suggested_tool}\").")
         fp.text = effect.after

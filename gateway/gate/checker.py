@@ -15,7 +15,7 @@ from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.textfile import decode, editing_view, normalize_fragment
 
-ACTIONS = {"edit": "multi-line edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
+ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
 
 
 class Gate:
@@ -45,7 +45,7 @@ class Gate:
     def check(self, effect: Effect, action: str = "edit") -> Classification:
         self.check_size(effect.path, effect.before, effect.after)
         lang = self.registry.for_path(effect.path, effect.before if effect.before is not None else effect.after)
-        return classify_effect(lang, effect, ACTIONS[action])
+        return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse")
 
     def check_edit(self, path: str, text: str, old: str, new: str, replace_all: bool = False) -> tuple[Effect, Classification]:
         self.check_size(path, text, old, new)

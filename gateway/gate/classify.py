@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from gateway.gate.effect import Effect, line_breaks
-from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message
+from gateway.gate.syntax_problems import first_problem, new_syntax_problem
+from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
 from gateway.namepath import address_for
 from gateway.syntax import Definition, definitions, edited_tree, header_tokens, parse, widened_range
@@ -184,6 +185,7 @@ class _Judgement:
     inside: bool
     delta: int
     window_a: Span
+    mapping: _Mapping
 
     @property
     def structural(self) -> bool:
@@ -236,7 +238,7 @@ def judge(lang: Language, effect: Effect) -> _Judgement:
         ):
             header.append((b, a))
     inside = any(_touches([(d.start_byte, d.end_byte)], spans_b, ends_b) for d in defs_b)
-    return _Judgement(lang, tree_b, tree_a, matching, header, swallowed, inside, delta, window_a)
+    return _Judgement(lang, tree_b, tree_a, matching, header, swallowed, inside, delta, window_a, mapping)
 
 
 def _at_starts(lang: Language, tree: Tree, unmatched: list[Definition], mapping: _Mapping, known: list[Definition]) -> list[Definition]:
@@ -337,19 +339,43 @@ def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Defin
     return tool, tuple(dict.fromkeys(commands))
 
 
-def classify_effect(lang: Language | None, effect: Effect, action: str = "multi-line edit") -> Classification:
-    """The gate's verdict on one write to one file."""
+def _hidden_by_errors(judgement: _Judgement, b: Definition) -> bool:
+    """Whether B's definition starts where A's parse broke (inside a node of A holding an error)."""
+    start = judgement.mapping(b.start_byte)
+    node = judgement.tree_a.root_node.descendant_for_byte_range(*((start, start + 1) if start is not None else judgement.window_a))
+    while node is not None and node.parent is not None:
+        if node.has_error:
+            return True
+        node = node.parent
+    return False
+
+
+def classify_effect(lang: Language | None, effect: Effect, action: str = "edit", refuse_syntax_errors: bool = True) -> Classification:
+    """The gate's verdict on one write to one file. A write that adds a syntax error is refused
+    as such, before (and instead of) any verdict on definitions."""
     path = effect.path
     if lang is None:
         return allow(path, None, "not_source", "not source code of a supported language.")
     if not lang.symbol_backend:
         return allow(path, lang.name, "no_symbol_backend", f"{lang.name} has no symbol backend.")
+    if action == "edit":
+        action = "multi-line edit" if effect.multi_line else "one-line edit"
     if effect.before is None or not effect.before.strip():
+        problem = first_problem(lang, path, effect.after, parse(lang, effect.after.encode("utf-8", "surrogatepass")))
+        if problem is not None and refuse_syntax_errors:
+            return syntax_refusal(path, lang.name, action, problem, ())
         return allow(path, lang.name, "new_file", "creating a new file (or filling an empty one).")
     changed = changed_lines(effect)
     if not effect.changed:
         return allow(path, lang.name, "no_change", "the write changes nothing.")
     judgement = judge(lang, effect)
+    if refuse_syntax_errors:
+        problem = new_syntax_problem(lang, path, (effect.before, judgement.tree_b), (effect.after, judgement.tree_a), judgement.mapping)
+        if problem is not None:
+            return syntax_refusal(path, lang.name, action, problem, changed)
+    else:  # a definition is not removed because the parse broke around it
+        judgement.swallowed = []
+        judgement.matching.removed = [b for b in judgement.matching.removed if not _hidden_by_errors(judgement, b)]
     if not effect.multi_line:
         # One line may change a header; it may not add, remove or rename a definition, or
         # consecutive one-line edits could take a definition apart a line at a time.

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from gateway.gate.syntax_problems import SyntaxProblem
 
 Decision = Literal["allow", "block"]
 Tool = Literal["replace_symbol", "insert_code", "remove_symbol"]
@@ -66,10 +69,16 @@ class Classification:
     definitions: tuple[TouchedDefinition, ...] = ()
     commands: tuple[str, ...] = ()
     changed_lines: tuple[ChangedLines, ...] = ()
+    syntax_error: SyntaxProblem | None = None
 
     @property
     def blocked(self) -> bool:
         return self.decision == "block"
+
+    @property
+    def routable(self) -> bool:
+        """Blocked as a change of definitions, which symbol operations can perform."""
+        return self.decision == "block" and self.reason == "definition"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +90,7 @@ class Classification:
             "definitions": [d.to_json() for d in self.definitions],
             "commands": list(self.commands),
             "changed_lines": [c.to_json() for c in self.changed_lines],
+            "syntax_error": self.syntax_error.to_json() if self.syntax_error else None,
             "message": self.message,
         }
 
@@ -122,6 +132,15 @@ def block_message(
         f"Definitions in {language} change through symbol operations, not string replacement; "
         f"there is no bypass. Use {tool} (MCP tool `{tool}`), {_WHAT[tool]}: {'; '.join(commands)}.{renamed}"
     )
+
+
+def syntax_refusal(path: str, language: str, action: str, problem: SyntaxProblem, changed: tuple[ChangedLines, ...]) -> Classification:
+    """A write that adds a syntax error: where and what, and no symbol advice."""
+    message = (
+        f"Refused: this {action} to {path} would add a syntax error at {problem}. "
+        "Nothing was written; correct the new text and send the write again."
+    )
+    return Classification("block", "syntax_error", path, language, message, changed_lines=changed, syntax_error=problem)
 
 
 def allow(path: str, language: str | None, reason: str, message: str, changed: tuple[ChangedLines, ...] = ()) -> Classification:

@@ -310,6 +310,8 @@ def structural(call: HookCall, judged: Judged) -> Answer:
     from gateway.symbols.routing import RouteRefused
 
     message = judged.classification.message
+    if not judged.classification.routable:
+        return Answer("deny", message)
     if judged.gate.config.on_structural == "deny":
         return Answer("deny", message + SYMBOL_HINT)
     try:

@@ -47,6 +47,8 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
             return Answer("deny", f"Refused: {error}.")
         if not classification.blocked:
             continue
+        if not classification.routable:
+            return Answer("deny", classification.message)
         if gate.config.on_structural == "deny":
             from gateway.hooks.judge import SYMBOL_HINT
 

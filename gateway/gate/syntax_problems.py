@@ -1,0 +1,130 @@
+"""Pure: the first syntax error a write adds to a file, where it is and what is wrong.
+
+The language's own parser decides where one runs in process (Python's `compile`); tree-sitter's
+ERROR and MISSING nodes otherwise. Errors the file already had do not count against a write:
+an error of A is old when it stands where one of B's stands (offsets carried through the
+changed regions), or when A has no more errors than B had.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tree_sitter import Node, Tree
+
+from gateway.langs import Language
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """A syntax error: 1-based line and column (in characters) and what is wrong."""
+
+    line: int
+    column: int
+    what: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "column": self.column, "message": self.what}
+
+    def __str__(self) -> str:
+        return f"line {self.line}:{self.column}: {self.what}"
+
+
+@dataclass(frozen=True)
+class _ErrorNode:
+    start_byte: int
+    row: int
+    byte_column: int
+    missing: str | None
+    first_token: str
+
+
+def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_ErrorNode]:
+    if node.is_missing or node.is_error or (node.type in lang.never_empty and node.start_byte == node.end_byte):
+        leaf = node
+        while leaf.child_count and not leaf.is_missing:
+            leaf = leaf.children[0]
+        token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
+        missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
+        found.append(_ErrorNode(node.start_byte, node.start_point[0], node.start_point[1], missing, token))
+        if node.is_error:
+            return found
+    if node.has_error or lang.never_empty:
+        for child in node.children:
+            _error_nodes(lang, child, found)
+    return found
+
+
+def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    column = len(source[line_start : line_start + node.byte_column].decode("utf-8", "replace")) + 1
+    if node.missing is not None:
+        return SyntaxProblem(node.row + 1, column, f"missing `{node.missing}`")
+    token = node.first_token.strip()
+    return SyntaxProblem(node.row + 1, column, f"unexpected `{token}`" if token else "unexpected text")
+
+
+def _compile_problem(text: str, path: str) -> SyntaxProblem | None:
+    """Python's own verdict on `text`; None when it compiles."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = error.offset or 1
+        return SyntaxProblem(line, max(column, 1), (error.msg or "invalid syntax").rstrip("."))
+    except ValueError as error:  # a NUL character
+        return SyntaxProblem(1, 1, str(error))
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _compiles(text: str, path: str) -> bool:
+    try:
+        return _compile_problem(text, path) is None
+    except (RecursionError, MemoryError):
+        return False
+
+
+OWN_PARSERS: dict[str, Callable[[str, str], SyntaxProblem | None]] = {"python": _compile_problem}
+
+
+def new_syntax_problem(
+    lang: Language,
+    path: str,
+    before: tuple[str, Tree] | None,
+    after: tuple[str, Tree],
+    carry: Callable[[int], int | None],
+) -> SyntaxProblem | None:
+    """The first syntax error of A (text, tree) that B did not have; `carry` maps B's byte
+    offsets to A's (None inside a changed region). `before` is None for a new file."""
+    text_a, tree_a = after
+    own = OWN_PARSERS.get(lang.own_parser)
+    if own is not None and (before is None or _compiles(before[0], path)):
+        try:
+            return own(text_a, path)
+        except (RecursionError, MemoryError):
+            pass  # too deep for the language's parser here: tree-sitter decides
+    if not tree_a.root_node.has_error and not lang.never_empty:
+        return None
+    errors_a = _error_nodes(lang, tree_a.root_node, [])
+    if not errors_a:
+        return None
+    source_a = text_a.encode("utf-8", "surrogatepass")
+    if before is None:
+        return _describe(errors_a[0], source_a)
+    errors_b = _error_nodes(lang, before[1].root_node, [])
+    if len(errors_a) <= len(errors_b):
+        return None
+    old = {carry(e.start_byte) for e in errors_b}
+    fresh = [e for e in errors_a if e.start_byte not in old]
+    return _describe(fresh[0] if fresh else errors_a[0], source_a)
+
+
+def first_problem(lang: Language, path: str, text: str, tree: Tree) -> SyntaxProblem | None:
+    """The first syntax error of a whole text, as `new_syntax_problem` sees errors."""
+    return new_syntax_problem(lang, path, None, (text, tree), lambda offset: offset)
+
