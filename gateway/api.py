@@ -165,12 +165,13 @@ class Gateway:
 
     def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:
         matches = []
-        for view, symbol in self.symbol_service.find(name_path, path):
+        found, nearest = self.symbol_service.find(name_path, path)
+        for view, symbol in found:
             entry = {**symbol.to_json(), "path": view.source.display, "backend": view.backend.name}
             if body:
                 entry["body"] = view.source.text[symbol.start : symbol.end]
             matches.append(entry)
-        return {"ok": True, "name_path": name_path, "matches": matches}
+        return {"ok": True, "name_path": name_path, "matches": matches, "nearest": nearest}
 
     def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None) -> dict[str, Any]:
         with self.typed.attempt("replace_symbol", token, [path]):

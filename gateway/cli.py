@@ -119,7 +119,8 @@ def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
         lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
         if args.body:
             lines.append(match["body"])
-    return result, "\n".join(lines) or f"no symbol matches {args.name_path}", EXIT_OK if result["matches"] else EXIT_ERROR
+    nearest = f"; nearest: {', '.join(result['nearest'])}" if result.get("nearest") else ""
+    return result, "\n".join(lines) or f"no symbol matches {args.name_path}{nearest}", EXIT_OK if result["matches"] else EXIT_ERROR
 
 
 def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:

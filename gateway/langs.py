@@ -41,6 +41,8 @@ class Language:
     scope_separator: str
     server: ServerSpec
     own_parser: str = ""
+    overloading: bool = False
+    rename_scope: str = "global"
 
 
 def data_dir(kind: str) -> Path:
@@ -71,6 +73,8 @@ def _load_language(path: Path, queries: Path) -> Language:
         never_empty=frozenset(raw.get("never_empty", ())),
         scope_separator=raw.get("scope_separator", ""),
         own_parser=raw.get("own_parser", ""),
+        overloading=bool(raw.get("overloading", False)),
+        rename_scope=raw.get("rename_scope", "global"),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

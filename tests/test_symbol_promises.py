@@ -87,7 +87,7 @@ def test_a_replacement_that_renames_onto_a_sibling_is_refused(tmp_path: Path) ->
     assert done.returncode == 1 and done.stderr.startswith("gateway: m.py: assist already exists beside other: assist (function")
 
 
-def test_a_rename_without_a_server_says_other_files_were_not_searched(tmp_path: Path) -> None:
+def test_a_rename_without_a_server_names_the_places_it_could_not_tie(tmp_path: Path) -> None:
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)
     (tmp_path / "notes.ts").write_text("export const greeting = 1;\n")  # greet only as part of another word
@@ -96,8 +96,8 @@ def test_a_rename_without_a_server_says_other_files_were_not_searched(tmp_path: 
                           cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 4, done.stderr
     result = json.loads(done.stdout)
-    assert (result["complete"], result["mentioned_in"], result["files"]) == (False, ["use.ts"], ["greet.ts"])
-    assert "other files were not searched" in result["message"]
+    assert (result["complete"], result["mentioned_in"], result["files"]) == (False, ["use.ts:1"], ["greet.ts"])
+    assert "not complete: 1 place(s) still spell greet and may refer to it: use.ts:1" in result["message"]
     assert "hello" in (tmp_path / "greet.ts").read_text() and "greet" in (tmp_path / "use.ts").read_text()
 
 

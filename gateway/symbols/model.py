@@ -76,7 +76,12 @@ def resolve_name_path(symbols: list[Symbol], name_path: str, where: str) -> Symb
             f"{name_path} matches {len(found)} symbols in {where}: {_describe(found)}; "
             f"add the enclosing name or an index such as {name_path}[0]"
         )
-    names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
-    close = difflib.get_close_matches("/".join(pattern.segments), names, n=5, cutoff=0.5)
+    close = nearest_name_paths(symbols, pattern)
     hint = f"; closest: {', '.join(close)}" if close else ""
     raise NotFound(f"no symbol {name_path} in {where}{hint}")
+
+
+def nearest_name_paths(symbols: list[Symbol], pattern: NamePath, count: int = 5) -> list[str]:
+    """Name paths (or bare names) of `symbols` spelt closest to `pattern`, best first."""
+    names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
+    return difflib.get_close_matches("/".join(pattern.segments), names, n=count, cutoff=0.5)

@@ -17,7 +17,7 @@ from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, byte_to_char, reindent
-from gateway.syntax import definitions, find_definitions, parse
+from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,34 @@ def refuse_collision(symbols: list[Symbol], symbol: Symbol, new_name: str, where
             f"{where}: {new_name} already exists beside {symbol.name_path}: {taken.name_path} "
             f"({taken.kind}, line {taken.start_line}); nothing written"
         )
+
+
+def _may_share_a_name(lang: Language, tree: Tree, new: Definition, old: Definition) -> bool:
+    """Two definitions of one name in one scope that the language reads as two: a declaration
+    beside its definition (a prototype, an overload signature), a decorated one (a property's
+    setter, `@overload`), or an overload with a header of its own where the language has them."""
+    if new.kind != old.kind or new.body_start_byte is None or old.body_start_byte is None:
+        return True
+    new_header, old_header = header_tokens(tree, new), header_tokens(tree, old)
+    if "@" in (new_header[:1] + old_header[:1]):
+        return True
+    return lang.overloading and new_header != old_header
+
+
+def refuse_duplicate(lang: Language, where: str, change: TextChange) -> None:
+    """Collision if the code `change` inserts defines a name its scope already has."""
+    tree = parse(lang, change.text.encode())
+    to_char = byte_to_char(change.text)
+    found = definitions(lang, tree)
+    inside = [d for d in found if change.region[0] <= to_char(d.name_start_byte) < change.region[1]]
+    outside = [d for d in found if d not in inside]
+    for new in inside:
+        taken = next((old for old in outside if old.name_path == new.name_path and not _may_share_a_name(lang, tree, new, old)), None)
+        if taken is not None:
+            raise Collision(
+                f"{where}: {new.name_path} already exists ({taken.kind}, line {taken.start_line}); the code would define it "
+                "a second time in the same scope. Change the existing one with replace_symbol; nothing written"
+            )
 
 
 def defined_name(lang: Language, change: TextChange) -> str | None:

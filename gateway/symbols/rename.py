@@ -1,4 +1,5 @@
-"""Rename: the server's workspace edit (or same-file identifiers on tree-sitter), all files or none."""
+"""Rename: the server's workspace edit, then the places it left that are tied to the symbol; all
+files or none, and the places that may still refer to the old name reported."""
 
 from __future__ import annotations
 
@@ -6,20 +7,20 @@ import contextlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from tree_sitter import Node
-
 from gateway.diffs import unified_diff
-from gateway.errors import GatewayError, NotFound, ServerFailed, UsageError
+from gateway.errors import Ambiguous, GatewayError, NotFound, ServerFailed, UsageError
+from gateway.langs import Language
 from gateway.symbols.backends import LspBackend
+from gateway.symbols.mentions import Mention, MentionFinder, Target
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
+from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
-from gateway.symbols.text import LineIndex, byte_to_char
-from gateway.syntax import parse
+from gateway.symbols.text import LineIndex
 from gateway.textfile import decode
 from gateway.workspace import SourceFile
 
@@ -67,65 +68,126 @@ def _apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
     return text
 
 
-def _same_file_identifiers(view: FileSymbols, symbol: Symbol, new_name: str) -> str:
-    """Every identifier token spelled like the symbol, in its own file: a syntactic rename."""
+@dataclass
+class RenamePlan:
+    """Every file's text after a rename, and the places that may still refer to the old name."""
+
+    staged: list[StagedFile]
+    loose: list[Mention]
+
+    def __iter__(self) -> Iterator[StagedFile]:
+        return iter(self.staged)
+
+
+def _target(view: FileSymbols, symbol: Symbol) -> Target:
     text = view.source.text
-    tree = parse(view.lang, text.encode())
-    to_char = byte_to_char(text)
-    spans: list[tuple[int, int]] = []
 
-    def visit(node: Node) -> None:
-        if node.child_count == 0:
-            if ("identifier" in node.type or node.type in ("constant", "word")) and node.text == symbol.name.encode():
-                spans.append((to_char(node.start_byte), to_char(node.end_byte)))
-            return
-        for child in node.children:
-            visit(child)
+    def to_byte(offset: int) -> int:
+        return len(text[:offset].encode("utf-8", "surrogatepass"))
 
-    visit(tree.root_node)
-    for start, end in sorted(spans, reverse=True):
-        text = text[:start] + new_name + text[end:]
+    parents = sorted((s for s in view.symbols if s.contains(symbol)), key=lambda s: s.start)
+    if not parents and symbol.parent_path:  # a member declared outside its type (a Go method)
+        parents = [s for s in view.symbols if s.name_path == symbol.parent_path]
+    parent = parents[-1] if parents else None
+    if parent is None or parent.kind in _SCOPES_OF_LOCALS:
+        return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start))
+    return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start), parent.name, to_byte(parent.start))
+
+
+def _candidates(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: dict[Path, str]) -> dict[Path, tuple[Language, str]]:
+    """The files that may spell the name: its own, and (unless it is local to a function) the
+    workspace's files served by the same kind of server, as staged or as on disk."""
+    texts = {view.source.path: (view.lang, staged.get(view.source.path, view.source.text))}
+    for path in _mentioning(service, view, symbol):
+        lang = service.registry.for_path(path)
+        if lang is None or lang.server.name != view.lang.server.name:
+            continue
+        try:
+            texts[path] = (lang, staged[path] if path in staged else service.workspace.read(path).text)
+        except GatewayError:
+            continue  # a file the gateway cannot read is not one it could rename in either
+    return texts
+
+
+def _mentions(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> list[Mention]:
+    python = {path: text for path, (lang, text) in texts.items() if lang.own_parser == "python"}
+    modules = ModuleIndex(service.workspace.root, view.lang, python) if view.lang.own_parser == "python" else None
+    finder = MentionFinder(_target(view, symbol), modules)
+    return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
+
+
+def _renamed(text: str, spans: list[Mention], new_name: str) -> str:
+    for mention in sorted(spans, key=lambda m: m.start, reverse=True):
+        text = text[: mention.start] + new_name + text[mention.end :]
     return text
 
 
 def plan_rename(
     service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str, read: Callable[[Path], SourceFile]
-) -> list[StagedFile]:
+) -> RenamePlan:
     """Every file's text after renaming `symbol`, each re-parsed; `read` supplies the other files.
 
+    The server renames what it resolves; then the files that spell the name are read again:
+    places tied to the symbol that it left (or, without a server, all of them) are renamed too,
+    and the places that may refer to it are returned as loose. Without a server a member
+    access on an object of unknown type is refused rather than guessed.
     The server is asked about the text in `view` (which it was just given), so a caller may
     rename in text not yet written (a contract's earlier steps).
     """
     if not _IDENTIFIER.match(new_name):
         raise UsageError(f"{new_name!r} is not an identifier")
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
+    sources = {view.source.path: view.source}
+    staged: dict[Path, str] = {}
     if isinstance(view.backend, LspBackend):
-        session = view.backend.session
-        # A rename answered while the server still loads the project misses other files: give it
-        # the files that spell the name first, then wait until it has taken them in.
-        _open_mentions(service, view, symbol)
-        session.wait_until_idle(session.timeout / 2)
-        line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
-        uri = view.source.path.as_uri()
-        reply = session.request(
-            "textDocument/rename",
-            lambda h: h.send.rename(
-                {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
-            ),
-        )
-        if not reply:
-            raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")
-        planned = _edits_by_file(reply)
-    else:
-        planned = {view.source.path: []}
-    staged = []
-    for file, edits in sorted(planned.items()):
-        source = view.source if file == view.source.path else read(file)
-        text = _apply_edits(source.text, edits) if edits else _same_file_identifiers(view, symbol, new_name)
-        lang = service.language(source)
-        verify(lang, source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
-        staged.append(StagedFile(source, text))
-    return staged
+        for file, edits in sorted(_server_edits(service, view, symbol, new_name).items()):
+            if file not in sources:
+                sources[file] = read(file)
+            staged[file] = _apply_edits(sources[file].text, edits)
+    texts = _candidates(service, view, symbol, staged)
+    mentions = _mentions(service, view, symbol, texts)
+    loose = [m for m in mentions if not m.tied]
+    if not isinstance(view.backend, LspBackend):
+        unknown = [m for m in loose if m.why.startswith("member of an object")]
+        if unknown:
+            places = ", ".join(m.place(service.workspace.display) for m in unknown[:8])
+            raise Ambiguous(
+                f"{view.source.display}: without a language server, {symbol.name} at {places} may belong to another "
+                "type; nothing renamed (start the language server, or rename those places by hand)"
+            )
+    for file in sorted({m.path for m in mentions if m.tied}):
+        if file not in sources:
+            sources[file] = read(file)
+        current = staged.get(file, sources[file].text)
+        tied = [m for m in mentions if m.tied and m.path == file]
+        if current != texts[file][1]:  # changed since it was scanned: scan what is locked now
+            rescanned = {**texts, file: (texts[file][0], current)}
+            tied = [m for m in _mentions(service, view, symbol, rescanned) if m.tied and m.path == file]
+        staged[file] = _renamed(current, tied, new_name)
+    result = []
+    for file, text in sorted(staged.items()):
+        source = sources[file]
+        verify(service.language(source), source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
+        result.append(StagedFile(source, text))
+    return RenamePlan(result, loose)
+
+
+def _server_edits(service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str) -> dict[Path, list[dict[str, Any]]]:
+    assert isinstance(view.backend, LspBackend)
+    session = view.backend.session
+    # A rename answered while the server still loads the project misses other files: give it
+    # the files that spell the name first, then wait until it has taken them in.
+    _open_mentions(service, view, symbol)
+    session.wait_until_idle(session.timeout / 2)
+    line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
+    uri = view.source.path.as_uri()
+    reply = session.request(
+        "textDocument/rename",
+        lambda h: h.send.rename({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}),
+    )
+    if not reply:
+        raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")
+    return _edits_by_file(reply)
 
 
 def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: str) -> OperationResult:
@@ -139,14 +201,13 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
             locks.enter_context(workspace.locked(file))
             return workspace.read(file)
 
-        staged = plan_rename(service, view, symbol, new_name, read_locked)
-        service.commit(view.backend, [(s.source, s.text) for s in staged])
-    changed = [s for s in staged if s.text != s.source.text]
-    mentioned = [] if isinstance(view.backend, LspBackend) else _mentioned_elsewhere(service, view, symbol)
+        plan = plan_rename(service, view, symbol, new_name, read_locked)
+        service.commit(view.backend, [(s.source, s.text) for s in plan.staged])
+    changed = [s for s in plan.staged if s.text != s.source.text]
+    mentioned = list(dict.fromkeys(m.place(workspace.display) for m in plan.loose))
     scope = ""
-    if not isinstance(view.backend, LspBackend):
-        scope = " (this file only: with no language server, other files were not searched"
-        scope += f"; {len(mentioned)} mention {symbol.name}: {', '.join(mentioned[:5])})" if mentioned else ")"
+    if mentioned:
+        scope = f"; not complete: {len(mentioned)} place(s) still spell {symbol.name} and may refer to it: {', '.join(mentioned[:5])}"
     return OperationResult(
         operation="rename_symbol",
         name_path=name_path,
@@ -155,7 +216,7 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         start_line=symbol.start_line,
         end_line=symbol.end_line,
         diff="".join(unified_diff(s.source.display, s.source.text, s.text) for s in changed),
-        message=f"renamed {name_path} to {new_name} in {len(changed)} file(s){scope} via {view.backend.name}",
+        message=f"renamed {name_path} to {new_name} in {len(changed)} file(s) via {view.backend.name}{scope}",
         details={"files": [s.source.display for s in changed], "new_name": new_name, "complete": not mentioned, "mentioned_in": mentioned},
     )
 
@@ -166,10 +227,6 @@ def _mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> li
         return []
     word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
     return [path for path in service.source_files() if path != view.source.path and word.search(path.read_bytes())]
-
-
-def _mentioned_elsewhere(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
-    return [service.workspace.display(path) for path in _mentioning(service, view, symbol)]
 
 
 def _open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:

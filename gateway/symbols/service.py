@@ -16,9 +16,9 @@ from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
-from gateway.symbols.model import Symbol, resolve_name_path
+from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, remove_text, replace_text, verify
+from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
 from gateway.syntax import definitions, find_definitions, parse
 from gateway.workspace import SourceFile, Workspace
 
@@ -105,7 +105,8 @@ class SymbolService:
     def symbols(self, path: str) -> FileSymbols:
         return self.file_symbols(self.workspace.read(path))
 
-    def find(self, name_path: str, path: str | None) -> list[tuple[FileSymbols, Symbol]]:
+    def find(self, name_path: str, path: str | None) -> tuple[list[tuple[FileSymbols, Symbol]], list[str]]:
+        """The symbols `name_path` matches, and when there are none, the nearest name paths."""
         pattern = NamePath.parse(name_path)
         files = (
             [self.symbols(path)]
@@ -115,7 +116,9 @@ class SymbolService:
         found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
-        return found
+        if found:
+            return found, []
+        return found, nearest_name_paths([s for f in files for s in f.symbols], pattern)
 
     def source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):
@@ -192,6 +195,7 @@ def plan_insert(view: FileSymbols, text: str, anchor: Symbol | None, position: s
     """`code` inserted beside `anchor` (None: the file), verified."""
     change = insert_text(view.lang, text, view.symbols, anchor, position, code)
     verify(view.lang, view.source.display, text, change, bool(find_definitions(view.lang, code.encode())))
+    refuse_duplicate(view.lang, view.source.display, change)
     return change
 
 

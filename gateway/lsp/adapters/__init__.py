@@ -13,7 +13,7 @@ from gateway.lsp.adapters.base import Adapter
 _MODULES = {
     "generic": "gateway.lsp.adapters.base",
     "jedi": "gateway.lsp.adapters.base",
-    "typescript": "gateway.lsp.adapters.base",
+    "typescript": "gateway.lsp.adapters.typescript",
     "gopls": "gateway.lsp.adapters.gopls",
     "clangd": "gateway.lsp.adapters.clangd",
     "rust_analyzer": "gateway.lsp.adapters.rust_analyzer",

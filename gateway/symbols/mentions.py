@@ -1,0 +1,216 @@
+"""Where a symbol's name is still spelt, read from syntax trees: what refers to it for sure
+(tied: its definition, its own scope, a member access through `self` or a receiver of its
+type, a Python import of its module), what may (an import, an access on an object of unknown
+type, a use in a file that shares its namespace), and what is something else (another
+definition, a local of the same name, a member of another type).
+
+A rename asks this after the server's edit (or instead of one): tied places are renamed as
+well, the others are reported, so a rename is called complete only when nothing may still
+refer to the old name. No language server is asked here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Node
+
+from gateway.langs import Language
+from gateway.symbols.model import Symbol
+from gateway.symbols.python_imports import ModuleIndex
+from gateway.symbols.text import byte_to_char
+from gateway.syntax import definitions, parse
+
+# Receivers that name the enclosing type's own instance (or the type itself).
+SELF_NAMES = {"self", "this", "cls", "Self", "@"}
+_RECEIVER_FIELDS = ("object", "operand", "receiver", "scope", "path", "value", "expression", "argument")
+_MEMBER_FIELDS = ("attribute", "property", "field", "method", "name")
+_FUNCTION_WORDS = ("function", "method", "lambda", "constructor", "closure", "func_literal")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One token spelling the name: characters [start, end) of `path`'s text, 1-based line."""
+
+    path: Path
+    start: int
+    end: int
+    line: int
+    tied: bool
+    why: str
+
+    def place(self, display: Callable[[Path], str]) -> str:
+        return f"{display(self.path)}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The symbol whose name is looked for, and what it hangs from."""
+
+    symbol: Symbol
+    path: Path
+    lang: Language
+    name_byte: int  # where its name starts, in UTF-8 bytes of its file
+    parent_name: str | None = None  # the enclosing type's name for a member, None at the top
+    parent_byte: int = 0  # where the enclosing type starts
+
+    @property
+    def name(self) -> str:
+        return self.symbol.name
+
+
+def _is_name_token(node: Node, name: bytes) -> bool:
+    return node.child_count == 0 and node.text == name and ("identifier" in node.type or node.type in ("constant", "word"))
+
+
+def _tokens(node: Node, name: bytes) -> Iterator[Node]:
+    cursor = node.walk()
+    while True:
+        current = cursor.node
+        if current is not None and _is_name_token(current, name):
+            yield current
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+
+
+def _receiver(node: Node) -> Node | None:
+    """The object a member access reads `node` from; None when `node` is not such a member."""
+    parent = node.parent
+    if parent is None or not any(parent.child_by_field_name(f) == node for f in _MEMBER_FIELDS):
+        return None
+    for field in _RECEIVER_FIELDS:
+        found = parent.child_by_field_name(field)
+        if found is not None and found != node:
+            return found
+    return None
+
+
+def _enclosing(node: Node, words: tuple[str, ...]) -> Node | None:
+    current = node.parent
+    while current is not None and not any(w in current.type for w in words):
+        current = current.parent
+    return current
+
+
+def _in_import(node: Node) -> bool:
+    current = node.parent
+    while current is not None:
+        if "import" in current.type or "export_clause" in current.type or current.type == "use_declaration":
+            return True
+        current = current.parent
+    return False
+
+
+def _binding_type(function: Node, variable: bytes) -> str | None:
+    """The declared type's text of `variable` among `function`'s parameters and declarations."""
+    for token in _tokens(function, variable):
+        declaration = token.parent
+        while declaration is not None and declaration != function:
+            kind = declaration.child_by_field_name("type")
+            if kind is not None and kind != token:
+                return kind.text.decode("utf-8", "replace") if kind.text else None
+            if "parameter" not in declaration.type and "pattern" not in declaration.type and declaration.type not in ("var_spec", "variable_declarator", "typed_parameter"):
+                break
+            declaration = declaration.parent
+    return None
+
+
+def _base_type(text: str) -> str:
+    for mark in ("*", "&", "mut ", "const ", ":"):
+        text = text.replace(mark, " ")
+    return text.strip().split("<")[0].split("[")[0].strip().rsplit(".", 1)[-1]
+
+
+def _binds_locally(node: Node, name: bytes) -> bool:
+    """Whether the function around `node` declares a parameter or local spelt `name`."""
+    function = _enclosing(node, _FUNCTION_WORDS)
+    while function is not None:
+        for token in _tokens(function, name):
+            parent = token.parent
+            if parent is None or token == node:
+                continue
+            if "parameter" in parent.type or parent.type in ("variable_declarator", "var_spec", "short_var_declaration", "let_declaration"):
+                return True
+            if "assignment" in parent.type and parent.child_by_field_name("left") == token:
+                return True
+            if parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration":
+                return True
+        function = _enclosing(function, _FUNCTION_WORDS)
+    return False
+
+
+class MentionFinder:
+    """Mentions of one target's name across files, each file parsed once."""
+
+    def __init__(self, target: Target, modules: ModuleIndex | None) -> None:
+        self.target = target
+        self.modules = modules
+
+    def in_file(self, path: Path, lang: Language, text: str) -> list[Mention]:
+        source = text.encode("utf-8", "surrogatepass")
+        name = self.target.name.encode()
+        if name not in source:
+            return []
+        tree = parse(lang, source)
+        own = {d.name_start_byte for d in definitions(lang, tree)}
+        imported = self.modules.binding(path, tree, self.target) if self.modules is not None else None
+        to_char = byte_to_char(text)
+        found = []
+        for token in _tokens(tree.root_node, name):
+            verdict = self._judge(path, token, own, imported)
+            if verdict is not None:
+                tied, why = verdict
+                found.append(Mention(path, to_char(token.start_byte), to_char(token.end_byte), token.start_point[0] + 1, tied, why))
+        return found
+
+    def _judge(self, path: Path, token: Node, own: set[int], imported: bool | None) -> tuple[bool, str] | None:
+        target, same_file = self.target, path == self.target.path
+        if token.start_byte in own:
+            return (True, "definition") if same_file and self._is_target_definition(token) else None
+        receiver = _receiver(token)
+        if receiver is not None:
+            return self._member(path, token, receiver)
+        if _in_import(token):
+            if imported is not None:
+                return (True, "import") if imported else None
+            return (False, "import")
+        if target.parent_name is not None:
+            owner = _enclosing(token, ("class", "struct", "impl", "interface", "trait", "object", "module"))
+            inside = same_file and owner is not None and owner.start_byte <= self._parent_start() < owner.end_byte
+            return (True, "member in its type") if inside and not _binds_locally(token, token.text or b"") else None
+        if _binds_locally(token, token.text or b""):
+            return None
+        if same_file or imported:
+            return True, "same scope"
+        if imported is False or target.lang.rename_scope == "module":
+            return None
+        return (True, "same package") if target.lang.rename_scope == "package" and path.parent == target.path.parent else (False, "use")
+
+    def _member(self, path: Path, token: Node, receiver: Node) -> tuple[bool, str] | None:
+        target = self.target
+        text = (receiver.text or b"").decode("utf-8", "replace")
+        if target.parent_name is None:
+            if self.modules is not None:
+                tied = self.modules.is_module_of(path, text, target)
+                return (True, "module attribute") if tied else None if tied is False else (False, "attribute")
+            return False, "attribute"
+        if text in SELF_NAMES or text == target.parent_name:
+            owner = _enclosing(token, ("class", "struct", "impl", "interface", "trait", "object"))
+            if owner is None or path != target.path or owner.start_byte <= self._parent_start() < owner.end_byte:
+                return True, "member through self"
+        function = _enclosing(token, _FUNCTION_WORDS)
+        declared = _binding_type(function, receiver.text or b"") if function is not None and receiver.child_count == 0 else None
+        if declared is not None:
+            return (True, "member through its type") if _base_type(declared) == target.parent_name else None
+        return False, "member of an object of unknown type"
+
+    def _is_target_definition(self, token: Node) -> bool:
+        return token.start_byte == self.target.name_byte
+
+    def _parent_start(self) -> int:
+        return self.target.parent_byte
