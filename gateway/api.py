@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -181,9 +183,13 @@ class Gateway:
         with self.typed.attempt("insert_code", token, [path]):
             return self.symbol_service.insert_code(name_path, path, code, position).to_json()
 
-    def remove_symbol(self, name_path: str, path: str, token: str | None = None) -> dict[str, Any]:
+    def remove_symbol(self, name_path: str, path: str, token: str | None = None, force: bool = False) -> dict[str, Any]:
+        """Remove a definition; refused (StillReferenced) while other code refers to it, unless `force`."""
+        from gateway.symbols.references import refuse_referenced
+
+        guard = None if force else functools.partial(refuse_referenced, self.symbol_service)
         with self.typed.attempt("remove_symbol", token, [path]):
-            return self.symbol_service.remove_symbol(name_path, path).to_json()
+            return self.symbol_service.remove_symbol(name_path, path, guard).to_json()
 
     def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None) -> dict[str, Any]:
         from gateway.symbols.rename import rename_symbol

@@ -134,7 +134,8 @@ def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
-    return _operation(_through_daemon(args, "remove_symbol", {"name_path": args.name_path, "path": args.path, "token": args.token}))
+    params = {"name_path": args.name_path, "path": args.path, "token": args.token, "force": args.force}
+    return _operation(_through_daemon(args, "remove_symbol", params))
 
 
 def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
@@ -309,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     remove = commands.add_parser("remove-symbol", parents=[common], help="remove a definition")
     remove.add_argument("name_path", metavar="NAME_PATH")
     remove.add_argument("path", metavar="PATH")
+    remove.add_argument("--force", action="store_true", help="remove it even while other code still refers to it")
     _add_token_arg(remove)
     remove.set_defaults(handler=_cmd_remove_symbol)
 

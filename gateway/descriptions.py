@@ -46,14 +46,15 @@ TOOL_DESCRIPTIONS = {
         "public API the task did not ask for."
     ),
     "remove_symbol": (
-        "Remove a definition with its decorators, doc comment and the blank lines it leaves. USE to delete "
-        "a function, method or class. DO NOT USE to empty a body. TESTS: remove or update its tests and run "
-        "the suite for remaining callers. STOP AND ASK before removing anything used outside the task."
+        "Remove a definition with its decorators, doc comment and the blank lines it leaves; refused, "
+        "listing the places, while other code refers to it (force=true removes anyway). USE to delete "
+        "a function, method or class. DO NOT USE to empty a body. TESTS: remove or update its tests. "
+        "STOP AND ASK before removing anything used outside the task."
     ),
     "rename_symbol": (
         "Rename a symbol and its references through the language server, all files or none; refused if "
-        "the name is taken in its scope. Without a server only its own file changes and the result has "
-        "complete=false with the files that mention it. USE for any rename. DO NOT USE edit_file to rename. "
+        "the name is taken in its scope. Places that may still refer to the old name come back as "
+        "mentioned_in (file:line) with complete=false. USE for any rename. DO NOT USE edit_file to rename. "
         "TESTS: run the tests that cover it. STOP AND ASK before renaming a public or exported name."
     ),
     "symbols": "A file's symbols (name path, kind, lines), from its language server where one runs. USE to find the name path for a symbol tool. Read-only.",

@@ -62,6 +62,13 @@ class Collision(GatewayError):
     kind = "collision"
 
 
+class StillReferenced(GatewayError):
+    """A removal refused because other code still refers to the symbol; the file is untouched."""
+
+    kind = "referenced"
+    exit_code = EXIT_BLOCKED
+
+
 class Stale(GatewayError):
     """The file changed on disk between reading and writing it."""
 
@@ -176,6 +183,7 @@ RPC_CODES = {
     "forged": -32006,
     "unauthenticated": -32007,
     "collision": -32008,
+    "referenced": -32009,
     "usage": -32602,
 }
 RPC_OTHER = -32000

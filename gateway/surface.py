@@ -88,8 +88,8 @@ OPERATIONS: dict[str, Operation] = {
         lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"], p["token"]),
     ),
     "remove_symbol": Operation(
-        (Param("name_path", str), Param("path", str), _TOKEN),
-        lambda g, p: g.remove_symbol(p["name_path"], p["path"], p["token"]),
+        (Param("name_path", str), Param("path", str), _TOKEN, Param("force", bool, False, False)),
+        lambda g, p: g.remove_symbol(p["name_path"], p["path"], p["token"], p["force"]),
     ),
     "rename_symbol": Operation(
         (Param("name_path", str), Param("path", str), Param("new_name", str), _TOKEN),

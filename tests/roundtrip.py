@@ -43,7 +43,7 @@ def round_trip(gateway: Gateway, root: Path, path: str, symbol_index: int) -> tu
     code = view.source.text[symbol.doc_start : symbol.end]
     if previous is not None and following is not None and _gap(view.source.text, symbol, following) < _gap(view.source.text, previous, symbol):
         previous = None  # it sits closer to the next one (an overload group): go back beside that
-    gateway.remove_symbol(_address(view.symbols, symbol), path)
+    gateway.remove_symbol(_address(view.symbols, symbol), path, force=True)
     remaining = gateway.symbol_service.symbols(path)
     removed_length = len(view.source.text) - len(remaining.source.text)
     if previous is not None:

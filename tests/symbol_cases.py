@@ -211,3 +211,7 @@ TREE_SITTER_CASES: dict[str, list[OpCase]] = {
                ((RB, '      "invoice #{total}"\n    end\n', '      "invoice #{total}"\n    end\n\n    def paid?\n      total.zero?\n    end\n'),)),
     ],
 }
+
+
+# The cases check the exact text; removing a symbol other code still refers to is tested apart.
+FORCE = {"remove_symbol": {"force": True}}

@@ -62,14 +62,14 @@ def test_routed_result_is_the_edit(tmp_path: Path, use_servers: bool, case: str,
 
 
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
-def test_rename_by_text_names_rename_symbol(tmp_path: Path, use_servers: bool) -> None:
+def test_rename_by_text_is_refused_with_the_rename_symbol_command(tmp_path: Path, use_servers: bool) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
     old, new = "def outer():\n    def inner", "def outermost():\n    def inner"
-    with Gateway(tmp_path, use_servers=use_servers) as gateway:
-        result = gateway.edit("account.py", old, new, route=True).to_json()
-    assert result["operations"][0]["new_name_path"] == "outermost"
-    assert "not renamed" in result["message"] and "rename_symbol" in result["message"]
-    assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(old, new)
+    with Gateway(tmp_path, use_servers=use_servers) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("account.py", old, new, route=True)
+    assert "Not routed: it renames `outer` to `outermost` by text" in str(refused.value)
+    assert "gateway rename-symbol outer account.py outermost" in str(refused.value)
+    assert (tmp_path / "account.py").read_text() == PYTHON.source
 
 
 def test_broken_result_is_refused_as_a_syntax_error_not_routed(tmp_path: Path) -> None:

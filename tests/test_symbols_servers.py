@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from tests.symbol_cases import CASES, SERVER_LANGUAGES, OpCase
+from tests.symbol_cases import CASES, FORCE, SERVER_LANGUAGES, OpCase
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -62,7 +62,7 @@ def test_operation_exact_text(workspace_for: Callable[[str], LanguageWorkspace],
     for name, old, new in case.changes:
         assert expected[name].count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = expected[name].replace(old, new)
-    result = getattr(workspace.gateway, case.operation)(*case.args)
+    result = getattr(workspace.gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
     assert result["ok"] and result["backend"] == SERVER_LANGUAGES[lang]
     assert result["operation"] == case.operation and result["name_path"] == case.args[0]
     for name in expected:

@@ -9,7 +9,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import Ambiguous, NotFound
-from tests.symbol_cases import CASES, TREE_SITTER_CASES, OpCase
+from tests.symbol_cases import CASES, FORCE, TREE_SITTER_CASES, OpCase
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The server languages' cases too, minus renames (tree-sitter renames only within a file).
@@ -26,7 +26,7 @@ def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
         assert text.count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = text.replace(old, new)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = getattr(gateway, case.operation)(*case.args)
+        result = getattr(gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
     assert result["backend"] == "tree-sitter"
     for name, text in expected.items():
         assert (tmp_path / name).read_text() == text

@@ -90,6 +90,11 @@ def _receiver(node: Node) -> Node | None:
     return None
 
 
+def _is_receiver(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and any(parent.child_by_field_name(f) == node for f in _RECEIVER_FIELDS)
+
+
 def _enclosing(node: Node, words: tuple[str, ...]) -> Node | None:
     current = node.parent
     while current is not None and not any(w in current.type for w in words):
@@ -175,6 +180,8 @@ class MentionFinder:
         receiver = _receiver(token)
         if receiver is not None:
             return self._member(path, token, receiver)
+        if target.parent_name is not None and (_is_receiver(token) or _in_import(token)):
+            return None  # a member is neither imported by name nor the object of an access
         if _in_import(token):
             if imported is not None:
                 return (True, "import") if imported else None

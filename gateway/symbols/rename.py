@@ -9,24 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from gateway.diffs import unified_diff
-from gateway.errors import Ambiguous, GatewayError, NotFound, ServerFailed, UsageError
-from gateway.langs import Language
+from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
 from gateway.symbols.backends import LspBackend
-from gateway.symbols.mentions import Mention, MentionFinder, Target
+from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
-from gateway.symbols.python_imports import ModuleIndex
+from gateway.symbols.references import candidates, mentions_in, open_mentions, uri_path
 from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
 from gateway.symbols.text import LineIndex
-from gateway.textfile import decode
 from gateway.workspace import SourceFile
 
 _IDENTIFIER = re.compile(r"^[^\W\d]\w*[?!]?$")
-_SCOPES_OF_LOCALS = {"function", "method", "constructor"}
-MAX_OPENED = 200
 
 
 @dataclass(frozen=True)
@@ -35,23 +30,16 @@ class StagedFile:
     text: str
 
 
-def _uri_path(uri: str) -> Path:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        raise ServerFailed(f"rename touches a non-file resource: {uri}")
-    return Path(unquote(parsed.path))
-
-
 def _edits_by_file(reply: Any) -> dict[Path, list[dict[str, Any]]]:
     if not isinstance(reply, dict):
         raise ServerFailed(f"garbage rename reply: {str(reply)[:120]}")
     edits: dict[Path, list[dict[str, Any]]] = {}
     for uri, changes in (reply.get("changes") or {}).items():
-        edits.setdefault(_uri_path(uri), []).extend(changes)
+        edits.setdefault(uri_path(uri), []).extend(changes)
     for change in reply.get("documentChanges") or []:
         if "textDocument" not in change:
             raise ServerFailed(f"rename wants a file operation the gateway does not perform: {change.get('kind')}")
-        edits.setdefault(_uri_path(change["textDocument"]["uri"]), []).extend(change["edits"])
+        edits.setdefault(uri_path(change["textDocument"]["uri"]), []).extend(change["edits"])
     return edits
 
 
@@ -77,43 +65,6 @@ class RenamePlan:
 
     def __iter__(self) -> Iterator[StagedFile]:
         return iter(self.staged)
-
-
-def _target(view: FileSymbols, symbol: Symbol) -> Target:
-    text = view.source.text
-
-    def to_byte(offset: int) -> int:
-        return len(text[:offset].encode("utf-8", "surrogatepass"))
-
-    parents = sorted((s for s in view.symbols if s.contains(symbol)), key=lambda s: s.start)
-    if not parents and symbol.parent_path:  # a member declared outside its type (a Go method)
-        parents = [s for s in view.symbols if s.name_path == symbol.parent_path]
-    parent = parents[-1] if parents else None
-    if parent is None or parent.kind in _SCOPES_OF_LOCALS:
-        return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start))
-    return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start), parent.name, to_byte(parent.start))
-
-
-def _candidates(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: dict[Path, str]) -> dict[Path, tuple[Language, str]]:
-    """The files that may spell the name: its own, and (unless it is local to a function) the
-    workspace's files served by the same kind of server, as staged or as on disk."""
-    texts = {view.source.path: (view.lang, staged.get(view.source.path, view.source.text))}
-    for path in _mentioning(service, view, symbol):
-        lang = service.registry.for_path(path)
-        if lang is None or lang.server.name != view.lang.server.name:
-            continue
-        try:
-            texts[path] = (lang, staged[path] if path in staged else service.workspace.read(path).text)
-        except GatewayError:
-            continue  # a file the gateway cannot read is not one it could rename in either
-    return texts
-
-
-def _mentions(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> list[Mention]:
-    python = {path: text for path, (lang, text) in texts.items() if lang.own_parser == "python"}
-    modules = ModuleIndex(service.workspace.root, view.lang, python) if view.lang.own_parser == "python" else None
-    finder = MentionFinder(_target(view, symbol), modules)
-    return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
 
 
 def _renamed(text: str, spans: list[Mention], new_name: str) -> str:
@@ -144,8 +95,8 @@ def plan_rename(
             if file not in sources:
                 sources[file] = read(file)
             staged[file] = _apply_edits(sources[file].text, edits)
-    texts = _candidates(service, view, symbol, staged)
-    mentions = _mentions(service, view, symbol, texts)
+    texts = candidates(service, view, symbol, staged)
+    mentions = mentions_in(service, view, symbol, texts)
     loose = [m for m in mentions if not m.tied]
     if not isinstance(view.backend, LspBackend):
         unknown = [m for m in loose if m.why.startswith("member of an object")]
@@ -162,7 +113,7 @@ def plan_rename(
         tied = [m for m in mentions if m.tied and m.path == file]
         if current != texts[file][1]:  # changed since it was scanned: scan what is locked now
             rescanned = {**texts, file: (texts[file][0], current)}
-            tied = [m for m in _mentions(service, view, symbol, rescanned) if m.tied and m.path == file]
+            tied = [m for m in mentions_in(service, view, symbol, rescanned) if m.tied and m.path == file]
         staged[file] = _renamed(current, tied, new_name)
     result = []
     for file, text in sorted(staged.items()):
@@ -177,7 +128,7 @@ def _server_edits(service: SymbolService, view: FileSymbols, symbol: Symbol, new
     session = view.backend.session
     # A rename answered while the server still loads the project misses other files: give it
     # the files that spell the name first, then wait until it has taken them in.
-    _open_mentions(service, view, symbol)
+    open_mentions(service, view, symbol)
     session.wait_until_idle(session.timeout / 2)
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
     uri = view.source.path.as_uri()
@@ -221,24 +172,3 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
     )
 
 
-def _mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[Path]:
-    """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
-    if any(s.kind in _SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
-        return []
-    word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
-    return [path for path in service.source_files() if path != view.source.path and word.search(path.read_bytes())]
-
-
-def _open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
-    """Open in the server every file it serves that mentions the name (at most MAX_OPENED)."""
-    assert isinstance(view.backend, LspBackend)
-    backend = view.backend
-    for path in _mentioning(service, view, symbol)[:MAX_OPENED]:
-        lang = service.registry.for_path(path)
-        if lang is None or lang.server != backend.lang.server:
-            continue
-        try:
-            text = decode(path.read_bytes(), str(path))[0]
-        except (OSError, GatewayError):
-            continue  # a file the server cannot be given; the rename's own checks still run
-        backend.session.sync(path, text, lang.server.language_id_for(path))

@@ -7,6 +7,8 @@ refusal says why. Nothing is written here: `commit` in the service writes R.
 
 from __future__ import annotations
 
+import shlex
+
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +48,6 @@ class RoutedOperation:
     end_line: int
     backend: str
     position: str | None = None
-    new_name_path: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -59,8 +60,6 @@ class RoutedOperation:
         }
         if self.position:
             entry["position"] = self.position
-        if self.new_name_path:
-            entry["new_name_path"] = self.new_name_path
         return entry
 
     def describe(self) -> str:
@@ -69,8 +68,7 @@ class RoutedOperation:
         if self.tool == "insert_code":
             where = "at the end of the file" if self.name_path == "/" else f"{self.position} `{self.name_path}`"
             return f"insert_code {where} (lines {self.start_line}-{self.end_line})"
-        renamed = f" (renamed by text to `{self.new_name_path}`)" if self.new_name_path else ""
-        return f"{self.tool} `{self.name_path}`{renamed} (lines {self.start_line}-{self.end_line})"
+        return f"{self.tool} `{self.name_path}` (lines {self.start_line}-{self.end_line})"
 
 
 @dataclass(frozen=True)
@@ -86,20 +84,12 @@ class Route:
     exact: bool
     difference: str = ""
 
-    @property
-    def renamed(self) -> list[RoutedOperation]:
-        return [o for o in self.operations if o.new_name_path]
-
     def summary(self) -> str:
         """One or two sentences an agent can act on."""
         done = "; ".join(o.describe() for o in self.operations)
         checked = "re-parsed: no new syntax errors, no other definition added or lost"
         same = "the result is byte for byte the requested edit" if self.exact else f"the result differs from the requested edit: {self.difference}"
-        text = f"The gateway performed this write on {self.path} as {done} via {self.backend}; {checked}; {same}."
-        if self.renamed:
-            names = ", ".join(f"`{o.name_path}`" for o in self.renamed)
-            text += f" References to {names} were not renamed: use rename_symbol (`gateway rename-symbol`) for them."
-        return text
+        return f"The gateway performed this write on {self.path} as {done} via {self.backend}; {checked}; {same}."
 
     def to_json(self) -> dict[str, Any]:
         return {"operations": [o.to_json() for o in self.operations], "exact": self.exact, "backend": self.backend}
@@ -165,7 +155,14 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
         return RoutedOperation("insert_code", name, path, start, end, backend, position=lifted.position)
     assert lifted.symbol is not None
     name, backend = namer.name(lifted.symbol)
-    return RoutedOperation("replace_symbol", name, path, start, end, backend, new_name_path=lifted.renamed_to)
+    if lifted.renamed_to is not None:
+        new_name = lifted.renamed_to.rpartition("/")[2]
+        raise RouteRefused(
+            "rename",
+            f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing "
+            f"was written. Rename it with rename_symbol instead: gateway rename-symbol {shlex.quote(name)} {shlex.quote(path)} {new_name}",
+        )
+    return RoutedOperation("replace_symbol", name, path, start, end, backend)
 
 
 def plan_route(view: FileSymbols, effect: Effect) -> Route:

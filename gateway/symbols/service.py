@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,10 +173,13 @@ class SymbolService:
             verify(view.lang, view.source.display, text, change, True)
             return self._apply("insert_code", name_path, view, change)
 
-    def remove_symbol(self, name_path: str, path: str) -> OperationResult:
+    def remove_symbol(self, name_path: str, path: str, guard: Callable[[FileSymbols, Symbol], None] | None = None) -> OperationResult:
+        """Remove a definition; `guard` may refuse first (by raising), with the file locked."""
         with self.workspace.locked(path):
             view = self.symbols(path)
             symbol = view.resolve(name_path)
+            if guard is not None:
+                guard(view, symbol)
             change = plan_remove(view, view.source.text, symbol)
             result = self._apply("remove_symbol", name_path, view, change)
             removals.remember(view.source.path, view.source.text, symbol, change.replaced, change.text)

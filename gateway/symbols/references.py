@@ -1,0 +1,138 @@
+"""The places that refer, or may refer, to a symbol: the server's references where one runs,
+and the syntax trees of the files that spell its name (gateway.symbols.mentions)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from gateway.errors import GatewayError, ServerFailed, StillReferenced
+from gateway.langs import Language
+from gateway.symbols.backends import LspBackend
+from gateway.symbols.mentions import Mention, MentionFinder, Target
+from gateway.symbols.model import Symbol
+from gateway.symbols.python_imports import ModuleIndex
+from gateway.symbols.service import FileSymbols, SymbolService
+from gateway.symbols.text import LineIndex
+from gateway.textfile import decode
+
+SCOPES_OF_LOCALS = {"function", "method", "constructor"}
+MAX_OPENED = 200
+
+
+def uri_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        raise ServerFailed(f"rename touches a non-file resource: {uri}")
+    return Path(unquote(parsed.path))
+
+
+def _target(view: FileSymbols, symbol: Symbol) -> Target:
+    text = view.source.text
+
+    def to_byte(offset: int) -> int:
+        return len(text[:offset].encode("utf-8", "surrogatepass"))
+
+    parents = sorted((s for s in view.symbols if s.contains(symbol)), key=lambda s: s.start)
+    if not parents and symbol.parent_path:  # a member declared outside its type (a Go method)
+        parents = [s for s in view.symbols if s.name_path == symbol.parent_path]
+    parent = parents[-1] if parents else None
+    if parent is None or parent.kind in SCOPES_OF_LOCALS:
+        return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start))
+    return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start), parent.name, to_byte(parent.start))
+
+
+def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: dict[Path, str]) -> dict[Path, tuple[Language, str]]:
+    """The files that may spell the name: its own, and (unless it is local to a function) the
+    workspace's files served by the same kind of server, as staged or as on disk."""
+    texts = {view.source.path: (view.lang, staged.get(view.source.path, view.source.text))}
+    for path in mentioning(service, view, symbol):
+        lang = service.registry.for_path(path)
+        if lang is None or lang.server.name != view.lang.server.name:
+            continue
+        try:
+            texts[path] = (lang, staged[path] if path in staged else service.workspace.read(path).text)
+        except GatewayError:
+            continue  # a file the gateway cannot read is not one it could rename in either
+    return texts
+
+
+def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> list[Mention]:
+    python = {path: text for path, (lang, text) in texts.items() if lang.own_parser == "python"}
+    modules = ModuleIndex(service.workspace.root, view.lang, python) if view.lang.own_parser == "python" else None
+    finder = MentionFinder(_target(view, symbol), modules)
+    return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
+
+
+def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[Path]:
+    """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
+    if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
+        return []
+    word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
+    return [path for path in service.source_files() if path != view.source.path and word.search(path.read_bytes())]
+
+
+def open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
+    """Open in the server every file it serves that mentions the name (at most MAX_OPENED)."""
+    assert isinstance(view.backend, LspBackend)
+    backend = view.backend
+    for path in mentioning(service, view, symbol)[:MAX_OPENED]:
+        lang = service.registry.for_path(path)
+        if lang is None or lang.server != backend.lang.server:
+            continue
+        try:
+            text = decode(path.read_bytes(), str(path))[0]
+        except (OSError, GatewayError):
+            continue  # a file the server cannot be given; the rename's own checks still run
+        backend.session.sync(path, text, lang.server.language_id_for(path))
+
+
+def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+    """Places (file:line) outside the symbol's own text that refer, or may refer, to it: the
+    server's references where a server runs, and every place the syntax trees tie to it or
+    cannot rule out."""
+    places: list[str] = []
+    own = (view.source.path, symbol.doc_start, symbol.end)
+    if isinstance(view.backend, LspBackend):
+        places += _server_references(service, view, symbol, own)
+    texts = candidates(service, view, symbol, {})
+    for mention in mentions_in(service, view, symbol, texts):
+        if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
+            places.append(mention.place(service.workspace.display))
+    return list(dict.fromkeys(places))
+
+
+def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int]) -> list[str]:
+    assert isinstance(view.backend, LspBackend)
+    session = view.backend.session
+    open_mentions(service, view, symbol)
+    session.wait_until_idle(session.timeout / 2)
+    line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
+    params = {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character},
+              "context": {"includeDeclaration": False}}
+    reply = session.request("textDocument/references", lambda h: h.send.references(params))
+    places = []
+    index = LineIndex.of(view.source.text)
+    for location in reply if isinstance(reply, list) else []:
+        try:
+            path = uri_path(location["uri"])
+            start = location["range"]["start"]
+        except (KeyError, TypeError):
+            raise ServerFailed(f"{session.name}: garbage references reply: {str(location)[:120]}") from None
+        if path == own[0] and own[1] <= index.from_utf16(start["line"], start["character"]) < own[2]:
+            continue
+        if path.is_relative_to(service.workspace.root):
+            places.append(f"{service.workspace.display(path)}:{start['line'] + 1}")
+    return places
+
+
+def refuse_referenced(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
+    """StillReferenced, listing the places, when anything outside the symbol refers to it."""
+    places = references_outside(service, view, symbol)
+    if places:
+        shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+        raise StillReferenced(
+            f"{view.source.display}: {symbol.name_path} is still referenced at {shown}; nothing removed "
+            "(change those places first, or remove it anyway with --force / force=true)"
+        )
