@@ -3,7 +3,10 @@
 The language's own parser decides where one runs in process (Python's `compile`); tree-sitter's
 ERROR and MISSING nodes otherwise. Errors the file already had do not count against a write:
 an error of A is old when it stands where one of B's stands (offsets carried through the
-changed regions), or when A has no more errors than B had.
+changed regions), or when A has no more errors than B had. Nor do errors where the language's
+`uncertain.scm` says tree-sitter misreads what the preprocessor makes valid (a macro before a
+declaration), nor, for a language with a preprocessor, errors that neither of its views
+(gateway/preprocessor.py: each conditional's first branch, or its last) has.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node, QueryCursor, Tree
 
 from gateway.langs import Language
+from gateway.preprocessor import views
+from gateway.syntax import extra_query, parse
 
 @dataclass(frozen=True)
 class SyntaxProblem:
@@ -55,6 +60,51 @@ def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_E
         for child in node.children:
             _error_nodes(lang, child, found)
     return found
+
+
+def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
+    """The tree's errors, less those inside a node `uncertain.scm` captures."""
+    if not tree.root_node.has_error and not lang.never_empty:
+        return []
+    found = _error_nodes(lang, tree.root_node, [])
+    query = extra_query(lang, "uncertain")
+    if not found or query is None:
+        return found
+    spans = [(n.start_byte, n.end_byte) for n in QueryCursor(query).captures(tree.root_node).get("uncertain", [])]
+    return [e for e in found if not any(start <= e.start_byte <= end for start, end in spans)]
+
+
+def error_total(lang: Language, tree: Tree) -> int:
+    """How many syntax errors the tree has, as a write is judged on them."""
+    return len(_errors(lang, tree))
+
+
+def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None]) -> list[_ErrorNode]:
+    """A's errors that B did not have (all of A's for a new file)."""
+    errors_a = _errors(lang, after)
+    if not errors_a or before is None:
+        return errors_a
+    errors_b = _errors(lang, before)
+    if len(errors_a) <= len(errors_b):
+        return []
+    old = {carry(e.start_byte) for e in errors_b}
+    return [e for e in errors_a if e.start_byte not in old] or errors_a
+
+
+def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None]) -> list[_ErrorNode] | None:
+    """The new errors of the first view that has any; [] when no view has; None without views."""
+    assert lang.preprocessor is not None
+    views_a = views(lang.preprocessor, after)
+    if not views_a:
+        return None
+    views_b = views(lang.preprocessor, before) if before is not None else []
+    for view in views_a:
+        twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
+        tree_b = parse(lang, twin.text if twin is not None else before) if before is not None else None
+        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry)
+        if fresh:
+            return fresh
+    return []
 
 
 def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
@@ -108,20 +158,16 @@ def new_syntax_problem(
             return own(text_a, path)
         except (RecursionError, MemoryError):
             pass  # too deep for the language's parser here: tree-sitter decides
-    if not tree_a.root_node.has_error and not lang.never_empty:
-        return None
-    errors_a = _error_nodes(lang, tree_a.root_node, [])
-    if not errors_a:
+    fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry)
+    if not fresh:
         return None
     source_a = text_a.encode("utf-8", "surrogatepass")
-    if before is None:
-        return _describe(errors_a[0], source_a)
-    errors_b = _error_nodes(lang, before[1].root_node, [])
-    if len(errors_a) <= len(errors_b):
-        return None
-    old = {carry(e.start_byte) for e in errors_b}
-    fresh = [e for e in errors_a if e.start_byte not in old]
-    return _describe(fresh[0] if fresh else errors_a[0], source_a)
+    if lang.preprocessor is not None:
+        source_b = before[0].encode("utf-8", "surrogatepass") if before is not None else None
+        in_views = _fresh_in_views(lang, source_b, source_a, carry)
+        if in_views is not None:
+            fresh = in_views
+    return _describe(fresh[0], source_a) if fresh else None
 
 
 def first_problem(lang: Language, path: str, text: str, tree: Tree) -> SyntaxProblem | None:
