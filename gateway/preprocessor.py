@@ -18,7 +18,8 @@ from gateway.langs import Preprocessor
 
 Span = tuple[int, int]
 
-_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*(.*)")
+# A conditional directive's line, backslash-newlines continuing it.
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*((?:\\\r?\n|[^\n])*)", re.MULTILINE)
 _DEFINED = re.compile(rb"^(!?)\s*(?:defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+))$")
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef)\b", re.MULTILINE)
 
@@ -34,23 +35,6 @@ class View:
     def hides(self, start: int, end: int) -> bool:
         """Whether [start, end) lies wholly in branches this view does not take."""
         return any(s <= start and end <= e for s, e in self.inactive)
-
-
-def _lines(source: bytes) -> list[Span]:
-    """Logical lines as (start, end) offsets, a backslash-newline continuing one."""
-    spans, start, at = [], 0, 0
-    while at < len(source):
-        end = source.find(b"\n", at)
-        if end < 0:
-            end = len(source)
-        if end < len(source) and source[max(start, end - 2) : end].rstrip(b"\r").endswith(b"\\"):
-            at = end + 1
-            continue
-        spans.append((start, end))
-        start = at = end + 1
-    if start < len(source):
-        spans.append((start, len(source)))
-    return spans
 
 
 def _value(spec: Preprocessor, keyword: bytes, condition: bytes) -> bool | None:
@@ -94,11 +78,9 @@ def _groups(spec: Preprocessor, source: bytes) -> tuple[list[list[_Branch]], lis
     groups: list[list[_Branch]] = []
     stack: list[list[_Branch]] = []
     directives: list[Span] = []
-    for start, end in _lines(source):
-        found = _DIRECTIVE.match(source, start, end)
-        if found is None:
-            continue
-        keyword, condition = found.group(1), found.group(2)
+    for found in _DIRECTIVE.finditer(source):
+        start, end = found.span()
+        keyword, condition = found.group(1), found.group(2).rstrip(b"\r")
         directives.append((start, end))
         if keyword in (b"if", b"ifdef", b"ifndef"):
             stack.append([_Branch(end, end, _branch_value(spec, keyword, condition, []))])

@@ -218,11 +218,17 @@ class _Match:
     header: Node | None
     pattern: int
     in_error: bool
+    body_last: Node | None = None  # @body.last: the body runs from @body to it (a macro_rules!'s rules)
+
+    @property
+    def body_end(self) -> Node | None:
+        return self.body_last or self.body
 
     @property
     def last(self) -> Node:
         """Where the definition ends: its node, or the body after it (`TEST_CASE("x") {...}`)."""
-        return self.body if self.body is not None and self.body.end_byte > self.node.end_byte else self.node
+        end = self.body_end
+        return end if end is not None and end.end_byte > self.node.end_byte else self.node
 
     @property
     def width(self) -> int:
@@ -283,7 +289,8 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
         body = captures.get("body", [None])[0]
         header = captures.get("header", [None])[0]
         kind = kinds[0].split(".", 1)[1]
-        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, header, pattern, broken and _in_error(node))
+        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, header, pattern, broken and _in_error(node),
+                       captures.get("body.last", [None])[0])
         key = (match.name.start_byte, match.name.end_byte)
         current = best.get(key)
         if current is None or (match.width, match.pattern) > (current.width, current.pattern):
@@ -353,7 +360,7 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
             end_line=_last_line(match.last) + 1,
             name_line=match.name.start_point[0] + 1,
             body_start_byte=match.body.start_byte if match.body is not None else None,
-            body_end_byte=match.body.end_byte if match.body is not None else None,
+            body_end_byte=match.body_end.end_byte if match.body_end is not None else None,
             in_error=match.in_error,
             header_span=(match.header.start_byte, match.header.end_byte) if match.header is not None else None,
         )

@@ -11,11 +11,12 @@ the changed regions (so it pairs the same definitions), and that keeps some of t
 from __future__ import annotations
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.syntax_problems import error_total
+from gateway.gate.syntax_problems import error_total, errors_within
 from gateway.langs import Language
 from gateway.preprocessor import View, views
 
 Span = tuple[int, int]
+_AROUND = 200  # bytes either side of the judged window: a few lines
 
 
 def _errors(lang: Language, judgement: _Judgement) -> int:
@@ -33,17 +34,23 @@ def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View
 
 def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]], raw: _Judgement) -> _Judgement:
     """`raw` (the text as written), or the judgement on a view that reads the file better.
-    Views are tried only where the preprocessor may matter: raw has errors, or a line holds
-    only a macro call; among equals, a view that sees a structural change wins."""
+    Views are tried only where the preprocessor may matter: an error of B or A, or a line
+    that holds only a macro call, meets the definitions the change reaches (a line around
+    them); among equals, a view that sees a structural change wins."""
     spec = lang.preprocessor
     if spec is None:
         return raw
-    raw_errors = _errors(lang, raw)
-    macro_lines = spec.macro_line.pattern and (spec.macro_line.search(before) or spec.macro_line.search(after))
-    if not raw_errors and not macro_lines:
-        return raw
     low = min(b0 for (b0, _), _ in regions)
     high_b, high_a = max(b1 for (_, b1), _ in regions), max(a1 for _, (_, a1) in regions)
+    near_a = (max(0, min(low, raw.window_a[0]) - _AROUND), max(high_a, raw.window_a[1]) + _AROUND)
+    near_b = (near_a[0], max(high_b, raw.window_a[1] - raw.delta) + _AROUND)
+    if not (
+        errors_within(lang, raw.tree_a, *near_a)
+        or errors_within(lang, raw.tree_b, *near_b)
+        or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
+    ):
+        return raw
+    raw_errors = _errors(lang, raw)
     found: list[tuple[int, bool, _Judgement]] = []
     for view_b, view_a in _pairs(lang, before, after):
         shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ class SyntaxProblem:
 @dataclass(frozen=True)
 class _ErrorNode:
     start_byte: int
+    end_byte: int
     row: int
     byte_column: int
     missing: str | None
@@ -53,7 +55,7 @@ def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_E
             leaf = leaf.children[0]
         token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
         missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
-        found.append(_ErrorNode(node.start_byte, node.start_point[0], node.start_point[1], missing, token))
+        found.append(_ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token))
         if node.is_error:
             return found
     if node.has_error or lang.never_empty:
@@ -62,21 +64,40 @@ def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_E
     return found
 
 
+_KNOWN: OrderedDict[int, tuple[Tree, list[_ErrorNode]]] = OrderedDict()  # the tree is held, so its id is not reused
+
+
 def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
-    """The tree's errors, less those inside a node `uncertain.scm` captures."""
+    """The tree's errors, less those inside a node `uncertain.scm` captures; kept per tree."""
     if not tree.root_node.has_error and not lang.never_empty:
         return []
+    known = _KNOWN.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
     found = _error_nodes(lang, tree.root_node, [])
     query = extra_query(lang, "uncertain")
-    if not found or query is None:
-        return found
-    spans = [(n.start_byte, n.end_byte) for n in QueryCursor(query).captures(tree.root_node).get("uncertain", [])]
-    return [e for e in found if not any(start <= e.start_byte <= end for start, end in spans)]
+    if found and query is not None:
+        cursor, kept = QueryCursor(query), []
+        for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
+            cursor.set_byte_range(error.start_byte, error.end_byte + 1)
+            spans = [(n.start_byte, n.end_byte) for n in cursor.captures(tree.root_node).get("uncertain", [])]
+            if not any(start <= error.start_byte <= end for start, end in spans):
+                kept.append(error)
+        found = kept
+    _KNOWN[id(tree)] = (tree, found)
+    while len(_KNOWN) > 16:
+        _KNOWN.popitem(last=False)
+    return found
 
 
 def error_total(lang: Language, tree: Tree) -> int:
     """How many syntax errors the tree has, as a write is judged on them."""
     return len(_errors(lang, tree))
+
+
+def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
+    """Whether one of the tree's errors meets [start, end)."""
+    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree))
 
 
 def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None]) -> list[_ErrorNode]:
