@@ -21,3 +21,20 @@
  .
  (compound_statement)
  (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; A macro taking a pointer type: `ZSTD_ALIGNOF(void*)`, which reads as a product missing its operand.
+((call_expression
+   function: (identifier) @_macro
+   arguments: (argument_list (binary_expression left: (identifier) @_type "*")) @uncertain)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$")
+ (#match? @_type "^(void|char|short|int|long|float|double|unsigned|signed|const|[a-z_0-9]+_t|[A-Z][A-Za-z0-9_]*)$"))
+
+; A unit macro after a number: `1 GB`, `64 KB`.
+(((ERROR (number_literal)) @uncertain . (identifier) @_macro)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; C++ reads `ZSTD_ALIGNOF(void*)` as an error holding the type.
+((call_expression
+   function: (identifier) @_macro
+   arguments: (argument_list (ERROR (primitive_type))) @uncertain)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
