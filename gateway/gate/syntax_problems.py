@@ -79,7 +79,7 @@ def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
     if found and query is not None:
         cursor, kept = QueryCursor(query), []
         for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
-            cursor.set_byte_range(error.start_byte, error.end_byte + 1)
+            cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
             spans = [(n.start_byte, n.end_byte) for n in cursor.captures(tree.root_node).get("uncertain", [])]
             if not any(start <= error.start_byte <= end for start, end in spans):
                 kept.append(error)

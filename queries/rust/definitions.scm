@@ -65,7 +65,7 @@
   name: (identifier) @name) @definition.function
 
 (macro_definition
-  name: (identifier) @name . (macro_rule) @body .) @definition.function
+  name: (identifier) @name . [(line_comment) (block_comment)]* . (macro_rule) @body .) @definition.function
 
 (macro_definition
-  name: (identifier) @name . (macro_rule) @body (macro_rule) @body.last .) @definition.function
+  name: (identifier) @name . [(line_comment) (block_comment)]* . (macro_rule) @body (macro_rule) @body.last .) @definition.function
