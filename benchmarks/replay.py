@@ -112,6 +112,7 @@ class LanguageRun:
     latency_ms: list[float] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     routes: RouteTally = field(default_factory=RouteTally)
+    syntax_refused: int = 0  # real edits refused as adding a syntax error: each is a misreading
 
     def to_json(self) -> dict[str, Any]:
         def rates(tally: Tally) -> dict[str, Any]:
@@ -132,6 +133,7 @@ class LanguageRun:
             "labels": dict(self.labels), "unjudged": dict(self.unjudged), "ours": rates(self.ours),
             "keyword": rates(self.keyword),
             "classify_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
+            "syntax_refused": self.syntax_refused,
             "disagreements": self.disagreements,
             "routing": self.routes.to_json(),
         }
@@ -210,8 +212,9 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
     try:
         effect = edit_effect(edit.path, edit.before, edit.old, edit.new)
         started = time.perf_counter()
-        ours = classify_edit(edit.path, edit.old, edit.new, content=edit.before).blocked
+        verdict = classify_edit(edit.path, edit.old, edit.new, content=edit.before)
         run.latency_ms.append((time.perf_counter() - started) * 1000)
+        ours = verdict.blocked
     except GatewayError as error:
         run.unjudged[f"gate error: {error.kind}"] += 1
         return
@@ -233,11 +236,14 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
             run.judged_multi_line += effect.multi_line
             run.structural += truth
             run.labels[oracle_label] += 1
-    if ours:
-        route(run, gateway, path, edit, effect)
     outcome = run.ours.add(ours, truth, oracle_label)
+    if verdict.reason == "syntax_error":
+        run.syntax_refused += 1
+        outcome = f"syntax refused: {verdict.syntax_error}"
+    elif ours:
+        route(run, gateway, path, edit, effect)
     run.keyword.add(keyword, truth, oracle_label)
-    if outcome and len(run.disagreements) < 40:
+    if outcome and len(run.disagreements) < 200:
         run.disagreements.append({
             "outcome": outcome, "label": oracle_label, "multi_line": effect.multi_line, "repo": repo_name(edit.repo),
             "commit": edit.commit[:12], "path": edit.path, "line": edit.line, "old": edit.old[:400], "new": edit.new[:400],
@@ -297,8 +303,8 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
         "of all judged multi-line edits.",
         "",
         "| language | oracle | edits (multi-line) | judged | structural | ours blocked | ours missed | ours false blocks "
-        "| keyword blocked | keyword missed | keyword false blocks | classify p50 / p99 ms |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| keyword blocked | keyword missed | keyword false blocks | refused as syntax errors | classify p50 / p99 ms |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         ours, kw, ms = r["ours"], r["keyword"], r["classify_ms"]
@@ -307,7 +313,7 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
             f"| {_pct(ours['block_rate'])} | {ours['missed']} ({_pct(ours['missed_rate'])}) "
             f"| {ours['false_blocks']} ({_pct(ours['false_block_rate'])}) | {_pct(kw['block_rate'])} "
             f"| {kw['missed']} ({_pct(kw['missed_rate'])}) | {kw['false_blocks']} ({_pct(kw['false_block_rate'])}) "
-            f"| {ms['p50']:.1f} / {ms['p99']:.1f} |" if ms else f"| {r['language']} | – | 0 | | | | | | | | | |"
+            f"| {r['syntax_refused']} | {ms['p50']:.1f} / {ms['p99']:.1f} |" if ms else f"| {r['language']} | – | 0 | | | | | | | | | | |"
         )
     out += ["", "Routing: every edit our gate blocked, performed as symbol operations (`edit --route`, in memory). "
             "Clean = the edited file has no more syntax errors than the original. Exact = the result is byte for byte "

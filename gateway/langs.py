@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,16 @@ class ServerSpec:
 
 
 @dataclass(frozen=True)
+class Preprocessor:
+    """A C-family preprocessor, as data: the names whose `#ifdef` the language decides, and
+    the lines that hold only a macro call (no `;`), which tree-sitter glues to what follows."""
+
+    defined: frozenset[str]
+    undefined: frozenset[str]
+    macro_line: re.Pattern[bytes]
+
+
+@dataclass(frozen=True)
 class Language:
     name: str
     extensions: tuple[str, ...]
@@ -43,6 +54,7 @@ class Language:
     own_parser: str = ""
     overloading: bool = False
     rename_scope: str = "global"
+    preprocessor: Preprocessor | None = None
 
 
 def data_dir(kind: str) -> Path:
@@ -53,6 +65,16 @@ def data_dir(kind: str) -> Path:
     package = Path(__file__).resolve().parent
     bundled = package / "_data" / kind
     return bundled if bundled.is_dir() else package.parent / kind
+
+
+def _preprocessor(raw: dict[str, object] | None) -> Preprocessor | None:
+    if raw is None:
+        return None
+    return Preprocessor(
+        defined=frozenset(raw.get("defined", ())),  # type: ignore[arg-type]
+        undefined=frozenset(raw.get("undefined", ())),  # type: ignore[arg-type]
+        macro_line=re.compile(str(raw.get("macro_line", "")).encode(), re.MULTILINE),
+    )
 
 
 def _load_language(path: Path, queries: Path) -> Language:
@@ -75,6 +97,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         own_parser=raw.get("own_parser", ""),
         overloading=bool(raw.get("overloading", False)),
         rename_scope=raw.get("rename_scope", "global"),
+        preprocessor=_preprocessor(raw.get("preprocessor")),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -218,15 +218,27 @@ class _Match:
     header: Node | None
     pattern: int
     in_error: bool
+    body_last: Node | None = None  # @body.last: the body runs from @body to it (a macro_rules!'s rules)
+
+    @property
+    def body_end(self) -> Node | None:
+        return self.body_last or self.body
+
+    @property
+    def last(self) -> Node:
+        """Where the definition ends: its node, or the body after it (`TEST_CASE("x") {...}`)."""
+        end = self.body_end
+        return end if end is not None and end.end_byte > self.node.end_byte else self.node
 
     @property
     def width(self) -> int:
-        return self.node.end_byte - self.start.start_byte
+        return self.last.end_byte - self.start.start_byte
 
 
 @functools.cache
-def _injection_query(lang: Language) -> Query | None:
-    path = lang.query_path.with_name("injections.scm")
+def extra_query(lang: Language, name: str) -> Query | None:
+    """`queries/<lang>/<name>.scm` beside the definitions query, when the language has one."""
+    path = lang.query_path.with_name(f"{name}.scm")
     return Query(_grammar(lang.grammar), path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
@@ -234,7 +246,7 @@ def _injected(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) ->
     """The language inside itself (`queries/<lang>/injections.scm`, tree-sitter's convention):
     each @injection.content node's inside, delimiters left out, parsed in place, so the
     trees share the file's offsets. Rust's `cfg_if! { fn f() {} }` is the case in point."""
-    query = _injection_query(lang)
+    query = extra_query(lang, "injections")
     if query is None:
         return []
     cursor = QueryCursor(query)
@@ -266,6 +278,7 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
     if byte_range is not None:
         cursor.set_byte_range(max(byte_range[0] - 1, 0), byte_range[1] + 1)  # definitions that only touch it too
     broken = tree.root_node.has_error
+    by_node: dict[tuple[int, int], tuple[int, int]] = {}  # one name per definition: the later pattern's
     for pattern, captures in cursor.matches(tree.root_node):
         names = captures.get("name")
         kinds = [key for key in captures if key.startswith("definition.")]
@@ -276,10 +289,18 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
         body = captures.get("body", [None])[0]
         header = captures.get("header", [None])[0]
         kind = kinds[0].split(".", 1)[1]
-        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, header, pattern, broken and _in_error(node))
+        match = _Match(kind, _with_attached(lang, node), node, names[0], scope, body, header, pattern, broken and _in_error(node),
+                       captures.get("body.last", [None])[0])
         key = (match.name.start_byte, match.name.end_byte)
         current = best.get(key)
         if current is None or (match.width, match.pattern) > (current.width, current.pattern):
+            place = (node.start_byte, node.end_byte)
+            other = by_node.get(place)
+            if other is not None and other != key and best[other].pattern > pattern:
+                continue
+            if other is not None and other != key:
+                del best[other]
+            by_node[place] = key
             best[key] = match
 
 
@@ -322,7 +343,7 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
     found: list[Definition] = []
     stack: list[Definition] = []
     for match in _best_matches(lang, tree, byte_range):
-        start, end = match.start.start_byte, match.node.end_byte
+        start, end = match.start.start_byte, match.last.end_byte
         while stack and stack[-1].end_byte < end:
             stack.pop()
         segments = _name_segments(lang, match)
@@ -336,10 +357,10 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
             name_start_byte=match.name.start_byte,
             name_end_byte=match.name.end_byte,
             start_line=match.start.start_point[0] + 1,
-            end_line=_last_line(match.node) + 1,
+            end_line=_last_line(match.last) + 1,
             name_line=match.name.start_point[0] + 1,
             body_start_byte=match.body.start_byte if match.body is not None else None,
-            body_end_byte=match.body.end_byte if match.body is not None else None,
+            body_end_byte=match.body_end.end_byte if match.body_end is not None else None,
             in_error=match.in_error,
             header_span=(match.header.start_byte, match.header.end_byte) if match.header is not None else None,
         )

@@ -3,19 +3,25 @@
 The language's own parser decides where one runs in process (Python's `compile`); tree-sitter's
 ERROR and MISSING nodes otherwise. Errors the file already had do not count against a write:
 an error of A is old when it stands where one of B's stands (offsets carried through the
-changed regions), or when A has no more errors than B had.
+changed regions), or when A has no more errors than B had. Nor do errors where the language's
+`uncertain.scm` says tree-sitter misreads what the preprocessor makes valid (a macro before a
+declaration), nor, for a language with a preprocessor, errors that neither of its views
+(gateway/preprocessor.py: each conditional's first branch, or its last) has.
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node, QueryCursor, Tree
 
 from gateway.langs import Language
+from gateway.preprocessor import views
+from gateway.syntax import extra_query, parse
 
 @dataclass(frozen=True)
 class SyntaxProblem:
@@ -35,6 +41,7 @@ class SyntaxProblem:
 @dataclass(frozen=True)
 class _ErrorNode:
     start_byte: int
+    end_byte: int
     row: int
     byte_column: int
     missing: str | None
@@ -48,13 +55,77 @@ def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_E
             leaf = leaf.children[0]
         token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
         missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
-        found.append(_ErrorNode(node.start_byte, node.start_point[0], node.start_point[1], missing, token))
+        found.append(_ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token))
         if node.is_error:
             return found
     if node.has_error or lang.never_empty:
         for child in node.children:
             _error_nodes(lang, child, found)
     return found
+
+
+_KNOWN: OrderedDict[int, tuple[Tree, list[_ErrorNode]]] = OrderedDict()  # the tree is held, so its id is not reused
+
+
+def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
+    """The tree's errors, less those inside a node `uncertain.scm` captures; kept per tree."""
+    if not tree.root_node.has_error and not lang.never_empty:
+        return []
+    known = _KNOWN.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    found = _error_nodes(lang, tree.root_node, [])
+    query = extra_query(lang, "uncertain")
+    if found and query is not None:
+        cursor, kept = QueryCursor(query), []
+        for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
+            cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
+            spans = [(n.start_byte, n.end_byte) for n in cursor.captures(tree.root_node).get("uncertain", [])]
+            if not any(start <= error.start_byte <= end for start, end in spans):
+                kept.append(error)
+        found = kept
+    _KNOWN[id(tree)] = (tree, found)
+    while len(_KNOWN) > 16:
+        _KNOWN.popitem(last=False)
+    return found
+
+
+def error_total(lang: Language, tree: Tree) -> int:
+    """How many syntax errors the tree has, as a write is judged on them."""
+    return len(_errors(lang, tree))
+
+
+def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
+    """Whether one of the tree's errors meets [start, end)."""
+    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree))
+
+
+def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None]) -> list[_ErrorNode]:
+    """A's errors that B did not have (all of A's for a new file)."""
+    errors_a = _errors(lang, after)
+    if not errors_a or before is None:
+        return errors_a
+    errors_b = _errors(lang, before)
+    if len(errors_a) <= len(errors_b):
+        return []
+    old = {carry(e.start_byte) for e in errors_b}
+    return [e for e in errors_a if e.start_byte not in old] or errors_a
+
+
+def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None]) -> list[_ErrorNode] | None:
+    """The new errors of the first view that has any; [] when no view has; None without views."""
+    assert lang.preprocessor is not None
+    views_a = views(lang.preprocessor, after)
+    if not views_a:
+        return None
+    views_b = views(lang.preprocessor, before) if before is not None else []
+    for view in views_a:
+        twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
+        tree_b = parse(lang, twin.text if twin is not None else before) if before is not None else None
+        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry)
+        if fresh:
+            return fresh
+    return []
 
 
 def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
@@ -108,20 +179,16 @@ def new_syntax_problem(
             return own(text_a, path)
         except (RecursionError, MemoryError):
             pass  # too deep for the language's parser here: tree-sitter decides
-    if not tree_a.root_node.has_error and not lang.never_empty:
-        return None
-    errors_a = _error_nodes(lang, tree_a.root_node, [])
-    if not errors_a:
+    fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry)
+    if not fresh:
         return None
     source_a = text_a.encode("utf-8", "surrogatepass")
-    if before is None:
-        return _describe(errors_a[0], source_a)
-    errors_b = _error_nodes(lang, before[1].root_node, [])
-    if len(errors_a) <= len(errors_b):
-        return None
-    old = {carry(e.start_byte) for e in errors_b}
-    fresh = [e for e in errors_a if e.start_byte not in old]
-    return _describe(fresh[0] if fresh else errors_a[0], source_a)
+    if lang.preprocessor is not None:
+        source_b = before[0].encode("utf-8", "surrogatepass") if before is not None else None
+        in_views = _fresh_in_views(lang, source_b, source_a, carry)
+        if in_views is not None:
+            fresh = in_views
+    return _describe(fresh[0], source_a) if fresh else None
 
 
 def first_problem(lang: Language, path: str, text: str, tree: Tree) -> SyntaxProblem | None:

@@ -92,3 +92,22 @@
 (preproc_function_def
   name: (identifier) @name
   value: (_)? @body) @definition.function
+
+; Definitions a macro makes of the block after it, named by the macro's arguments: libuv's
+; `TEST_IMPL(name) {...}`; Catch2's `TEST_CASE("name") {...}` and `TEST_CASE_METHOD(Fixture,
+; "name")`; GoogleTest's `TEST(Suite, Name)`, `TEST_F(Suite, Name)`. Only where declarations
+; live, not inside a body, where `SECTION("x") {...}` is a statement.
+((function_definition
+   type: (type_identifier) @_macro
+   declarator: (parenthesized_declarator (identifier) @name)
+   body: (compound_statement) @body) @definition.function
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+(
+ [
+  (translation_unit (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_ifdef (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_if (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_else (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+ ]
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))

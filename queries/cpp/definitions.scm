@@ -186,3 +186,38 @@
     left: (call_expression function: (qualified_identifier) @name) @definition.function
     right: (identifier) @_clause)
   (#match? @_clause "^(default|delete)$"))
+
+; Definitions a macro makes of the block after it, named by the macro's arguments: Catch2's
+; `TEST_CASE("name") {...}` and `TEST_CASE_METHOD(Fixture, "name")`; GoogleTest's
+; `TEST(Suite, Name)` and `TEST_F(Suite, Name)`; libuv's `TEST_IMPL(name)`. Only where
+; declarations live, not inside a body, where `SECTION("x") {...}` is a statement. Later
+; patterns win over the function pattern that reads `TEST_F` itself as the name.
+(
+ [
+  (translation_unit (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (declaration_list (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_ifdef (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_if (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+  (preproc_else (expression_statement (call_expression function: (identifier) @_macro arguments: (argument_list . [(string_literal (string_content) @name) ((identifier) @scope . (string_literal (string_content) @name)) ((identifier) @scope . (identifier) @name)]))) @definition.function . (compound_statement) @body)
+ ]
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+((function_definition
+   declarator: (function_declarator
+     declarator: (identifier) @_macro
+     parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name) .))
+   body: (compound_statement) @body) @definition.function
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+((function_definition
+   declarator: (function_declarator
+     declarator: (identifier) @_macro
+     parameters: (parameter_list . (parameter_declaration type: (type_identifier) @scope) . (parameter_declaration type: (type_identifier) @name) .))
+   body: (compound_statement) @body) @definition.function
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+((function_definition
+   type: (type_identifier) @_macro
+   declarator: (parenthesized_declarator (identifier) @name)
+   body: (compound_statement) @body) @definition.function
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))

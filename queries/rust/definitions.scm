@@ -60,5 +60,12 @@
 (type_item
   name: (type_identifier) @name) @definition.type
 
+; A macro's rules are its body, as a function's block is: `macro_rules! name {` and `}` its header.
 (macro_definition
   name: (identifier) @name) @definition.function
+
+(macro_definition
+  name: (identifier) @name . [(line_comment) (block_comment)]* . (macro_rule) @body .) @definition.function
+
+(macro_definition
+  name: (identifier) @name . [(line_comment) (block_comment)]* . (macro_rule) @body (macro_rule) @body.last .) @definition.function

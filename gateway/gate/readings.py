@@ -1,0 +1,63 @@
+"""Pure: which reading of a C or C++ file a write's definitions are judged on.
+
+tree-sitter reads the text as written; where the preprocessor makes it read otherwise (a
+conditional splitting a statement, `extern "C" {` under `#ifdef __cplusplus`, a macro call
+on a line of its own), the file's definitions are misread, and a body edit looks like one
+that removes or adds them. Such a write is judged on a view of B and A instead
+(gateway/preprocessor.py): one that reads them with fewer errors, that B and A share outside
+the changed regions (so it pairs the same definitions), and that keeps some of the change.
+"""
+
+from __future__ import annotations
+
+from gateway.gate.judgement import _Judgement, judge
+from gateway.gate.syntax_problems import error_total, errors_within
+from gateway.langs import Language
+from gateway.preprocessor import View, views
+
+Span = tuple[int, int]
+_AROUND = 200  # bytes either side of the judged window: a few lines
+
+
+def _errors(lang: Language, judgement: _Judgement) -> int:
+    return error_total(lang, judgement.tree_b) + error_total(lang, judgement.tree_a)
+
+
+def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View]]:
+    assert lang.preprocessor is not None
+    views_b, views_a = views(lang.preprocessor, before), views(lang.preprocessor, after)
+    if not views_b and not views_a:
+        return []
+    views_b, views_a = views_b or [View("first", before, ())], views_a or [View("first", after, ())]
+    return [(next((b for b in views_b if b.kind == a.kind), views_b[0]), a) for a in views_a]
+
+
+def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]], raw: _Judgement) -> _Judgement:
+    """`raw` (the text as written), or the judgement on a view that reads the file better.
+    Views are tried only where the preprocessor may matter: an error of B or A, or a line
+    that holds only a macro call, meets the definitions the change reaches (a line around
+    them); among equals, a view that sees a structural change wins."""
+    spec = lang.preprocessor
+    if spec is None:
+        return raw
+    low = min(b0 for (b0, _), _ in regions)
+    high_b, high_a = max(b1 for (_, b1), _ in regions), max(a1 for _, (_, a1) in regions)
+    near_a = (max(0, min(low, raw.window_a[0]) - _AROUND), max(high_a, raw.window_a[1]) + _AROUND)
+    near_b = (near_a[0], max(high_b, raw.window_a[1] - raw.delta) + _AROUND)
+    if not (
+        errors_within(lang, raw.tree_a, *near_a)
+        or errors_within(lang, raw.tree_b, *near_b)
+        or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
+    ):
+        return raw
+    raw_errors = _errors(lang, raw)
+    found: list[tuple[int, bool, _Judgement]] = []
+    for view_b, view_a in _pairs(lang, before, after):
+        shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]
+        if not shared or view_b.text[low:high_b] == view_a.text[low:high_a]:
+            continue  # pairs other definitions, or the change lies in branches it does not take
+        judgement = judge(lang, view_b.text, view_a.text, regions)
+        errors = _errors(lang, judgement)
+        if errors <= raw_errors:
+            found.append((errors, not judgement.structural, judgement))
+    return min(found, key=lambda item: item[:2])[2] if found else raw

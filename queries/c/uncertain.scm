@@ -1,0 +1,34 @@
+; Where tree-sitter misreads C the preprocessor makes valid: a syntax error inside a node
+; captured @uncertain is not counted against a write (gateway/gate/syntax_problems.py).
+; A macro is spelled in capitals: LZ4LIB_API, MEM_STATIC, FORCE_INLINE, TEST_CASE.
+
+; A declaration prefix before the type: `MEM_STATIC int f(void) {...}`, `LZ4LIB_API int f(...);`.
+((_ type: (type_identifier) @_macro (ERROR) @uncertain)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; Two prefixes, read as a declaration of its own: `MEM_STATIC FORCE_INLINE size_t f(void)`.
+((declaration type: (type_identifier) @_macro declarator: (identifier)) @uncertain
+ .
+ [(function_definition) (declaration)]
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; A prefix macro with arguments: `ZSTD_DEPRECATED("use x") ZSTDLIB_API size_t f(void);`.
+((ERROR . [(identifier) @_macro (call_expression function: (identifier) @_macro)]) @uncertain
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; A block after a macro call defines something: `TEST_CASE("name") {...}`, `TEST(Suite, Name) {...}`.
+((expression_statement (call_expression function: (identifier) @_macro)) @uncertain
+ .
+ (compound_statement)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
+
+; A macro taking a pointer type: `ZSTD_ALIGNOF(void*)`, which reads as a product missing its operand.
+((call_expression
+   function: (identifier) @_macro
+   arguments: (argument_list (binary_expression left: (identifier) @_type "*")) @uncertain)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$")
+ (#match? @_type "^(void|char|short|int|long|float|double|unsigned|signed|const|[a-z_0-9]+_t|[A-Z][A-Za-z0-9_]*)$"))
+
+; A unit macro after a number: `1 GB`, `64 KB`.
+(((ERROR (number_literal)) @uncertain . (identifier) @_macro)
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))

@@ -1,0 +1,155 @@
+"""Issue 22, point 6: C, C++ and Rust as they are written. Macros and preprocessor conditionals
+that tree-sitter misreads neither refuse a valid write nor make a body edit structural; tests a
+macro defines (TEST_CASE, TEST_F, TEST_IMPL) are definitions; real typos are still refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gateway.gate.checker import classify_edit
+from gateway.gate.verdict import Classification
+from gateway.langs import default_registry
+
+REAL = Path(__file__).parent / "real_code"
+KQUEUE = (REAL / "libuv_kqueue.c").read_text()
+TEST_IMPL = (REAL / "libuv_test_impl.c").read_text()
+CATCH2 = (REAL / "catch2_misc.tests.cpp").read_text()
+CWKSP = (REAL / "zstd_cwksp.h").read_text()
+LOG = (REAL / "log_macros.rs").read_text()
+
+
+def judge(path: str, text: str, old: str, new: str) -> Classification:
+    assert text.count(old) == 1, old
+    return classify_edit(path, old, new, content=text)
+
+
+def changes(verdict: Classification) -> list[tuple[str, str]]:
+    return [(d.change, d.new_name_path or d.name_path) for d in verdict.definitions]
+
+
+def test_a_macro_prefix_is_not_a_syntax_error_and_its_function_a_definition() -> None:
+    added = "\n\nMEM_STATIC int ZSTD_cwksp_is_empty(size_t size) {\n    return size == 0;\n}\n"
+    verdict = judge("zstd_cwksp.h", CWKSP, "    return ZSTD_cwksp_alloc_size(ZSTD_cwksp_align(size, alignment));\n}\n",
+                    "    return ZSTD_cwksp_alloc_size(ZSTD_cwksp_align(size, alignment));\n}" + added)
+    assert verdict.reason == "definition" and changes(verdict) == [("added", "ZSTD_cwksp_is_empty")]
+    body = judge("zstd_cwksp.h", CWKSP, "    size_t const mask = align - 1;\n    assert(ZSTD_isPower2(align));\n",
+                 "    size_t const mask = align - 1;\n    assert(ZSTD_isPower2(align));\n    assert(size >= 0);\n")
+    assert (body.decision, body.reason) == ("allow", "body_only")
+    prefixed = judge("zstd_cwksp.h", CWKSP, "MEM_STATIC size_t ZSTD_cwksp_align(size_t size, size_t align) {\n    size_t",
+                     "MEM_STATIC FORCE_INLINE size_t ZSTD_cwksp_align(size_t size, size_t align) {\n    size_t")
+    assert prefixed.reason != "syntax_error"
+
+
+def test_extern_c_inside_ifdef_cplusplus_is_not_refused() -> None:
+    first = "MEM_STATIC size_t ZSTD_cwksp_available_space(ZSTD_cwksp* ws);\n"
+    last = "    return ZSTD_cwksp_alloc_size(ZSTD_cwksp_align(size, alignment));\n}\n"
+    text = CWKSP.replace(first, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + first).replace(
+        last, last + "\n#ifdef __cplusplus\n}\n#endif\n")
+    for path in ("zstd_cwksp.h", "zstd_cwksp.c", "zstd_cwksp.cpp"):
+        # In C the block is not compiled; in C++ its `}` must come in the same write.
+        opening = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + first
+        verdict = judge(path, CWKSP, first, opening) if not path.endswith(".cpp") else judge(path, CWKSP, CWKSP, text)
+        assert verdict.reason != "syntax_error", verdict.message
+        body = judge(path, text, "    assert(ZSTD_isPower2(align));\n", "    assert(ZSTD_isPower2(align));\n    assert(align);\n")
+        assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_an_if_split_across_ifdef_and_else_is_a_body_edit() -> None:
+    # libuv commit 6f096c9d03cd, src/unix/kqueue.c
+    old = "      if (ev->filter == EV_OOBAND) {\n        if (w->pevents & UV__POLLPRI)\n"
+    new = ("#ifdef __APPLE__\n      /* Match EVFILT_EXCEPT used above for macOS. */\n      if (ev->filter == EVFILT_EXCEPT) {\n"
+           "#else\n      if (ev->filter == EV_OOBAND) {\n#endif\n        if (w->pevents & UV__POLLPRI)\n")
+    verdict = judge("kqueue.c", KQUEUE, old, new)
+    assert (verdict.decision, verdict.reason) == ("allow", "body_only"), verdict.message
+
+
+def test_a_typo_in_an_else_branch_is_still_refused() -> None:
+    old = "      if (ev->filter == EV_OOBAND) {\n"
+    new = "#ifdef __APPLE__\n      if (ev->filter == EVFILT_EXCEPT) {\n#else\n      if (ev->filter == EV_OOBAND {\n#endif\n"
+    verdict = judge("kqueue.c", KQUEUE, old, new)
+    assert verdict.reason == "syntax_error" and verdict.syntax_error is not None
+    assert (verdict.syntax_error.line, verdict.syntax_error.what) == (14, "missing `)`")
+
+
+@pytest.mark.parametrize("path", ["test-udp-mmsg.c", "test-udp-mmsg.cpp"])
+def test_test_impl_added_removed_renamed_is_blocked(path: str) -> None:
+    end = "  MAKE_VALGRIND_HAPPY(loop);\n  return 0;\n}\n"
+    added = judge(path, TEST_IMPL, end, end + "\n\nTEST_IMPL(udp_mmsg_empty) {\n  return 0;\n}\n")
+    assert changes(added) == [("added", "udp_mmsg_empty")]
+    whole = TEST_IMPL[TEST_IMPL.index("TEST_IMPL(") :]
+    assert changes(judge(path, TEST_IMPL, whole, "")) == [("removed", "udp_mmsg_small_buf")]
+    renamed = judge(path, TEST_IMPL, "TEST_IMPL(udp_mmsg_small_buf) {\n  struct", "TEST_IMPL(udp_mmsg_tiny_buf) {\n  struct")
+    assert changes(renamed) == [("renamed", "udp_mmsg_tiny_buf")]
+
+
+def test_catch2_test_cases_are_definitions_and_sections_are_not() -> None:
+    first = 'TEST_CASE( "random SECTION tests", "[.][sections][failing]" ) {\n    int a = 1;'
+    renamed = judge("misc.tests.cpp", CATCH2, first, first.replace("random SECTION tests", "random sections"))
+    assert renamed.reason == "definition" and changes(renamed) == [("renamed", "random sections")]
+    added = judge("misc.tests.cpp", CATCH2, "        REQUIRE( a != b);\n    }\n}\n\nTEST_CASE( \"nested",
+                  "        REQUIRE( a != b);\n    }\n}\n\nTEST_CASE_METHOD( Fixture, \"fixture test\", \"[fx]\" )\n{\n"
+                  "    REQUIRE( m_a == 1 );\n}\n\nTEST_CASE( \"nested")
+    assert added.reason == "definition" and changes(added) == [("added", "Fixture/fixture test")]
+    whole = CATCH2[CATCH2.index('TEST_CASE( "nested') :]
+    assert changes(judge("misc.tests.cpp", CATCH2, whole, "")) == [("removed", "nested SECTION tests")]
+    section = judge("misc.tests.cpp", CATCH2, "    SECTION( \"not equal\" ) {\n        REQUIRE( a != b);\n    }\n}\n\nTEST",
+                    "    SECTION( \"not equal\" ) {\n        REQUIRE( a != b);\n    }\n\n    SECTION( \"equal\" ) {\n"
+                    "        REQUIRE( a == a );\n    }\n}\n\nTEST")
+    assert (section.decision, section.reason) == ("allow", "body_only"), section.message
+
+
+@pytest.mark.parametrize("path", ["suite_test.cc", "suite_test.c"])
+def test_googletest_tests_are_named_suite_and_name(path: str) -> None:
+    text = "TEST_F(LoopTest, RunsOnce) {\n  EXPECT_EQ(1, run());\n}\n\nTEST(LoopTest, Stops) {\n  EXPECT_TRUE(stop());\n}\n"
+    renamed = judge(path, text, "TEST_F(LoopTest, RunsOnce) {\n  EXPECT", "TEST_F(LoopTest, RunsTwice) {\n  EXPECT")
+    assert changes(renamed) == [("renamed", "LoopTest/RunsTwice")]
+    added = judge(path, text, "  EXPECT_TRUE(stop());\n}\n", "  EXPECT_TRUE(stop());\n}\n\nTEST(LoopTest, Starts) {\n  EXPECT_TRUE(1);\n}\n")
+    assert changes(added) == [("added", "LoopTest/Starts")]
+    body = judge(path, text, "  EXPECT_EQ(1, run());\n}\n", "  EXPECT_EQ(1, run());\n  EXPECT_EQ(2, run());\n}\n")
+    assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_a_macro_call_without_semicolon_does_not_hide_the_next_function() -> None:
+    text = ("#include \"getters.h\"\n\nDEFINE_GETTER(counter)\nDEFINE_GETTER(size)\n\nsize_t total(void)\n{\n    return 1;\n}\n\n"
+            "static int next_id(void)\n{\n    return 2;\n}\n")
+    renamed = judge("getters.c", text, "size_t total(void)\n{\n    return 1;", "size_t grand_total(void)\n{\n    return 1;")
+    assert renamed.reason == "definition" and changes(renamed) == [("renamed", "grand_total")]
+    removed = judge("getters.c", text, "\nstatic int next_id(void)\n{\n    return 2;\n}\n", "")
+    assert changes(removed) == [("removed", "next_id")]
+    body = judge("getters.c", text, "    return 1;\n}\n", "    int n = 1;\n    return n;\n}\n")
+    assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_a_header_holding_cxx_is_judged_as_cxx() -> None:
+    header = ("#pragma once\n\nnamespace uv {\nclass Loop {\n public:\n  explicit Loop(int n) : n_(n) {}\n"
+              "  template <typename T> T get() const { return T(); }\n\n private:\n  int n_;\n};\n}  // namespace uv\n")
+    registry = default_registry()
+    lang = registry.for_path("loop.h", header)
+    assert lang is not None and lang.name == "cpp"
+    c_lang = registry.for_path("zstd_cwksp.h", CWKSP)
+    assert c_lang is not None and c_lang.name == "c"
+    verdict = judge("loop.h", header, "  int n_;\n};", "  int n_;\n  int m_;\n};")
+    assert verdict.language == "cpp" and verdict.reason != "syntax_error"
+
+
+def test_a_macro_rules_body_edit_is_not_structural() -> None:
+    old = "    ($lvl:expr) => ({\n"
+    new = "    ($lvl:expr,) => ({\n        $crate::log_enabled!($lvl)\n    });\n\n    ($lvl:expr) => ({\n"
+    verdict = judge("macros.rs", LOG, old, new)
+    assert (verdict.decision, verdict.reason) == ("allow", "body_only"), verdict.message
+    renamed = judge("macros.rs", LOG, "macro_rules! log_enabled {\n", "macro_rules! log_is_enabled {\n")
+    assert changes(renamed) == [("renamed", "log_is_enabled")]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "column", "what"), [
+    ("  ASSERT_OK(uv_udp_init_ex(loop, &recver, AF_UNSPEC | UV_UDP_RECVMMSG));\n",
+     "  ASSERT_OK(uv_udp_init_ex(loop, &recver, AF_UNSPEC | UV_UDP_RECVMMSG);\n", 8, 71, "missing `)`"),
+    ("  loop = uv_default_loop();\n", "  loop = uv_default_loop()\n", 7, 27, "missing `;`"),
+])
+def test_a_real_typo_in_c_is_still_refused_with_line_and_column(old: str, new: str, line: int, column: int, what: str) -> None:
+    verdict = judge("test-udp-mmsg.c", TEST_IMPL, old, new)
+    assert verdict.reason == "syntax_error" and verdict.syntax_error is not None, verdict.message
+    assert (verdict.syntax_error.line, verdict.syntax_error.column, verdict.syntax_error.what) == (line, column, what)
+    assert f"line {line}:{column}" in verdict.message
