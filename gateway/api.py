@@ -62,8 +62,8 @@ class Gateway:
         registry: LanguageRegistry | None = None,
         use_servers: bool = True,
     ) -> None:
-        self.workspace = Workspace(workspace)
         self.registry = registry or default_registry()
+        self.workspace = Workspace(workspace, self.registry)
         self.use_servers = use_servers
         self.typed = TypedEdits(self.workspace)
         self.workspace.authorizer = self.typed

@@ -41,6 +41,7 @@ class Language:
     scope_separator: str
     server: ServerSpec
     own_parser: str = ""
+    encoding_cookie: str = ""
 
 
 def data_dir(kind: str) -> Path:
@@ -51,6 +52,15 @@ def data_dir(kind: str) -> Path:
     package = Path(__file__).resolve().parent
     bundled = package / "_data" / kind
     return bundled if bundled.is_dir() else package.parent / kind
+
+
+def _encoding_cookie(raw: dict[str, object], path: Path) -> str:
+    from gateway.cookies import RULES
+
+    rule = raw.get("encoding_cookie", "")
+    if rule not in RULES:
+        raise ValueError(f"{path}: encoding_cookie must be one of {', '.join(map(repr, RULES))}, not {rule!r}")
+    return str(rule)
 
 
 def _load_language(path: Path, queries: Path) -> Language:
@@ -71,6 +81,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         never_empty=frozenset(raw.get("never_empty", ())),
         scope_separator=raw.get("scope_separator", ""),
         own_parser=raw.get("own_parser", ""),
+        encoding_cookie=_encoding_cookie(raw, path),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),
