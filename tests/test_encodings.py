@@ -4,6 +4,7 @@ other language; a file whose text does not give back its bytes is refused, nothi
 
 from __future__ import annotations
 
+import codecs
 import json
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.cookies import ruby_codec
+from gateway.cookies import UnknownCodec, ruby_codec
 from gateway.errors import UndecodableFile, Unencodable
 from gateway.hooks.claude_code import run as claude_code
 from gateway.langs import LanguageRegistry, data_dir
@@ -119,10 +120,64 @@ def test_ruby_magic_comments_are_read_as_ruby_reads_them(top: bytes, codec: str)
         pytest.skip("ruby is not installed: the table is not cross-checked against Ruby itself")
     done = subprocess.run([ruby, "-"], input=top + b"p __ENCODING__\n", capture_output=True, timeout=30)
     named = done.stdout.decode().strip().removeprefix("#<Encoding:").removesuffix(">")
-    python = {"ASCII-8BIT": "latin-1", "UTF-8": "utf-8-sig" if top.startswith(b"\xef\xbb\xbf") else "utf-8"}
-    import codecs
+    assert _rubys(named, top) == codecs.lookup(codec).name, done.stderr
 
-    assert codecs.lookup(python.get(named, named)).name == codecs.lookup(codec).name, done.stderr
+
+# Top comments as people write them, and as Ruby's parser reads them at its edges: each is
+# tried on line 1 and on line 2 after a shebang (a BOM only on line 1), and compared with what
+# Ruby itself says.
+RUBY_FORMS = [
+    b"# encoding: binary", b"# -*- encoding: binary -*-", b"# -*- mode: ruby; coding: ascii-8bit -*-",
+    b"x=1 # encoding: binary", b"   # encoding: binary", b"# vim: set fileencoding=iso-8859-1 :",
+    b"# Encoding: BINARY", b"#encoding:binary", b"# coding = binary", b"# xcoding: binary",
+    b"# the coding: binary here", b"# -*- coding: binary; frozen_string_literal: true -*-",
+    b"# encoding : binary", b"# fileencoding: binary", b"# frozen_string_literal: true; coding: binary",
+    b"# coding: binary; frozen_string_literal: true", b"# coding: binary trailing", b'# coding: "binary"',
+    b'# -*- coding: "binary" -*-', b"# -*- coding: binary", b"# -*- foo -*- coding: binary",
+    b"# -*- foo: bar -*- coding: binary", b"# en-coding: binary", b"# Coding  =  binary",
+    b"# xyz coding is binary", b"# vim: fileencoding=binary", b"# -*- Encoding: Binary -*-",
+    b"# -*- mode: ruby -*- vim: set fileencoding=binary :", b"\t# coding: binary", b"# coding:binary\r",
+    b"# frozen_string_literal: true coding: binary", b"# -*- foo bar: binary; coding: euc-jp -*-",
+    b"# -*- coding: binary-unix -*-", b"# coding: binary-dos", b"# coding: utf-8-mac", b"# coding: iso-8859-15",
+    b"# coding: cp1252", b"# coding: euc-jp", b"# coding: shift_jis", b"# coding: us-ascii", b"# coding: ascii",
+    b"# -*- coding: iso-8859-1; coding: binary -*-", b"#  -*-  coding  :  binary  -*-", b"# -*-coding:binary-*-",
+    b"# coding: BINARY", b"# a: b", b"#coding:x", b"#  encoding: ASCII-8BIT", b"# -*- coding: binary;-*-",
+    b"# encoding: utf-8", b"# frozen_string_literal: true", b"# -*- frozen_string_literal: true -*-",
+    b"# codingcoding: binary", b"# coding  is: binary", b"# ;coding: binary", b"# 'coding': binary",
+    b"# encoding: bogus", b"# encoding: utf-16le", b"\xef\xbb\xbf# encoding: utf-8",
+]
+# One Ruby process loads every file and prints the encoding it was parsed in, or ERROR.
+LOAD_ALL = "ARGV.each { |f| begin; load f; puts $enc; rescue SyntaxError, ArgumentError; puts 'ERROR'; end }"
+
+
+def _ours(data: bytes) -> str:
+    try:
+        return codecs.lookup(ruby_codec(data)).name
+    except UnknownCodec:
+        return "ERROR"
+
+
+def _rubys(named: str, data: bytes) -> str:
+    if named == "ERROR":
+        return named
+    python = {"ASCII-8BIT": "latin-1", "UTF-8": "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"}
+    return codecs.lookup(python.get(named, named)).name
+
+
+def test_ruby_s_own_parser_agrees_on_every_form(tmp_path: Path) -> None:
+    ruby = shutil.which("ruby")
+    if ruby is None:
+        pytest.skip("ruby is not installed: the forms are not cross-checked against Ruby itself")
+    files = []
+    tops = [s + f for f in RUBY_FORMS for s in (b"", b"#!/usr/bin/env ruby\n") if not (s and f.startswith(codecs.BOM_UTF8))]
+    for n, top in enumerate(tops):
+        files.append(tmp_path / f"f{n}.rb")
+        files[-1].write_bytes(top + b"\n$enc = __ENCODING__\n")
+    done = subprocess.run([ruby, "-e", LOAD_ALL, *map(str, files)], capture_output=True, timeout=60)
+    named = [line.removeprefix("#<Encoding:").removesuffix(">") for line in done.stdout.decode().split()]
+    assert len(named) == len(files), done.stderr
+    disagree = [(f.read_bytes(), r) for f, r in zip(files, named) if _ours(f.read_bytes()) != _rubys(r, f.read_bytes())]
+    assert disagree == [], f"{len(disagree)} of {len(files)} forms read otherwise than Ruby reads them"
 
 
 @pytest.mark.parametrize(("name", "top"), [
