@@ -231,6 +231,8 @@ class Gateway:
         return workspace_context(self)
 
     def servers(self) -> dict[str, Any]:
+        """Each language's server and backend; a found server with files here is started in the
+        workspace and called working only if it answers and reports no failure to load it."""
         from gateway.lsp.status import server_status
 
-        return {"ok": True, "languages": server_status(self.registry, self.sessions.use_servers)}
+        return {"ok": True, "languages": server_status(self.registry, self.sessions.use_servers, self.symbol_service)}
