@@ -77,10 +77,14 @@ def probe(service: SymbolService, lang: Language, path: Path) -> tuple[str, str 
     """("working", None) or ("broken", why): the server started in the workspace, asked for
     `path`'s symbols, given time to analyse it, and heard on loading the workspace."""
     try:
+        source = service.workspace.read(path)
+    except GatewayError as error:  # the file's fault, not the server's
+        return "not started", str(error)
+    try:
         session = service.sessions.session_for(lang)
         if session is None:
             return "not found", None
-        service.file_symbols(service.workspace.read(path))
+        service.file_symbols(source)
         session.settle(path, min(SETTLE_SECONDS, session.timeout))
     except GatewayError as error:
         return "broken", str(error)
