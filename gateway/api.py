@@ -64,8 +64,8 @@ class Gateway:
         registry: LanguageRegistry | None = None,
         use_servers: bool = True,
     ) -> None:
-        self.workspace = Workspace(workspace)
         self.registry = registry or default_registry()
+        self.workspace = Workspace(workspace, self.registry)
         self.use_servers = use_servers
         self.typed = TypedEdits(self.workspace)
         self.workspace.authorizer = self.typed
@@ -238,6 +238,8 @@ class Gateway:
         return workspace_context(self)
 
     def servers(self) -> dict[str, Any]:
+        """Each language's server and backend; a found server with files here is started in the
+        workspace and called working only if it answers and reports no failure to load it."""
         from gateway.lsp.status import server_status
 
-        return {"ok": True, "languages": server_status(self.registry, self.sessions.use_servers)}
+        return {"ok": True, "languages": server_status(self.registry, self.sessions.use_servers, self.symbol_service)}

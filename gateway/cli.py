@@ -144,12 +144,21 @@ def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
     return result, text, EXIT_INCOMPLETE if result.get("complete") is False else code
 
 
+def _server_state(row: dict[str, Any]) -> str:
+    """How the server did in this workspace, when it was started here."""
+    if row["status"] == "working":
+        return f"; working (asked about {row['probed']})"
+    if row["status"] == "broken":
+        return f"; BROKEN: {row['reason']}"
+    return "; not started (no file of the language here)" if row["status"] == "not started" else ""
+
+
 def _cmd_servers(args: argparse.Namespace) -> Outcome:
     result = _gateway(args).servers()
     lines = []
     for row in result["languages"]:
         found = f"found {row['path']} ({row['version'] or 'version unknown'})" if row["found"] else f"not found; {row['install']}"
-        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}")
+        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}")
     return result, "\n".join(lines), EXIT_OK
 
 

@@ -55,6 +55,7 @@ class Language:
     overloading: bool = False
     rename_scope: str = "global"
     preprocessor: Preprocessor | None = None
+    encoding_cookie: str = ""
 
 
 def data_dir(kind: str) -> Path:
@@ -75,6 +76,13 @@ def _preprocessor(raw: dict[str, object] | None) -> Preprocessor | None:
         undefined=frozenset(raw.get("undefined", ())),  # type: ignore[arg-type]
         macro_line=re.compile(str(raw.get("macro_line", "")).encode(), re.MULTILINE),
     )
+def _encoding_cookie(raw: dict[str, object], path: Path) -> str:
+    from gateway.cookies import RULES
+
+    rule = raw.get("encoding_cookie", "")
+    if rule not in RULES:
+        raise ValueError(f"{path}: encoding_cookie must be one of {', '.join(map(repr, RULES))}, not {rule!r}")
+    return str(rule)
 
 
 def _load_language(path: Path, queries: Path) -> Language:
@@ -98,6 +106,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         overloading=bool(raw.get("overloading", False)),
         rename_scope=raw.get("rename_scope", "global"),
         preprocessor=_preprocessor(raw.get("preprocessor")),
+        encoding_cookie=_encoding_cookie(raw, path),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -2,21 +2,51 @@
 
 from __future__ import annotations
 
-import io
-import tokenize
+import os
+from typing import TYPE_CHECKING
 
+from gateway.cookies import UnknownCodec, codec_for
 from gateway.errors import BinaryFile, UndecodableFile
 
+if TYPE_CHECKING:
+    from gateway.langs import LanguageRegistry
 
-def decode(data: bytes, where: str) -> tuple[str, str]:
-    """(text, codec): UTF-8 with or without BOM, or a `coding:` cookie's encoding."""
+
+def decode(data: bytes, where: str, rule: str) -> tuple[str, str]:
+    """(text, codec) by the language's encoding rule (`encoding_cookie` in langs/*.toml):
+    "python" reads a PEP 263 cookie, "ruby" a magic comment, "" is UTF-8 with or without BOM."""
     if b"\x00" in data:
         raise BinaryFile(f"{where}: binary file (contains NUL bytes); refusing to edit it")
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding), encoding
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        codec = codec_for(data, rule)
+        return data.decode(codec), codec
+    except (UnknownCodec, UnicodeDecodeError, LookupError) as error:
         raise UndecodableFile(f"{where}: not decodable as text ({error}); refusing to edit it") from None
+
+
+def encoding_rule(path: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> str:
+    """The encoding rule of the language a file name belongs to ("" for none, or when the
+    languages that claim its extension disagree)."""
+    from gateway.langs import default_registry
+
+    rules = {lang.encoding_cookie for lang in (registry or default_registry()).candidates(path)}
+    return rules.pop() if len(rules) == 1 else ""
+
+
+def round_trips(text: str, codec: str, data: bytes) -> bool:
+    """Whether encoding the decoded text gives back the file's own bytes (a file that does
+    not is never re-encoded: the gate would judge a text that is not the file)."""
+    try:
+        return text.encode(codec) == data
+    except UnicodeError:
+        return False
+
+
+def unencodable_message(where: str, codec: str) -> str:
+    return (
+        f"{where}: its {codec} bytes do not come back unchanged from decoding and encoding; "
+        "refusing to re-encode the whole file (convert it to UTF-8 first)"
+    )
 
 
 def editing_view(text: str) -> tuple[str, str | None]:

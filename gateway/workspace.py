@@ -11,11 +11,14 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gateway.atomic import ReplacedFile, create_exclusively, remove_abandoned_temps, replace_atomically, replace_checked, sha256
 from gateway.errors import FileMissing, OutsideWorkspace, Unencodable, UsageError
-from gateway.textfile import decode, editing_view, normalize_fragment
+from gateway.textfile import decode, editing_view, encoding_rule, normalize_fragment, round_trips, unencodable_message
+
+if TYPE_CHECKING:
+    from gateway.langs import LanguageRegistry
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,7 @@ class SourceFile:
     def encode(self, text: str) -> bytes:
         """`text` as this file's bytes: its encoding and its line endings."""
         if not self.round_trips:
-            raise Unencodable(
-                f"{self.display}: its {self.encoding} bytes do not come back unchanged from decoding and encoding; "
-                "refusing to re-encode the whole file (convert it to UTF-8 first)"
-            )
+            raise Unencodable(unencodable_message(self.display, self.encoding))
         if self.newline == "\r\n":
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         try:
@@ -84,12 +84,13 @@ class WriteAuthorizer(Protocol):
 
 
 class Workspace:
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> None:
         root_path = Path(root)
         if not root_path.is_dir():
             raise UsageError(f"workspace {root_path} is not a directory")
         self.root = root_path.resolve()
         self.authorizer: WriteAuthorizer | None = None
+        self.registry = registry  # picks each file's encoding rule; None: the default languages
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """The real path of `path` (relative to the root), refused if it leaves the workspace."""
@@ -113,7 +114,7 @@ class Workspace:
             raise UsageError(f"{where}: not a regular file")
         remove_abandoned_temps(real)
         data = real.read_bytes()
-        raw, encoding = decode(data, where)
+        raw, encoding = decode(data, where, encoding_rule(real, self.registry))
         text, newline = editing_view(raw)
         return SourceFile(
             path=real,
@@ -123,7 +124,7 @@ class Workspace:
             newline=newline,
             mode=stat.S_IMODE(real.stat().st_mode),
             digest=sha256(data),
-            round_trips=raw.encode(encoding) == data,
+            round_trips=round_trips(raw, encoding, data),
         )
 
     def locked(self, path: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:

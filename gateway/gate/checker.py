@@ -13,7 +13,7 @@ from gateway.gate.classify import classify_effect
 from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_effect, write_effect
 from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
-from gateway.textfile import decode, editing_view, normalize_fragment
+from gateway.textfile import decode, editing_view, encoding_rule, normalize_fragment
 
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
 
@@ -68,10 +68,13 @@ class Gate:
         return effect, self.check(effect, "write")
 
 
-def read_text(path: str | os.PathLike[str]) -> str | None:
-    """A file's decoded text, exactly as on disk (no line-ending change); None if it does not exist."""
+def read_text(path: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> str | None:
+    """A file's decoded text (by its language's encoding rule), exactly as on disk (no
+    line-ending change); None if it does not exist."""
     candidate = Path(path)
-    return decode(candidate.read_bytes(), str(path))[0] if candidate.is_file() else None
+    if not candidate.is_file():
+        return None
+    return decode(candidate.read_bytes(), str(path), encoding_rule(candidate, registry))[0]
 
 
 def classify_edit(
@@ -86,7 +89,7 @@ def classify_edit(
     """The gate's verdict on replacing old_string with new_string in a file, as `gateway edit`
     would perform it (line endings as Workspace.read sees them). `content` defaults to the
     file's text; old_string must occur in it (NotFound otherwise)."""
-    raw = content if content is not None else read_text(path)
+    raw = content if content is not None else read_text(path, registry)
     gate = Gate(registry)
     if raw is None:
         if old_string:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, UsageError
+from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, Unencodable, UsageError
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -232,7 +232,7 @@ def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, n
 
 def read_judged(gate: Gate, path: Path) -> str | None:
     """The file's text as the gate reads it; None when it does not exist."""
-    from gateway.textfile import decode
+    from gateway.textfile import decode, encoding_rule, round_trips, unencodable_message
 
     display = str(path)
     try:
@@ -241,7 +241,12 @@ def read_judged(gate: Gate, path: Path) -> str | None:
         return None
     except OSError as error:
         raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
-    return decode(raw_bytes, display)[0] if raw_bytes is not None else None
+    if raw_bytes is None:
+        return None
+    text, codec = decode(raw_bytes, display, encoding_rule(path, gate.registry))
+    if not round_trips(text, codec, raw_bytes):
+        raise Unencodable(unencodable_message(display, codec))
+    return text
 
 
 def gate_for(call: HookCall) -> Gate:

@@ -59,7 +59,7 @@ def take(path: Path, texts: list[str]) -> str | None:
 
 def performed(call: HookCall) -> list[str]:
     """The notes of the routed writes this call has performed."""
-    from gateway.textfile import decode
+    from gateway.textfile import decode, encoding_rule
 
     paths = [call.path] if call.path is not None else []
     if call.kind == "patch" and call.text is not None:
@@ -69,7 +69,7 @@ def performed(call: HookCall) -> list[str]:
     notes = []
     for path in paths:
         try:
-            text = decode(path.read_bytes(), str(path))[0]
+            text = decode(path.read_bytes(), str(path), encoding_rule(path))[0]
         except Exception:  # noqa: BLE001 - an unreadable file gets no note, never a failed hook
             continue
         note = take(path, [text, text.replace("\r\n", "\n")])

@@ -23,8 +23,6 @@ from gateway.reaper import SCRIPT as REAPER
 T = TypeVar("T")
 
 _IGNORED_NOTIFICATIONS = (
-    "window/logMessage",
-    "window/showMessage",
     "$/logTrace",
     "telemetry/event",
     "language/status",
@@ -58,6 +56,9 @@ class LspSession:
         self.server_info: dict[str, Any] = {}
         self._working: set[str] = set()
         self._analysed: dict[str, int] = {}
+        self._load_errors: dict[str, str] = {}
+        self._diagnosed: set[str] = set()
+        self._reports = threading.Lock()
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -79,6 +80,8 @@ class LspSession:
         self._handler.on_request("workspace/configuration", self._configuration)
         self._handler.on_notification("$/progress", self._progress)
         self._handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
+        for method in ("window/showMessage", "window/logMessage"):
+            self._handler.on_notification(method, lambda params, method=method: self._report(method, params))
         await self._handler.start()
         result = await self._handler.send.initialize(self.adapter.initialize_params(self.root))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
@@ -100,6 +103,43 @@ class LspSession:
         """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
         if isinstance(params, dict) and isinstance(params.get("version"), int):
             self._analysed[str(params.get("uri"))] = params["version"]
+        if isinstance(params, dict):
+            self._diagnosed.add(str(params.get("uri")))
+        await self._report("textDocument/publishDiagnostics", params)
+
+    async def _report(self, method: str, params: Any) -> None:
+        """What the server says about loading the workspace, as its adapter reads it."""
+        report = self.adapter.workspace_report(method, params, self.root)
+        if report is None:
+            return
+        key, reason = report
+        with self._reports:
+            if reason:
+                self._load_errors[key] = reason
+            else:
+                self._load_errors.pop(key, None)
+
+    @property
+    def load_errors(self) -> list[str]:
+        """Why the server could not load the workspace, as it said it (empty: it said nothing of the kind)."""
+        with self._reports:
+            reasons = sorted(self._load_errors.items(), key=lambda item: item[0] != "load")  # its own summary first
+        return list(dict.fromkeys(reason for _, reason in reasons))
+
+    def settle(self, path: Path, limit: float) -> None:
+        """Wait (up to `limit` seconds) until what the server says about loading the workspace
+        has arrived: a failure, or diagnostics for `path` (servers that diagnose a file only
+        after loading); at once for servers that do not."""
+        if not self.adapter.diagnoses_after_loading:
+            return
+        uri = path.as_uri()
+
+        async def settled() -> None:
+            deadline = asyncio.get_running_loop().time() + limit
+            while uri not in self._diagnosed and not self._load_errors and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.02)
+
+        self._run(settled(), what="waiting for the server to load the workspace")
 
     def wait_for_analysis(self, path: Path, limit: float) -> bool:
         """Wait (up to `limit` seconds) until the server has analysed the text last sent for

@@ -1,34 +1,92 @@
-"""`gateway servers`: each language's server, whether it is installed, and the backend in use."""
+"""`gateway servers`: each language's server, whether it is installed, whether it works in
+this workspace, and the backend in use.
+
+A server is called working only when it has run here: started in the workspace, answered
+for one of its files, and said nothing about failing to load the workspace (gopls with a
+go.mod that needs a newer Go, say). A server with no file of its language here is not
+started, and says so."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gateway.langs import LanguageRegistry
+from gateway.errors import GatewayError
+from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.discovery import find_server, server_version
 
+if TYPE_CHECKING:
+    from gateway.symbols.service import SymbolService
 
-def server_status(registry: LanguageRegistry, use_servers: bool) -> list[dict[str, Any]]:
-    rows = []
-    for lang in sorted(registry.languages.values(), key=lambda lang: lang.name):
-        command = find_server(lang.server)
-        if not lang.symbol_backend:
-            backend = "none"
-        elif command and use_servers:
-            backend = f"lsp:{Path(command[0]).name}"
-        else:
-            backend = "tree-sitter"
-        rows.append(
-            {
-                "language": lang.name,
-                "server": lang.server.name,
-                "command": " ".join(lang.server.command),
-                "found": command is not None,
-                "path": command[0] if command else None,
-                "version": server_version(command[0], lang.server.version_args) if command else None,
-                "backend": backend,
-                "install": None if command else lang.server.install,
-            }
-        )
+# How long a probe gives a server to analyse the file it opened (servers that say when).
+SETTLE_SECONDS = 10.0
+
+
+def server_status(registry: LanguageRegistry, use_servers: bool, service: SymbolService | None = None) -> list[dict[str, Any]]:
+    """One row per language; with `service`, every found server that has a file of its
+    language in the workspace is started there and asked (in parallel)."""
+    rows = [_row(lang, use_servers) for lang in sorted(registry.languages.values(), key=lambda lang: lang.name)]
+    if service is None or not use_servers:
+        return rows
+    firsts = _first_files(service, {row["language"] for row in rows if row["status"] == "not started"})
+    probed = [(row, firsts[row["language"]]) for row in rows if row["language"] in firsts]
+    with ThreadPoolExecutor(max_workers=max(1, len(probed))) as pool:
+        outcomes = list(pool.map(lambda item: probe(service, registry.get(item[0]["language"]), item[1]), probed))
+    for (row, path), (status, reason) in zip(probed, outcomes):
+        row.update(status=status, reason=reason, probed=service.workspace.display(path))
     return rows
+
+
+def _row(lang: Language, use_servers: bool) -> dict[str, Any]:
+    command = find_server(lang.server)
+    if not lang.symbol_backend:
+        backend, status = "none", "no symbol backend"
+    elif command and use_servers:
+        backend, status = f"lsp:{Path(command[0]).name}", "not started"
+    else:
+        backend, status = "tree-sitter", "not found" if command is None else "off"
+    return {
+        "language": lang.name,
+        "server": lang.server.name,
+        "command": " ".join(lang.server.command),
+        "found": command is not None,
+        "path": command[0] if command else None,
+        "version": server_version(command[0], lang.server.version_args) if command else None,
+        "backend": backend,
+        "install": None if command else lang.server.install,
+        "status": status,
+        "reason": None,
+        "probed": None,
+    }
+
+
+def _first_files(service: SymbolService, wanted: set[str]) -> dict[str, Path]:
+    """The first source file of each wanted language in the workspace (one walk, stopped early)."""
+    firsts: dict[str, Path] = {}
+    for path in service.source_files():
+        lang = service.registry.for_path(path)
+        if lang is not None and lang.name in wanted and lang.name not in firsts:
+            firsts[lang.name] = path
+            if len(firsts) == len(wanted):
+                break
+    return firsts
+
+
+def probe(service: SymbolService, lang: Language, path: Path) -> tuple[str, str | None]:
+    """("working", None) or ("broken", why): the server started in the workspace, asked for
+    `path`'s symbols, given time to analyse it, and heard on loading the workspace."""
+    try:
+        source = service.workspace.read(path)
+    except GatewayError as error:  # the file's fault, not the server's
+        return "not started", str(error)
+    try:
+        session = service.sessions.session_for(lang)
+        if session is None:
+            return "not found", None
+        service.file_symbols(source)
+        session.settle(path, min(SETTLE_SECONDS, session.timeout))
+    except GatewayError as error:
+        return "broken", str(error)
+    reasons = session.load_errors
+    return ("broken", "; ".join(reasons)) if reasons else ("working", None)

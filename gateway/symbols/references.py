@@ -82,7 +82,7 @@ def open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> 
         if lang is None or lang.server != backend.lang.server:
             continue
         try:
-            text = decode(path.read_bytes(), str(path))[0]
+            text = decode(path.read_bytes(), str(path), lang.encoding_cookie)[0]
         except (OSError, GatewayError):
             continue  # a file the server cannot be given; the rename's own checks still run
         backend.session.sync(path, text, lang.server.language_id_for(path))

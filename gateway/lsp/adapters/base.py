@@ -24,6 +24,17 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
 
 
 class Adapter:
+    # Whether the server publishes a file's diagnostics only after it has tried to load the
+    # workspace (gopls): then what it says about loading can be waited for.
+    diagnoses_after_loading = False
+
+    def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
+        """What one of the server's messages (window/showMessage, window/logMessage,
+        textDocument/publishDiagnostics) says about loading the workspace: (key, why it
+        failed) or (key, None) when that failure is over; None when it says nothing of it.
+        Servers that report nothing are taken at their word that they loaded."""
+        return None
+
     def initialize_params(self, root: Path) -> dict[str, Any]:
         return {
             "processId": os.getpid(),

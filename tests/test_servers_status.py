@@ -1,0 +1,72 @@
+"""`gateway servers` tells the truth about each server in this workspace: the real gopls is
+called broken, with its own reason, when the Go toolchain cannot load the module, and
+working only when it can."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.lsp.discovery import find_server
+from gateway.langs import default_registry
+from tests.test_cli import gateway
+
+pytestmark = pytest.mark.skipif(find_server(default_registry().get("go").server) is None, reason="gopls is not installed")
+
+MAIN = "package main\n\nfunc main() {}\n\nfunc Add(a, b int) int { return a + b }\n"
+GO_MODS = {
+    "good": ("module example.com/good\n\ngo 1.21\n", None),
+    "newer_go": ("module example.com/newer\n\ngo 1.99\n", r"^go: go\.mod requires go >= 1\.99 \(running go [\d.]+"),
+    "missing_module": ("module example.com/missing\n\ngo 1.21\n\nrequire example.com/does/not/exist v1.0.0\n",
+                       r"example\.com/does/not/exist@v1\.0\.0: missing go\.sum entry"),
+    "syntax_error": ("module example.com/syntax\n\ngo 1.21\nrequire (\n", r"^go\.mod:5: syntax error \(unterminated block started at go\.mod:4:1\)"),
+}
+
+
+def _module(root: Path, case: str) -> Path:
+    (root / "go.mod").write_text(GO_MODS[case][0])
+    (root / "main.go").write_text(MAIN)
+    return root
+
+
+def _go(rows: list[dict[str, object]]) -> dict[str, object]:
+    return next(row for row in rows if row["language"] == "go")
+
+
+@pytest.mark.parametrize("case", sorted(GO_MODS))
+def test_gopls_is_working_only_where_the_module_loads(tmp_path: Path, case: str) -> None:
+    with Gateway(_module(tmp_path, case)) as gw:
+        row = _go(gw.servers()["languages"])
+    expected = GO_MODS[case][1]
+    assert (row["backend"], row["probed"]) == ("lsp:gopls", "main.go")
+    if expected is None:
+        assert (row["status"], row["reason"]) == ("working", None)
+    else:
+        assert row["status"] == "broken" and re.search(expected, str(row["reason"])), row["reason"]
+        assert "\n" not in str(row["reason"]) and str(tmp_path) not in str(row["reason"])
+
+
+def test_the_cli_says_broken_and_why_in_text_and_json(tmp_path: Path) -> None:
+    root = _module(tmp_path, "newer_go")
+    text = gateway("servers", cwd=root)
+    assert text.returncode == 0, text.stderr
+    line = next(line for line in text.stdout.splitlines() if line.startswith("go "))
+    assert re.search(r"backend: lsp:gopls; BROKEN: go: go\.mod requires go >= 1\.99 \(running go [\d.]+", line), line
+    rows = json.loads(gateway("servers", "--json", cwd=root).stdout)["languages"]
+    assert _go(rows)["status"] == "broken" and "requires go >= 1.99" in str(_go(rows)["reason"])
+    python = next(row for row in rows if row["language"] == "python")
+    assert python["status"] == "not started"  # no Python file here: nothing to say about it
+
+
+def test_the_cli_says_working_once_the_module_is_fixed(tmp_path: Path) -> None:
+    root = _module(tmp_path, "syntax_error")
+    assert "BROKEN: go.mod:5: syntax error" in gateway("servers", cwd=root).stdout
+    shutil.copy(root / "go.mod", root / "go.mod.bak")
+    (root / "go.mod").write_text(GO_MODS["good"][0])
+    line = next(line for line in gateway("servers", cwd=root).stdout.splitlines() if line.startswith("go "))
+    assert line.endswith("backend: lsp:gopls; working (asked about main.go)"), line
