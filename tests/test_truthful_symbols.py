@@ -115,7 +115,7 @@ def test_remove_symbol_refuses_while_referenced_and_force_removes(tmp_path: Path
 def test_remove_symbol_refusal_is_exit_3_on_the_cli_and_force_is_a_flag(tmp_path: Path) -> None:
     root = _copy("flask", tmp_path)
     done = _cli(root, "remove-symbol", "has_request_context", "src/flask/ctx.py", servers=False)
-    assert done.returncode == 3 and json.loads(done.stdout)["kind"] == "referenced", done.stdout
+    assert done.returncode == 3 and json.loads(done.stdout)["error"]["kind"] == "referenced", done.stdout
     done = _cli(root, "remove-symbol", "has_request_context", "src/flask/ctx.py", "--force", servers=False)
     assert done.returncode == 0, done.stdout
 
@@ -142,12 +142,13 @@ def test_a_rename_by_text_is_refused_on_every_surface_with_the_command_that_rena
     root = _copy("flask", tmp_path)
     old, new = "def has_request_context() -> bool:", "def has_request_ctx() -> bool:"
     with Gateway(root, use_servers=False) as gateway, pytest.raises(Blocked) as refused:
-        gateway.edit("src/flask/ctx.py", old, new + "\n    pass\n\n\ndef x():", route=True)
+        gateway.edit("src/flask/ctx.py", old, new, route=True)
     output, code = run_hook(json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(root),
                                         "tool_input": {"file_path": "src/flask/ctx.py", "old_string": old, "new_string": new}}).encode())
     reason = json.loads(output)["hookSpecificOutput"]["permissionDecisionReason"]
-    for message in (str(refused.value), reason):
-        assert "gateway rename-symbol has_request_context src/flask/ctx.py has_request_ctx" in message, message
+    assert "gateway rename-symbol has_request_context src/flask/ctx.py has_request_ctx" in str(refused.value)
+    assert f"gateway rename-symbol has_request_context {root}/src/flask/ctx.py has_request_ctx" in reason
+    assert refused.value.classification.suggested_tool == "rename_symbol"
     assert code == 0 and "def has_request_context" in (root / "src/flask/ctx.py").read_text()
 
 

@@ -150,11 +150,16 @@ def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Defin
                 commands.append(
                     f"gateway insert-code {shlex.quote(anchor[0])} {quoted} --position {anchor[1]} --code-file NEW_CODE_FILE"
                 )
+        elif touched.change == "renamed" and touched.new_name_path is not None:
+            new_name = touched.new_name_path.rpartition("/")[2]
+            commands.append(f"gateway rename-symbol {shlex.quote(addresses.of(definition))} {quoted} {shlex.quote(new_name)}")
         else:
             commands.append(f"gateway replace-symbol {shlex.quote(addresses.of(definition))} {quoted} --body-file NEW_DEFINITION_FILE")
     changes = {t.change for t, _ in listed}
     tool: Tool = "replace_symbol"
-    if changes == {"removed"} and not swallowed:
+    if changes == {"renamed"}:
+        tool = "rename_symbol"
+    elif changes == {"removed"} and not swallowed:
         tool = "remove_symbol"
     elif changes == {"added"} and all(c.startswith("gateway insert-code") for c in commands):
         tool = "insert_code"

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from gateway.gate.syntax_problems import SyntaxProblem
 
 Decision = Literal["allow", "block"]
-Tool = Literal["replace_symbol", "insert_code", "remove_symbol"]
+Tool = Literal["replace_symbol", "insert_code", "remove_symbol", "rename_symbol"]
 Change = Literal["added", "removed", "renamed", "header"]
 
 
@@ -99,6 +99,7 @@ _WHAT = {
     "replace_symbol": "passing the complete new definition",
     "insert_code": "passing only the new code",
     "remove_symbol": "which also removes its decorators, attributes and doc comment",
+    "rename_symbol": "which renames its references too",
 }
 
 
@@ -124,7 +125,7 @@ def block_message(
     syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
         " A rename by text leaves every reference behind: rename_symbol (`gateway rename-symbol`) renames them too."
-        if any(d.change == "renamed" for d in touched)
+        if tool != "rename_symbol" and any(d.change == "renamed" for d in touched)
         else ""
     )
     return (
