@@ -57,7 +57,7 @@ def test_blocked_edit_leaves_file_identical(tmp_path: Path) -> None:
     before = _state(path)
     with pytest.raises(Blocked) as refused:
         Gateway(tmp_path).edit("m.py", "def f():\n    x = 1", "def g():\n    x = 1")
-    assert refused.value.classification.suggested_tool == "replace_symbol"
+    assert refused.value.classification.suggested_tool == "rename_symbol"
     assert _state(path) == before
 
 

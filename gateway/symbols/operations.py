@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
+from gateway.gate.syntax_problems import carry_between, new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
@@ -269,10 +270,10 @@ def verify(lang: Language, where: str, before: str, change: TextChange, expect_i
     """Refuse a change that breaks the syntax, disturbs other definitions or loses its own.
     `trees`: the texts' syntax trees, when the caller has parsed them already."""
     old_tree, new_tree = trees or (parse(lang, before.encode()), parse(lang, change.text.encode()))
-    old_errors, new_errors = _errors(lang, old_tree.root_node, []), _errors(lang, new_tree.root_node, [])
-    if len(new_errors) > len(old_errors):
-        added = len(new_errors) - len(old_errors)
-        raise SyntaxBroken(f"{where}: the result would add {added} syntax error(s), first at line {new_errors[0]}; nothing written")
+    problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), carry_between(
+        before.encode("utf-8", "surrogatepass"), change.text.encode("utf-8", "surrogatepass")))
+    if problem is not None:
+        raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")
     old_outside, _ = _names(lang, before, old_tree, change.replaced)
     new_outside, inside = _names(lang, change.text, new_tree, change.region)
     if old_outside != new_outside:

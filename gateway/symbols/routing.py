@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shlex
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,8 @@ from gateway.namepath import address_for
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
-from gateway.symbols.operations import TextChange, syntax_errors, verify
+from gateway.gate.syntax_problems import carry_between, new_syntax_problem
+from gateway.symbols.operations import TextChange, verify
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex
 from gateway.syntax import parse
@@ -169,7 +169,9 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
     """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
     lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
     tree_b, tree_a = parse(lang, before.encode()), parse(lang, after.encode())
-    _check_syntax(display, syntax_errors(lang, before, tree_b), syntax_errors(lang, after, tree_a))
+    problem = new_syntax_problem(lang, display, (before, tree_b), (after, tree_a), carry_between(before.encode(), after.encode()))
+    if problem is not None:
+        raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
     structure_a = symbols_of(lang, view.source.path, after, TreeSitterBackend(), tree_a)
     patches = lift(before, structure_b, after, structure_a, [(r.before, r.after) for r in effect.regions])
@@ -209,11 +211,3 @@ def _applied(before: str, after: str, patches: list[Patch]) -> tuple[str, tuple[
 def _difference(wanted: str, got: str) -> str:
     at = next((i for i, (x, y) in enumerate(zip(wanted, got)) if x != y), min(len(wanted), len(got)))
     return f"from line {wanted.count(chr(10), 0, at) + 1} on"
-
-
-def _check_syntax(display: str, old: list[int], new: list[int]) -> None:
-    if len(new) > len(old):
-        fresh = sorted((Counter(new) - Counter(old)).elements()) or sorted(new)
-        raise RouteRefused(
-            "syntax", f"{display}: the edited file would have {len(new) - len(old)} new syntax error(s), first at line {fresh[0]}"
-        )
