@@ -174,11 +174,16 @@ def new_syntax_problem(
     offsets to A's (None inside a changed region). `before` is None for a new file."""
     text_a, tree_a = after
     own = OWN_PARSERS.get(lang.own_parser)
-    if own is not None and (before is None or _compiles(before[0], path)):
+    if own is not None:
         try:
-            return own(text_a, path)
+            problem = own(text_a, path)
         except (RecursionError, MemoryError):
-            pass  # too deep for the language's parser here: tree-sitter decides
+            problem = None  # too deep for the language's parser here: tree-sitter decides
+        else:
+            if problem is None:
+                return None
+        if problem is not None and (before is None or _compiles(before[0], path)):
+            return problem
     fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry)
     if not fresh:
         return None
