@@ -33,6 +33,10 @@ class Preprocessor:
     defined: frozenset[str]
     undefined: frozenset[str]
     macro_line: re.Pattern[bytes]
+    # Rewrites of what tree-sitter cannot read but every compiler of the language's builds
+    # can (Qt's `signals:`, an export macro between `class` and its name): the span a pattern's
+    # `text` group matches becomes the given word, padded with blanks, offsets kept.
+    rewrites: tuple[tuple[re.Pattern[bytes], bytes], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,10 @@ def _preprocessor(raw: dict[str, object] | None) -> Preprocessor | None:
         defined=frozenset(raw.get("defined", ())),  # type: ignore[arg-type]
         undefined=frozenset(raw.get("undefined", ())),  # type: ignore[arg-type]
         macro_line=re.compile(str(raw.get("macro_line", "")).encode(), re.MULTILINE),
+        rewrites=tuple(
+            (re.compile(str(entry["pattern"]).encode(), re.MULTILINE), str(entry.get("with", "")).encode())
+            for entry in raw.get("rewrite", ())  # type: ignore[attr-defined]
+        ),
     )
 def _encoding_cookie(raw: dict[str, object], path: Path) -> str:
     from gateway.cookies import RULES

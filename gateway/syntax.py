@@ -93,11 +93,28 @@ def _query(lang: Language) -> Query:
 
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_SPACED_SPLICE = re.compile(rb"\\([ \t]+)(?=\r?\n)")
 
 
-def _parse_input(source: bytes) -> bytes:
-    """Grammars break lines at LF only; a lone CR (classic Mac files) becomes LF, byte for byte."""
-    return _LONE_CR.sub(b"\n", source) if b"\r" in source else source
+def _parse_input(lang: Language, source: bytes) -> bytes:
+    """Grammars break lines at LF only; a lone CR (classic Mac files) becomes LF, byte for byte.
+    In C and C++, a backslash before blanks at a line's end splices the lines as the compilers
+    do (a comment ending in a backslash and a space comments out the next line); it is moved to the line's end, in place."""
+    if b"\r" in source:
+        source = _LONE_CR.sub(b"\n", source)
+    if lang.preprocessor is not None:
+        if b"\\" in source:
+            source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
+        for pattern, word in lang.preprocessor.rewrites:
+            source = pattern.sub(lambda m: _rewritten(m, word), source)
+    return source
+
+
+def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
+    start, end = match.span("text")
+    whole = match.group(0)
+    offset = match.start()
+    return whole[: start - offset] + word.ljust(end - start)[: end - start] + whole[end - offset :]
 
 
 @dataclass
@@ -154,7 +171,7 @@ _TREES = _TreeCache(16)
 def parse(lang: Language, source: bytes) -> Tree:
     tree = _TREES.get(lang.grammar, source)
     if tree is None:
-        tree = _parser(lang.grammar).parse(_parse_input(source))
+        tree = _parser(lang.grammar).parse(_parse_input(lang, source))
         _TREES.put(lang.grammar, source, tree)
     return tree
 
@@ -182,7 +199,7 @@ def edited_tree(
         old_end_point=_point(before, old_end),
         new_end_point=_point(after, new_end),
     )
-    new_tree = _parser(lang.grammar).parse(_parse_input(after), edited)
+    new_tree = _parser(lang.grammar).parse(_parse_input(lang, after), edited)
     _TREES.put(lang.grammar, after, new_tree)
     return new_tree, [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from typing import TYPE_CHECKING
 
@@ -62,3 +63,32 @@ def editing_view(text: str) -> tuple[str, str | None]:
 def normalize_fragment(fragment: str, newline: str | None) -> str:
     """An agent's old/new text in the convention of the text it edits."""
     return fragment if newline is None else fragment.replace("\r\n", "\n")
+
+
+def _declared(text: str, rule: str) -> str:
+    head = "".join(text.splitlines(True)[:2]).encode("utf-8", "surrogatepass")
+    try:
+        return codecs.lookup(codec_for(head, rule)).name
+    except (UnknownCodec, LookupError) as error:
+        raise UndecodableFile(f"the new text declares an encoding that cannot be edited here ({error})") from None
+
+
+def check_declared_encoding(where: str, before: str | None, after: str, rule: str) -> None:
+    """Refuse a write whose text would read back differently: the language decodes the bytes
+    written (in the encoding the file has now, UTF-8 for a new one) by the encoding the new
+    text declares, so the gate must judge the text the language will see."""
+    if not rule:
+        return
+    now = _declared(before, rule) if before is not None else "utf-8"
+    declared = _declared(after, rule)
+    if declared == now or {declared, now} <= {"utf-8", "utf-8-sig"}:
+        return
+    try:
+        same = after.encode(now).decode(declared) == after
+    except (UnicodeError, LookupError):
+        same = False
+    if not same:
+        raise UndecodableFile(
+            f"{where}: the new text declares the encoding {declared}, under which the bytes written ({now}) read as other "
+            "text than the text judged; refused (change the declaration and the text in separate writes)"
+        )

@@ -13,7 +13,7 @@ from gateway.gate.classify import classify_effect
 from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_effect, write_effect
 from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
-from gateway.textfile import decode, editing_view, encoding_rule, normalize_fragment
+from gateway.textfile import check_declared_encoding, decode, editing_view, encoding_rule, normalize_fragment
 
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
 
@@ -45,6 +45,8 @@ class Gate:
     def check(self, effect: Effect, action: str = "edit") -> Classification:
         self.check_size(effect.path, effect.before, effect.after)
         lang = self.registry.for_path(effect.path, effect.before if effect.before is not None else effect.after)
+        if lang is not None:
+            check_declared_encoding(effect.path, effect.before, effect.after, lang.encoding_cookie)
         return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse")
 
     def check_edit(self, path: str, text: str, old: str, new: str, replace_all: bool = False) -> tuple[Effect, Classification]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from gateway.gate.effect import Effect, line_breaks
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.readings import judged_reading
+from gateway.gate.shadows import Hidden, guarded, shadowed
 from gateway.gate.syntax_problems import error_total, first_problem, new_syntax_problem
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
@@ -150,6 +151,8 @@ def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Defin
                 commands.append(
                     f"gateway insert-code {shlex.quote(anchor[0])} {quoted} --position {anchor[1]} --code-file NEW_CODE_FILE"
                 )
+        elif touched.change == "shadowed":
+            commands.append(f"gateway remove-symbol {shlex.quote(addresses.of(definition))} {quoted}")
         elif touched.change == "renamed" and touched.new_name_path is not None:
             new_name = touched.new_name_path.rpartition("/")[2]
             commands.append(f"gateway rename-symbol {shlex.quote(addresses.of(definition))} {quoted} {shlex.quote(new_name)}")
@@ -159,11 +162,23 @@ def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Defin
     tool: Tool = "replace_symbol"
     if changes == {"renamed"}:
         tool = "rename_symbol"
-    elif changes == {"removed"} and not swallowed:
+    elif changes <= {"removed", "shadowed"} and not swallowed:
         tool = "remove_symbol"
     elif changes == {"added"} and all(c.startswith("gateway insert-code") for c in commands):
         tool = "insert_code"
     return tool, tuple(dict.fromkeys(commands))
+
+
+def _hidden(judgement: _Judgement) -> list[Hidden]:
+    """Definitions the write takes away without deleting them, each once, unless already listed."""
+    listed = {id(b) for b, _ in judgement.header} | {id(b) for b in judgement.matching.removed} | {id(b) for b, _ in judgement.matching.renamed}
+    found: dict[tuple[int, str], Hidden] = {}
+    for hidden in guarded(judgement) + shadowed(judgement):
+        key = (hidden.definition.start_byte, hidden.definition.name_path)
+        if id(hidden.definition) not in listed and key not in found:
+            found[key] = hidden
+    return [h for h in found.values() if not any(o is not h and o.definition.start_byte < h.definition.start_byte < o.definition.end_byte
+                                                   for o in found.values())]
 
 
 def _hidden_by_errors(judgement: _Judgement, b: Definition) -> bool:
@@ -206,16 +221,20 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
         judgement.swallowed = []
         judgement.matching.removed = [b for b in judgement.matching.removed if not _hidden_by_errors(judgement, b)]
     if not effect.multi_line:
-        # One line may change a header; it may not add, remove or rename a definition, or
-        # consecutive one-line edits could take a definition apart a line at a time.
-        judgement.header = []
-    if not judgement.structural:
+        # One line may change a header; it may not add, remove or rename a definition (nor
+        # make a class a function), or consecutive one-line edits could take a definition
+        # apart a line at a time.
+        judgement.header = [(b, a) for b, a in judgement.header if b.kind != a.kind]
+    hidden = _hidden(judgement)
+    if not judgement.structural and not hidden:
         if not effect.multi_line:
             return allow(path, lang.name, "single_line", "single-line edit.", changed)
         if judgement.inside:
             return allow(path, lang.name, "body_only", "the change stays inside definition bodies.", changed)
         return allow(path, lang.name, "no_definition", "the change touches no definition.", changed)
     listed = _touched(judgement)
+    listed += [(TouchedDefinition(h.definition.kind, h.definition.name, h.definition.name_path, h.definition.name_line, "shadowed",
+                                  detail=f"{h.how} at line {h.line}"), h.definition) for h in hidden]
     tool, commands = _commands(judgement, listed, path)
     touched = tuple(t for t, _ in listed)
     broken = bool(judgement.swallowed) or error_total(lang, judgement.tree_a) > error_total(lang, judgement.tree_b)

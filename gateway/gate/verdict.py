@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 Decision = Literal["allow", "block"]
 Tool = Literal["replace_symbol", "insert_code", "remove_symbol", "rename_symbol"]
-Change = Literal["added", "removed", "renamed", "header"]
+Change = Literal["added", "removed", "renamed", "header", "shadowed"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,8 @@ class TouchedDefinition:
     """A definition the write adds, removes, renames or whose header it changes.
 
     `line` is its name's line: in the file after the write for an added one, before it
-    otherwise. A rename also says the new name path.
+    otherwise. A rename also says the new name path; a shadowed one (taken away without
+    deleting its text: `del f`, `#define f g`, wrapped in `if False:`) says by what.
     """
 
     kind: str
@@ -28,6 +29,7 @@ class TouchedDefinition:
     line: int
     change: Change
     new_name_path: str | None = None
+    detail: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -39,6 +41,8 @@ class TouchedDefinition:
         }
         if self.new_name_path is not None:
             entry["new_name_path"] = self.new_name_path
+        if self.detail is not None:
+            entry["detail"] = self.detail
         return entry
 
 
@@ -77,8 +81,9 @@ class Classification:
 
     @property
     def routable(self) -> bool:
-        """Blocked as a change of definitions, which symbol operations can perform."""
-        return self.decision == "block" and self.reason == "definition"
+        """Blocked as a change of definitions, which symbol operations can perform (a definition
+        shadowed without deleting its text is not one: it is refused as it is)."""
+        return self.decision == "block" and self.reason == "definition" and all(d.change != "shadowed" for d in self.definitions)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,8 @@ _WHAT = {
 def _describe(d: TouchedDefinition) -> str:
     if d.change == "renamed":
         return f"renames {d.kind} `{d.name_path}` (line {d.line}) to `{d.new_name_path}`"
+    if d.change == "shadowed":
+        return f"takes away {d.kind} `{d.name_path}` (line {d.line}) without deleting it: {d.detail}"
     verb = {"added": "adds", "removed": "removes", "header": "changes the header of"}[d.change]
     return f"{verb} {d.kind} `{d.name_path}` (line {d.line})"
 

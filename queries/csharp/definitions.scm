@@ -11,6 +11,9 @@
 (enum_declaration name: (identifier) @name body: (enum_member_declaration_list) @body) @definition.enum
 (delegate_declaration name: (identifier) @name) @definition.type
 (namespace_declaration name: [(identifier) (qualified_name)] @name body: (declaration_list) @body) @definition.module
+; `namespace Shop.Orders;` holds the rest of the file, though not as its children: its name is
+; all there is to judge (a rename of it is structural).
+(file_scoped_namespace_declaration name: [(identifier) (qualified_name)] @name) @definition.module
 (method_declaration name: (identifier) @name) @definition.method
 (method_declaration name: (identifier) @name body: [(block) (arrow_expression_clause)] @body) @definition.method
 (constructor_declaration name: (identifier) @name body: [(block) (arrow_expression_clause)] @body) @definition.method

@@ -1,0 +1,125 @@
+"""Pure: definitions a write takes away without deleting their text, as the language sees them.
+
+Two ways, each judged like the definition's removal or replacement:
+- a statement that unbinds or replaces it, named by `queries/<lang>/shadows.scm` (@shadow in
+  @statement): `del f`, `#define f g`, Ruby's `define_method(:f)`, `undef f`;
+- a change of the conditions it is defined under: wrapped in `if False:` or `#if 0`, moved
+  out of an `#ifdef`, put under a `try:`. The chain of enclosing conditional statements,
+  with their conditions, is part of a definition's header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node, QueryCursor, Tree
+
+from gateway.gate.judgement import _Judgement
+from gateway.langs import Language
+from gateway.syntax import Definition, definitions, extra_query
+
+# Statements that decide whether, or which, definitions inside them exist.
+_CONDITIONAL = {
+    "if_statement", "elif_clause", "else_clause", "try_statement", "except_clause", "finally_clause",
+    "while_statement", "for_statement", "with_statement", "match_statement", "case_clause",
+    "preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else",
+    "if", "unless", "elsif", "else", "begin", "rescue", "if_expression", "if_let_expression",
+}
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A definition of B that A takes away: `how` says by what, `line` is where (in A)."""
+
+    definition: Definition
+    how: str
+    line: int
+
+
+def _node_of(tree: Tree, definition: Definition) -> Node | None:
+    return tree.root_node.descendant_for_byte_range(definition.start_byte, max(definition.start_byte, definition.end_byte - 1))
+
+
+def _guards(tree: Tree, definition: Definition) -> tuple[tuple[str, str], ...]:
+    """The conditional statements around a definition, outermost first, with their conditions."""
+    node, chain = _node_of(tree, definition), []
+    while node is not None:
+        if node.type in _CONDITIONAL:
+            condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
+            chain.append((node.type, " ".join((condition.text or b"").decode("utf-8", "replace").split()) if condition else ""))
+        node = node.parent
+    return tuple(reversed(chain))
+
+
+def _describe_guard(tree: Tree, definition: Definition) -> tuple[str, int]:
+    node = _node_of(tree, definition)
+    while node is not None and node.type not in _CONDITIONAL:
+        node = node.parent
+    if node is None:
+        return "no longer under the conditions it was defined under", definition.start_line
+    head = (node.text or b"").decode("utf-8", "replace").split("\n", 1)[0].strip()
+    return f"now under `{head[:60]}`", node.start_point[0] + 1
+
+
+def guarded(judgement: _Judgement) -> list[Hidden]:
+    """Paired definitions whose enclosing conditions the write changed."""
+    found = []
+    for b, a in judgement.matching.pairs:
+        if _guards(judgement.tree_b, b) != _guards(judgement.tree_a, a):
+            how, line = _describe_guard(judgement.tree_a, a)
+            found.append(Hidden(b, how, line))
+    return found
+
+
+def _shadows(lang: Language, tree: Tree, window: tuple[int, int]) -> list[tuple[str, Node]]:
+    query = extra_query(lang, "shadows")
+    if query is None:
+        return []
+    cursor = QueryCursor(query)
+    cursor.set_byte_range(*window)
+    found = []
+    for _, captures in cursor.matches(tree.root_node):
+        names, statements = captures.get("shadow", []), captures.get("statement", [])
+        for name in names:
+            found.append(((name.text or b"").decode("utf-8", "replace").lstrip(":").strip("\"'"), statements[0] if statements else name))
+    return found
+
+
+def _scope(definitions: list[Definition], node: Node) -> str:
+    """The name path of the innermost definition around `node` ("" at the top)."""
+    around = [d for d in definitions if d.start_byte <= node.start_byte and node.end_byte <= d.end_byte]
+    return max(around, key=lambda d: d.start_byte).name_path if around else ""
+
+
+def shadowed(judgement: _Judgement) -> list[Hidden]:
+    """B's definitions that a statement new in A unbinds or replaces in the same scope."""
+    lang = judgement.lang
+    new = _shadows(lang, judgement.tree_a, judgement.window_a)
+    if not new:
+        return []
+    old = {(name, node.start_byte) for name, node in _shadows(lang, judgement.tree_b, (0, judgement.tree_b.root_node.end_byte))}
+    defs_b, defs_a = definitions(lang, judgement.tree_b), definitions(lang, judgement.tree_a)
+    found = []
+    for name, statement in new:
+        start = _back(judgement, statement.start_byte)
+        if start is not None and (name, start) in old:
+            continue
+        scope = _scope(defs_a, statement)
+        path = f"{scope}/{name}" if scope else name
+        target = next((d for d in defs_b if d.name_path == path), None)
+        if target is not None:
+            text = " ".join((statement.text or b"").decode("utf-8", "replace").split())
+            found.append(Hidden(target, f"`{text[:60]}`", statement.start_point[0] + 1))
+    return found
+
+
+def _back(judgement: _Judgement, offset: int) -> int | None:
+    """A's byte offset carried back to B's (None inside a changed region)."""
+    shift = 0
+    for (_, b1), (a0, a1) in judgement.mapping.regions:
+        if offset < a0:
+            return offset - shift
+        if offset < a1:
+            return None
+        shift = a1 - b1
+    return offset - shift
