@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import bisect
+import functools
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,12 +16,7 @@ class LineIndex:
 
     @classmethod
     def of(cls, text: str) -> LineIndex:
-        starts = [0]
-        position = text.find("\n")
-        while position != -1:
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
-        return cls(text, tuple(starts))
+        return _line_index(text)
 
     def line_of(self, offset: int) -> int:
         """0-based line of a character offset."""
@@ -64,29 +61,48 @@ class LineIndex:
         return len(self.starts)
 
 
+# The offset tables of the last few texts seen (an operation has two: before and after) are
+# kept: one operation asks for them many times, and a
+# str keeps its hash, so finding a text again costs no second pass over it.
+@functools.lru_cache(maxsize=4)
+def _line_index(text: str) -> LineIndex:
+    starts = [0]
+    position = text.find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = text.find("\n", position + 1)
+    return LineIndex(text, tuple(starts))
+
+
+def _same(offset: int) -> int:
+    return offset
+
+
+# 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (0b10xxxxxx).
+_STARTS = bytes(0 if byte & 0xC0 == 0x80 else 1 for byte in range(256))
+
+
+@functools.lru_cache(maxsize=4)
 def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
     if text.isascii():
-        return lambda offset: offset
-    table = [0]
-    for char in text:
-        table.append(table[-1] + len(char.encode()))
+        return _same
+    encoded = text.encode("utf-8", "surrogatepass")
+    table = list(itertools.compress(range(len(encoded)), encoded.translate(_STARTS)))
+    table.append(len(encoded))
     return table.__getitem__
 
 
+@functools.lru_cache(maxsize=4)
 def byte_to_char(text: str) -> Callable[[int], int]:
-    """A function from UTF-8 byte offsets of `text` to character offsets."""
+    """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
+    character gives that character)."""
     if text.isascii():
-        return lambda offset: offset
-    encoded = text.encode()
-    table = [0] * (len(encoded) + 1)
-    position = 0
-    for index, char in enumerate(text):
-        width = len(char.encode())
-        for step in range(width):
-            table[position + step] = index
-        position += width
-    table[len(encoded)] = len(text)
+        return _same
+    encoded = text.encode("utf-8", "surrogatepass")
+    table = list(itertools.accumulate(encoded.translate(_STARTS), initial=-1))
+    table[0] = len(text)
+    table.append(table.pop(0))
     return table.__getitem__
 
 
