@@ -62,8 +62,8 @@ class LineIndex:
 
 
 # The offset tables of the last few texts seen (an operation has two: before and after) are
-# kept: one operation asks for them many times, and a
-# str keeps its hash, so finding a text again costs no second pass over it.
+# kept: one operation asks for them many times, and a str keeps its hash, so finding a text
+# again costs no second pass over it.
 @functools.lru_cache(maxsize=4)
 def _line_index(text: str) -> LineIndex:
     starts = [0]
