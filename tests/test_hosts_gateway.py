@@ -5,6 +5,7 @@ assertions are on the bytes on disk and on what the model was sent back."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
