@@ -129,7 +129,10 @@ def test_claude_code_the_users_rules_and_mode_decide_as_without_the_gateway(mode
     if mode in ("acceptEdits", "bypassPermissions") or (allow_rule and mode == "default"):
         assert with_gateway == ROUTED
     else:  # refused by the host (it asks, which -p cannot), or only planned
-        assert with_gateway == SOURCE and "gateway" not in answer_with.lower()
+        # Claude Code may append the MCP server's instructions as a <system-reminder>; the
+        # refusal itself must be the host's, not the gateway's.
+        refusal = re.sub(r"<system-reminder>.*?</system-reminder>", "", answer_with, flags=re.S)
+        assert with_gateway == SOURCE and "gateway" not in refusal.lower(), answer_with
 
 
 def test_copilot_runs_the_claude_code_hook_with_its_own_argument_names(workspace: Path, tmp_path: Path) -> None:
