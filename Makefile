@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,servers,bench]'
 	touch $@
 
-servers: $(NODE_DIR)/.installed go-server
+servers: $(NODE_DIR)/.installed go-server ruby
 
 hosts: $(HOSTS_DIR)/.installed
 
@@ -34,6 +34,17 @@ $(NODE_DIR)/.installed: Makefile
 	mkdir -p $(NODE_DIR)
 	npm install --silent --prefix $(NODE_DIR) --no-fund --no-audit $(NPM_SERVERS)
 	touch $@
+
+# Ruby itself: the encoding tests check the gateway's reading of magic comments against it.
+.PHONY: ruby
+ruby:
+	@if command -v ruby >/dev/null 2>&1; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ruby >/dev/null; \
+	else \
+		echo "ruby not found: install it with 'sudo apt-get install ruby' (tests/test_encodings.py checks against it)"; \
+	fi
 
 .PHONY: go-server
 go-server:

@@ -16,7 +16,10 @@ from gateway.lsp.discovery import find_server
 from gateway.langs import default_registry
 from tests.test_cli import gateway
 
-pytestmark = pytest.mark.skipif(find_server(default_registry().get("go").server) is None, reason="gopls is not installed")
+
+def test_gopls_is_installed_by_setup() -> None:
+    assert find_server(default_registry().get("go").server) is not None, "make setup installs gopls"
+
 
 MAIN = "package main\n\nfunc main() {}\n\nfunc Add(a, b int) int { return a + b }\n"
 GO_MODS = {
