@@ -1,9 +1,10 @@
 """Reading files an agent names or a workspace holds: only regular files, never blocking,
 bounded in size and in time.
 
-The path is resolved first; `os.stat` must call it a regular file, it is opened with
-O_NONBLOCK and O_NOFOLLOW (a FIFO swapped in after the check cannot block the open, a link
-swapped in cannot redirect it) and checked again on the open descriptor. At most `limit + 1`
+Callers resolve and confine the path first (`Workspace.resolve`, the hook's `real_path`);
+`os.stat` must call it a regular file, it is opened with O_NONBLOCK (a FIFO swapped in after
+the check cannot block the open; with `follow` False, O_NOFOLLOW too) and checked again on the
+open descriptor. At most `limit + 1`
 bytes are read, so a file that grows while it is read is refused as too large, not read
 without bound. Standard library only: the hook's light client imports this.
 """
@@ -39,10 +40,10 @@ def _not_regular(where: str, mode: int) -> NotRegularFile:
 
 
 def open_regular(path: str | os.PathLike[str], where: str | None = None, follow: bool = True) -> int | None:
-    """A read-only descriptor of the regular file at `path` (links resolved; with `follow`
+    """A read-only descriptor of the regular file at `path` (links followed; with `follow`
     False a link is refused); None when there is no such file; NotRegularFile for anything else."""
     where = where or str(path)
-    real = os.path.realpath(path) if follow else os.fspath(path)
+    real = os.fspath(path)
     try:
         info = os.stat(real) if follow else os.lstat(real)
     except (FileNotFoundError, NotADirectoryError):
@@ -52,10 +53,10 @@ def open_regular(path: str | os.PathLike[str], where: str | None = None, follow:
     if not stat.S_ISREG(info.st_mode):
         raise _not_regular(where, info.st_mode)
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW))
     except FileNotFoundError:
         return None
-    except OSError as error:  # ELOOP: a link swapped in since it was resolved
+    except OSError as error:  # ELOOP without `follow`: a link
         raise GatewayError(f"{where}: cannot be read ({error.strerror or error}); it changed while being opened") from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
