@@ -154,9 +154,8 @@ def test_a_patch_through_a_link_or_to_a_script_is_judged(project: Path) -> None:
     (project / "notes.txt").symlink_to("app.py")
     for name in ("tool", "notes.txt"):
         patch = f"*** Begin Patch\n*** Update File: {name}\n@@\n-def perimeter(w, h):\n-    return 2 * (w + h)\n*** End Patch\n"
-        stdout, code = finishing(lambda: claude_code.run(json.dumps(
-            {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(project), "tool_input": patch}).encode(),
-            {"cwd": str(project), "project_dir": None}))
+        payload = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(project), "tool_input": patch}).encode()
+        stdout, code = finishing(lambda payload=payload: claude_code.run(payload, {"cwd": str(project), "project_dir": None}))
         assert code == 0 and "deny" in stdout, (name, stdout)
 
 
@@ -303,11 +302,11 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
 
 def test_a_stranger_cannot_send_a_large_body_before_the_token(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        with pytest.raises(ConnectionError):  # closed after the header; a server reading on would take all 60 MB
-            sock.sendall(b"Content-Length: 60000000\r\n\r\n")
-            for _ in range(60):
-                sock.sendall(b"a" * 1_000_000)
+    # closed after the header; a server reading on would take all 60 MB
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock, pytest.raises(ConnectionError):
+        sock.sendall(b"Content-Length: 60000000\r\n\r\n")
+        for _ in range(60):
+            sock.sendall(b"a" * 1_000_000)
 
 
 def test_a_silent_or_trickling_peer_is_dropped(server: tuple[subprocess.Popen[str], int]) -> None:

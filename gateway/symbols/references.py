@@ -9,13 +9,13 @@ from urllib.parse import unquote, urlparse
 
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
+from gateway.reading import read_regular
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention, MentionFinder, Target
 from gateway.symbols.model import Symbol
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
-from gateway.reading import read_regular
 from gateway.textfile import decode
 
 SCOPES_OF_LOCALS = {"function", "method", "constructor"}
