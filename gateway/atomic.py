@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gateway.errors import Stale, WriteFailed
+from gateway.errors import NotRegularFile, Stale, WriteFailed
 
 TEMP_SUFFIX = ".gateway-tmp"
 
@@ -28,11 +28,16 @@ def sha256(data: bytes) -> str:
 
 
 def file_digest(path: Path) -> str | None:
-    """The SHA-256 of a file's bytes; None when there is no such file."""
+    """The SHA-256 of a regular file's bytes; None when there is no such file (or a directory);
+    a FIFO or a device is refused unread (NotRegularFile)."""
+    from gateway.reading import digest_regular
+
     try:
-        return sha256(path.read_bytes())
-    except (FileNotFoundError, IsADirectoryError):
-        return None
+        return digest_regular(path)
+    except NotRegularFile:
+        if path.is_dir():
+            return None
+        raise
 
 
 class ReplacedFile:
@@ -52,10 +57,14 @@ class ReplacedFile:
 
     def check(self) -> None:
         """Refused as stale unless the file still has `digest`; from here on, it is held."""
-        try:
-            self.fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:  # never blocks on a FIFO swapped in, never follows a link swapped in
+            self.fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY)
         except FileNotFoundError:
             raise Stale(f"{self.display}: deleted since it was read; nothing written") from None
+        except OSError as error:
+            raise Stale(f"{self.display}: replaced since it was read ({error.strerror}); nothing written") from None
+        if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            raise Stale(f"{self.display}: no longer a regular file; nothing written")
         leased = _read_lease(self.fd, self.display)
         data = _read_all(self.fd)
         self.size = len(data)

@@ -13,15 +13,18 @@ from gateway.roots import gateway_root
 CONFIG_PATH = Path(".gateway") / "config.toml"
 STATE_DIR = Path(".gateway") / "state"
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_CONFIG_BYTES = 1 << 20
 
 
 def config_table(root: Path, table: str) -> dict[str, Any]:
     """One table of the workspace's config; empty when the file or the table is absent."""
-    path = root / CONFIG_PATH
-    if not path.is_file():
+    from gateway.reading import read_regular
+
+    raw = read_regular(root / CONFIG_PATH, str(CONFIG_PATH), MAX_CONFIG_BYTES)  # a FIFO is refused, never waited on
+    if raw is None:
         return {}
     try:
-        data = tomllib.loads(path.read_text("utf-8")).get(table, {})
+        data = tomllib.loads(raw.decode("utf-8")).get(table, {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{CONFIG_PATH}: {error}") from None
     if not isinstance(data, dict):

@@ -11,7 +11,6 @@ with it (`gateway.lsp.session`).
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import os
 import sys
@@ -31,6 +30,9 @@ from gateway.surface import call
 from gateway.userstate import private_file
 
 HOOK, STATUS = "gateway/hook", "gateway/status"
+# A hook's answer is due well within the hosts' own hook timeouts (Claude Code: 60 s); past it
+# the hook is refused (exit 2) and the worker it held is given up (gateway.workers).
+HOOK_SECONDS = 45.0
 
 
 def _rss(pid: int) -> int:
@@ -75,18 +77,18 @@ class DaemonServer(GatewayServer):
         self.active = self.requests = 0
         self.idle_seconds = idle_seconds
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: _hook(plain(params))))
+        self.feature(HOOK)(self._counted(lambda params: _hook(plain(params)), HOOK_SECONDS))
         self.feature(STATUS)(self._counted(lambda params: self.status()))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         return self._counted(lambda params: call(self.gateway, operation, plain(params)))
 
-    def _counted(self, work: Callable[[Any], dict[str, Any]]) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+    def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         async def handle(params: Any) -> dict[str, Any]:
             self.active += 1
             self.requests += 1
             try:
-                return await asyncio.get_running_loop().run_in_executor(self.executor, work, params)
+                return await self.pool.run(work, params, seconds=seconds)  # type: ignore[no-any-return]
             finally:
                 self.active -= 1
                 self.last_active = time.monotonic()

@@ -213,8 +213,11 @@ def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, 
 
 
 def _contents(path: str) -> bytes | None:
+    """A regular file's bytes (bounded; a FIFO is never waited on); None for anything else."""
+    from gateway.config import DEFAULT_MAX_FILE_BYTES
+    from gateway.reading import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
+        return read_regular(path, path, DEFAULT_MAX_FILE_BYTES)
+    except (OSError, GatewayError):
         return None

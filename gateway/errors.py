@@ -81,6 +81,18 @@ class TooLarge(GatewayError):
     kind = "too_large"
 
 
+class NotRegularFile(GatewayError):
+    """A path that is not a regular file (a FIFO, a device, a socket, a directory): never read."""
+
+    kind = "not_regular_file"
+
+
+class TimedOut(GatewayError):
+    """A read or a request that ran past its deadline; nothing was written."""
+
+    kind = "timed_out"
+
+
 class Unencodable(GatewayError):
     kind = "unencodable"
 

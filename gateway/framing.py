@@ -26,15 +26,21 @@ class FrameReader:
         self._length: int | None = None
 
     def feed(self, data: bytes) -> list[bytes]:
-        self._buffer += data
+        self.push(data)
         bodies = []
         while True:
-            body = self._next()
+            body = self.next()
             if body is None:
                 return bodies
             bodies.append(body)
 
-    def _next(self) -> bytes | None:
+    def push(self, data: bytes) -> None:
+        """Bytes received; `next` takes the bodies out one at a time (the limits in force when
+        each one's header is read apply to it)."""
+        self._buffer += data
+
+    def next(self) -> bytes | None:
+        """The next complete body, or None until more bytes come; FrameError past the limits."""
         if self._length is None:
             self._check_start()
             end = self._buffer.find(_END, max(0, self._scanned - 3), MAX_HEADER_BYTES + 4)

@@ -60,6 +60,7 @@ class Language:
     rename_scope: str = "global"
     preprocessor: Preprocessor | None = None
     encoding_cookie: str = ""
+    interpreters: tuple[str, ...] = ()
 
 
 def data_dir(kind: str) -> Path:
@@ -115,6 +116,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         rename_scope=raw.get("rename_scope", "global"),
         preprocessor=_preprocessor(raw.get("preprocessor")),
         encoding_cookie=_encoding_cookie(raw, path),
+        interpreters=tuple(raw.get("interpreters", ())),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),
@@ -128,10 +130,29 @@ def _load_language(path: Path, queries: Path) -> Language:
     )
 
 
+def interpreter_of(text: str | bytes | None) -> str | None:
+    """The program a `#!` line runs (`#!/usr/bin/env -S python3 -u`: "python3"); None without one."""
+    if text is None:
+        return None
+    head = text[:HEAD_CHARS]
+    line = (head.decode("latin-1") if isinstance(head, bytes) else head).split("\n", 1)[0]
+    if not line.startswith("#!"):
+        return None
+    words = [os.path.basename(word) for word in line[2:].split()]
+    if words[:1] == ["env"]:
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0] if words else None
+
+
+HEAD_CHARS = 256
+
+
 class LanguageRegistry:
-    """Languages by file name or extension. An extension two languages claim (`.h`: C and
-    C++) goes to the one whose grammar meets fewer errors in the file; ties, and calls
-    without the text, go to the first by name."""
+    """Languages by file name or extension, and for a file without an extension by the
+    interpreter its `#!` line names (`interpreters` in langs/*.toml; `python3.12` is
+    `python3`'s, then `python`'s). An extension two languages claim (`.h`: C and C++) goes to
+    the one whose grammar meets fewer errors in the file; ties, and calls without the text, go
+    to the first by name."""
 
     def __init__(self, langs_dir: Path, queries_dir: Path) -> None:
         self.languages = {
@@ -145,15 +166,33 @@ class LanguageRegistry:
             for ext in lang.extensions:
                 self._by_extension.setdefault(ext, []).append(lang)
         self._by_filename = {name: lang for lang in self.languages.values() for name in lang.filenames}
+        self._by_interpreter = {name: lang for lang in self.languages.values() for name in lang.interpreters}
 
-    def candidates(self, path: str | os.PathLike[str]) -> list[Language]:
+    def by_first_line(self, path: str | os.PathLike[str]) -> bool:
+        """Whether `path`'s language is told by its first line (no extension, no known name)."""
+        return not Path(path).suffix and Path(path).name not in self._by_filename
+
+    def by_interpreter(self, program: str | None) -> Language | None:
+        while program:
+            if program in self._by_interpreter:
+                return self._by_interpreter[program]
+            shorter = program.rstrip("0123456789.-")
+            program = shorter if shorter != program else None
+        return None
+
+    def candidates(self, path: str | os.PathLike[str], text: str | bytes | None = None) -> list[Language]:
+        """The languages that may claim `path`; `text` (the file, or its first bytes) tells an
+        extensionless file's language by its `#!` line."""
         name = Path(path).name
         if name in self._by_filename:
             return [self._by_filename[name]]
+        if self.by_first_line(path):
+            found = self.by_interpreter(interpreter_of(text))
+            return [found] if found else []
         return self._by_extension.get(Path(path).suffix.lower(), [])
 
     def for_path(self, path: str | os.PathLike[str], text: str | None = None) -> Language | None:
-        found = self.candidates(path)
+        found = self.candidates(path, text)
         if len(found) > 1 and text is not None:
             from gateway.syntax import error_count
 

@@ -23,7 +23,6 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,10 @@ from pygls.server import LanguageServer
 from gateway.api import Gateway
 from gateway.daemon_client import peer_uid
 from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
-from gateway.framing import FrameError, FrameReader
+from gateway.framing import MAX_BODY_BYTES, FrameError, FrameReader
 from gateway.surface import call
 from gateway.userstate import private_file, state_home
+from gateway.workers import RequestPool
 
 METHODS = {
     "gateway/classify": "classify",
@@ -58,7 +58,14 @@ METHODS = {
     "gateway/context": "context",
 }
 AUTHENTICATE, STOP = "gateway/authenticate", "gateway/stop"
+# A TCP peer's first message is `gateway/authenticate` of at most PRE_AUTH_BYTES, sent within
+# AUTH_SECONDS of connecting; otherwise it is closed, having cost at most that much memory.
+PRE_AUTH_BYTES = 4096
+AUTH_SECONDS = 5.0
 WORKERS = 8
+# A request's deadline: below the daemon client's own wait (daemon_client.CALL_SECONDS), so the
+# caller hears TimedOut from the server rather than a connection that went silent.
+REQUEST_SECONDS = 540.0
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 logger = logging.getLogger(__name__)
 
@@ -95,19 +102,22 @@ class GatewayProtocol(LanguageServerProtocol):
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._frames = FrameReader()
         self._authenticated = not self.token_required
+        # Before the token, a peer is a stranger: one small message, within a few seconds.
+        self._frames = FrameReader(MAX_BODY_BYTES if self._authenticated else PRE_AUTH_BYTES)
+        self._deadline = None if self._authenticated else self._server.loop.call_later(AUTH_SECONDS, self._close)
         if self.shared and not self.token_required and not _same_user(transport):
             self._close()
 
     def data_received(self, data: bytes) -> None:
-        try:
-            bodies = self._frames.feed(data)
-        except FrameError:
-            self._close()
-            return
-        for body in bodies:
-            if not self._receive(body):
+        self._frames.push(data)
+        while self.transport is not None and not self.transport.is_closing():
+            try:
+                body = self._frames.next()
+            except FrameError:
+                self._close()
+                return
+            if body is None or not self._receive(body):
                 return
 
     def _receive(self, body: bytes) -> bool:
@@ -115,8 +125,12 @@ class GatewayProtocol(LanguageServerProtocol):
         try:
             message = json.loads(body)
         except (ValueError, RecursionError):
+            if not self._authenticated:
+                return self._authenticate({})
             self._error(None, PARSE_ERROR, "Parse error: the body is not JSON")
             return True
+        if not self._authenticated:
+            return self._authenticate(message if isinstance(message, dict) else {})
         valid_id = isinstance(message, dict) and isinstance(message.get("id", 0), int | str) and not isinstance(message.get("id"), bool)
         if not valid_id or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method", ""), str):
             self._error(message.get("id") if valid_id else None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
@@ -143,9 +157,13 @@ class GatewayProtocol(LanguageServerProtocol):
         if not self.token_required or (message.get("method") == AUTHENTICATE and isinstance(token, str) and expected is not None
                             and hmac.compare_digest(token.encode("utf-8", "replace"), expected.encode())):
             self._authenticated = True
+            self._frames.max_body = MAX_BODY_BYTES
+            self._cancel_deadline()
             self._reply(message, {"ok": True})
             return True
-        self._error(message.get("id"), RPC_CODES["unauthenticated"], f"unauthenticated: send {AUTHENTICATE} with the server's token first")
+        msg_id = message.get("id")
+        self._error(msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None,
+                    RPC_CODES["unauthenticated"], f"unauthenticated: send {AUTHENTICATE} with the server's token first")
         self._close()
         return False
 
@@ -157,8 +175,14 @@ class GatewayProtocol(LanguageServerProtocol):
         self._send_response(msg_id, error=ResponseError(code, text))
 
     def _close(self) -> None:
+        self._cancel_deadline()
         if self.transport is not None:
             self.transport.close()
+
+    def _cancel_deadline(self) -> None:
+        deadline, self._deadline = getattr(self, "_deadline", None), None
+        if deadline is not None:
+            deadline.cancel()
 
     def _execute_request_callback(self, msg_id: Any, future: Any) -> None:
         error = None if future.cancelled() else future.exception()
@@ -182,6 +206,8 @@ class GatewayProtocol(LanguageServerProtocol):
             self._server.loop.stop()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_deadline()
+        self._frames = FrameReader(0)  # what a closed peer had sent is not kept
         if not self.shared:
             self._server.loop.call_soon_threadsafe(self._server.loop.stop)
 
@@ -199,20 +225,22 @@ class _StdoutTransport:
     def close(self) -> None:
         self.loop.stop()
 
+    def is_closing(self) -> bool:
+        return False
+
 
 class GatewayServer(LanguageServer):
     def __init__(self, gateway: Gateway) -> None:
         super().__init__("gateway", "0.1.0", protocol_cls=GatewayProtocol, max_workers=WORKERS)
         self.gateway = gateway
         self.token: str | None = None
-        self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="gateway-rpc")
+        self.pool = RequestPool(WORKERS, REQUEST_SECONDS)
         for method, operation in METHODS.items():
             self.feature(method)(self._handler(operation))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         async def handle(params: Any) -> dict[str, Any]:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self.executor, call, self.gateway, operation, plain(params))
+            return await self.pool.run(call, self.gateway, operation, plain(params))  # type: ignore[no-any-return]
 
         return handle
 
@@ -270,7 +298,6 @@ def run_until_stopped(server: GatewayServer, serving: Callable[[], None]) -> Non
         serving()
     finally:
         server.gateway.close()
-        server.executor.shutdown(wait=False, cancel_futures=True)
     # The stdin reader thread and pygls' pools would keep the process alive.
     sys.stdout.flush()
     sys.stderr.flush()

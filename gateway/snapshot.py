@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import STATE_DIR
+from gateway.errors import GatewayError
 from gateway.gitcalls import git, git_all
 from gateway.atomic import replace_atomically, sha256
 
@@ -106,13 +107,20 @@ def _walk(root: Path) -> set[str]:
 
 def _read(root: Path, path: str) -> tuple[bytes, int] | None:
     """A regular file's bytes and permission bits; None for anything else (absent, a link, a directory)."""
+    from gateway.reading import open_regular, read_fd
+
     try:
-        info = os.lstat(root / path)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return (root / path).read_bytes(), stat.S_IMODE(info.st_mode)
-    except OSError:
+        fd = open_regular(root / path, path, follow=False)
+    except GatewayError:
         return None
+    if fd is None:
+        return None
+    try:
+        return read_fd(fd, path, seconds=float("inf")), stat.S_IMODE(os.fstat(fd).st_mode)
+    except (OSError, GatewayError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _keep(objects: Path, data: bytes) -> str:

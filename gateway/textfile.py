@@ -25,12 +25,13 @@ def decode(data: bytes, where: str, rule: str) -> tuple[str, str]:
         raise UndecodableFile(f"{where}: not decodable as text ({error}); refusing to edit it") from None
 
 
-def encoding_rule(path: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> str:
-    """The encoding rule of the language a file name belongs to ("" for none, or when the
-    languages that claim its extension disagree)."""
+def encoding_rule(path: str | os.PathLike[str], registry: LanguageRegistry | None = None, data: bytes | None = None) -> str:
+    """The encoding rule of the language a file belongs to, by its name or (without an
+    extension) by the `#!` line of `data` ("" for none, or when the languages that claim its
+    extension disagree)."""
     from gateway.langs import default_registry
 
-    rules = {lang.encoding_cookie for lang in (registry or default_registry()).candidates(path)}
+    rules = {lang.encoding_cookie for lang in (registry or default_registry()).candidates(path, data)}
     return rules.pop() if len(rules) == 1 else ""
 
 

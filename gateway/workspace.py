@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from gateway.atomic import ReplacedFile, create_exclusively, remove_abandoned_temps, replace_atomically, replace_checked, sha256
 from gateway.errors import FileMissing, OutsideWorkspace, Unencodable, UsageError
+from gateway.reading import open_regular, read_fd
 from gateway.textfile import decode, editing_view, encoding_rule, normalize_fragment, round_trips, unencodable_message
 
 if TYPE_CHECKING:
@@ -105,16 +106,27 @@ class Workspace:
     def display(self, real: Path) -> str:
         return real.relative_to(self.root).as_posix()
 
+    def max_bytes(self) -> int:
+        """The largest file read or written (`[gate] max_file_bytes`)."""
+        from gateway.config import gate_config
+
+        return gate_config(self.root).max_file_bytes
+
     def read(self, path: str | os.PathLike[str]) -> SourceFile:
+        """A regular file of the workspace, decoded (links resolved and confined; a FIFO, a
+        device or a directory is refused unread, a file over the size limit too)."""
         real = self.resolve(path)
         where = self.display(real)
-        if not real.exists():
+        fd = open_regular(real, where)
+        if fd is None:
             raise FileMissing(f"{where}: no such file in the workspace")
-        if not real.is_file():
-            raise UsageError(f"{where}: not a regular file")
+        try:
+            data = read_fd(fd, where, self.max_bytes())
+            mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        finally:
+            os.close(fd)
         remove_abandoned_temps(real)
-        data = real.read_bytes()
-        raw, encoding = decode(data, where, encoding_rule(real, self.registry))
+        raw, encoding = decode(data, where, encoding_rule(real, self.registry, data))
         text, newline = editing_view(raw)
         return SourceFile(
             path=real,
@@ -122,7 +134,7 @@ class Workspace:
             text=text,
             encoding=encoding,
             newline=newline,
-            mode=stat.S_IMODE(real.stat().st_mode),
+            mode=mode,
             digest=sha256(data),
             round_trips=round_trips(raw, encoding, data),
         )

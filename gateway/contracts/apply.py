@@ -32,7 +32,7 @@ REAPER_GRACE_SECONDS = 5
 def read_contract(gateway: Gateway, path: str | os.PathLike[str]) -> Contract:
     """A contract file inside the workspace: absolute, or relative to the workspace root."""
     real = gateway.workspace.resolve(path)
-    if not real.is_file():
+    if not real.exists():
         raise FileMissing(f"{path}: no such contract file")
     try:
         return load_contract(real)

@@ -125,9 +125,18 @@ class _Reader:
         return [(item, lines[index] if index < len(lines) else None) for index, item in enumerate(value)]
 
 
+MAX_CONTRACT_BYTES = 1 << 20
+
+
 def load_contract(path: Path) -> Contract:
     """The contract at `path`; what is wrong with it is in `.problems` (reading errors raise OSError)."""
-    text = path.read_text("utf-8")
+    from gateway.errors import FileMissing
+    from gateway.reading import read_regular
+
+    data = read_regular(path, str(path), MAX_CONTRACT_BYTES)  # a FIFO or a device is refused unread
+    if data is None:
+        raise FileMissing(f"{path}: no such contract file")
+    text = data.decode("utf-8")
     contract = Contract(path)
     try:
         data = tomllib.loads(text)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from gateway.config import GateConfig
-from gateway.errors import NotFound, TooLarge
+from gateway.errors import NotFound
 from gateway.gate.classify import classify_effect
 from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_effect, write_effect
 from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
+from gateway.reading import read_regular, too_large
 from gateway.textfile import check_declared_encoding, decode, editing_view, encoding_rule, normalize_fragment
 
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
@@ -23,19 +23,24 @@ class Gate:
         self.registry = registry or default_registry()
         self.config = config or GateConfig()
 
-    def judged(self, path: str | os.PathLike[str]) -> bool:
-        """Whether writes to `path` are judged at all (a language with a symbol backend claims it)."""
-        return any(lang.symbol_backend for lang in self.registry.candidates(path))
+    def judged(self, path: str | os.PathLike[str], text: str | bytes | None = None) -> bool:
+        """Whether writes to `path` are judged at all (a language with a symbol backend claims
+        it; `text`, the file or its first bytes, names an extensionless file's by its `#!` line)."""
+        return any(lang.symbol_backend for lang in self.registry.candidates(path, text))
+
+    def may_judge(self, path: str | os.PathLike[str]) -> bool:
+        """Whether `path` may be judged, before its text is known (its name, or its first line)."""
+        return self.judged(path) or self.registry.by_first_line(path)
 
     def check_bytes(self, where: str, size: int) -> bool:
         """True when `size` bytes may be judged; TooLarge otherwise."""
-        limit = self.config.max_file_bytes
-        if size > limit:
-            raise TooLarge(
-                f"{where}: {size} bytes, over the gate's limit of {limit} ([gate] max_file_bytes in "
-                ".gateway/config.toml); refused rather than judged slowly"
-            )
+        if size > self.config.max_file_bytes:
+            raise too_large(where, size, self.config.max_file_bytes)
         return True
+
+    def read(self, path: str | os.PathLike[str], where: str | None = None) -> bytes | None:
+        """A file's bytes, if it is a regular file within the size limit; None when it does not exist."""
+        return read_regular(path, where or str(path), self.config.max_file_bytes)
 
     def check_size(self, where: str, *texts: str | None) -> None:
         for text in texts:
@@ -72,11 +77,12 @@ class Gate:
 
 def read_text(path: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> str | None:
     """A file's decoded text (by its language's encoding rule), exactly as on disk (no
-    line-ending change); None if it does not exist."""
-    candidate = Path(path)
-    if not candidate.is_file():
+    line-ending change); None if it does not exist. Only a regular file is read, at most the
+    gate's default size limit (NotRegularFile, TooLarge)."""
+    data = Gate(registry).read(path)
+    if data is None:
         return None
-    return decode(candidate.read_bytes(), str(path), encoding_rule(candidate, registry))[0]
+    return decode(data, str(path), encoding_rule(path, registry, data))[0]
 
 
 def classify_edit(
@@ -91,6 +97,8 @@ def classify_edit(
     """The gate's verdict on replacing old_string with new_string in a file, as `gateway edit`
     would perform it (line endings as Workspace.read sees them). `content` defaults to the
     file's text; old_string must occur in it (NotFound otherwise)."""
+    if os.path.realpath(path) != os.path.abspath(path):  # a link: judged as the file it leads to
+        path = os.path.realpath(path)
     raw = content if content is not None else read_text(path, registry)
     gate = Gate(registry)
     if raw is None:

@@ -16,7 +16,7 @@ language-server or MCP machinery ever is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -100,6 +100,22 @@ def root_of(call: HookCall) -> Path | None:
     return find_root(Path(call.project_dir or call.cwd))
 
 
+def real_path(call: HookCall, path: Path) -> Path:
+    """The file a write to `path` really changes: links resolved, so that the file is judged by
+    its own name and text. A path inside the project (`.gateway` root, else the project or
+    working directory) whose links lead out of it is refused (OutsideWorkspace)."""
+    import os
+
+    root = root_of(call) or Path(call.project_dir or call.cwd)
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(path))
+    named = Path(os.path.abspath(path))
+    inside = named.is_relative_to(os.path.abspath(root)) or named.is_relative_to(real_root)
+    if inside and not real.is_relative_to(real_root):
+        raise OutsideWorkspace(f"{path}: a symbolic link to {real}, outside the workspace {real_root}; refusing to write through it")
+    return real
+
+
 def typed_edits(call: HookCall) -> TypedEdits | None:
     """The typed-edit state of the project the agent works in, if it has any (.gateway/)."""
     root = root_of(call)
@@ -123,6 +139,10 @@ def pre(call: HookCall) -> Answer:
         return judge_patch(call)
     if call.path is None:
         return PASS
+    try:
+        call = replace(call, path=real_path(call, call.path))
+    except OutsideWorkspace as error:
+        return Answer("deny", f"Refused: {error}.")
     if call.kind not in ("edit", "write"):  # a write the gate does not judge (a notebook) still needs its grant
         return with_grant(call, [call.path], PASS)
     try:
@@ -167,6 +187,12 @@ def post(call: HookCall) -> Answer:
         return after_shell(call)
     if call.kind in ("edit", "write", "patch"):
         from gateway.hooks.pending import performed
+
+        if call.path is not None:
+            try:
+                call = replace(call, path=real_path(call, call.path))
+            except OutsideWorkspace:
+                return PASS
 
         notes = performed(call)
         return Answer("context", " ".join(notes)) if notes else PASS
@@ -231,19 +257,18 @@ def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, n
 
 
 def read_judged(gate: Gate, path: Path) -> str | None:
-    """The file's text as the gate reads it; None when it does not exist."""
+    """The file's text as the gate reads it (a regular file, within the size limit); None
+    when it does not exist."""
     from gateway.textfile import decode, encoding_rule, round_trips, unencodable_message
 
     display = str(path)
     try:
-        raw_bytes = path.read_bytes() if gate.check_bytes(display, path.stat().st_size) else None
-    except FileNotFoundError:
-        return None
+        raw_bytes = gate.read(path, display)
     except OSError as error:
         raise GatewayError(f"{display}: cannot be read ({error.strerror or error})") from None
     if raw_bytes is None:
         return None
-    text, codec = decode(raw_bytes, display, encoding_rule(path, gate.registry))
+    text, codec = decode(raw_bytes, display, encoding_rule(path, gate.registry, raw_bytes))
     if not round_trips(text, codec, raw_bytes):
         raise Unencodable(unencodable_message(display, codec))
     return text
@@ -256,15 +281,28 @@ def gate_for(call: HookCall) -> Gate:
     return Gate(config=gate_config(root_of(call)))
 
 
+def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
+    """What tells an extensionless file's language: its first bytes, or the new file's text."""
+    if not gate.registry.by_first_line(call.path or ""):
+        return None
+    from gateway.reading import read_head
+
+    assert call.path is not None
+    head = read_head(call.path)
+    return head if head is not None else call.content if call.kind == "write" else call.edits[0].new if call.edits else None
+
+
 def decide(call: HookCall) -> Judged | None:
     """The gate's verdict on an edit or write (the first structural reading, else the last
     allowed one); None for files the gate does not judge."""
     assert call.path is not None
     gate = gate_for(call)
-    if not gate.judged(call.path):
+    if not gate.may_judge(call.path):
         return None
     if call.kind == "edit" and not call.edits:
         raise UsageError("the edit has no replacements")
+    if not gate.judged(call.path, first_line(gate, call)):
+        return None
     raw = read_judged(gate, call.path)
     verdicts: list[Judged] = []
     failures: list[GatewayError] = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gateway.errors import GatewayError
-from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, plan, read_judged, with_grant
+from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, plan, read_judged, real_path, with_grant
 
 
 def patch_paths(call: HookCall) -> list[Path]:
@@ -20,7 +20,13 @@ def patch_paths(call: HookCall) -> list[Path]:
         changes = parse_patch(call.text).changes
     except PatchError:
         return []
-    return [call.cwd / (change.move_to or change.path) for change in changes if change.kind != "delete"]
+    found = []
+    for change in changes:
+        try:
+            found += [real_path(call, call.cwd / (change.move_to or change.path))] if change.kind != "delete" else []
+        except GatewayError:
+            continue  # a link out of the workspace: refused before, never performed
+    return found
 
 
 def judge_patch(call: HookCall, grants: bool = True) -> Answer:
@@ -32,16 +38,18 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     gate = gate_for(call)
     try:
         patch = parse_patch(call.text)
-        files = effects(patch, call.cwd, lambda path: read_judged(gate, path))
+        files = effects(patch, call.cwd, lambda path: read_judged(gate, real_path(call, path)))
     except PatchError:
         return PASS  # the host's applier refuses it with its own message
+    except GatewayError as error:
+        return Answer("deny", f"Refused: {error}.")
     sections: dict[int, str] = {}
     operations: list[dict[str, object]] = []
     for index, (change, effect) in enumerate(zip(patch.changes, files)):
-        target = effect.new_path or effect.path
-        if effect.after is None or not gate.judged(target):
-            continue
         try:
+            target = real_path(call, effect.new_path or effect.path)
+            if effect.after is None or not gate.judged(target, effect.before if effect.before is not None else effect.after):
+                continue
             judged_effect, classification = gate.check_write(str(target), effect.before, effect.after)
         except GatewayError as error:
             return Answer("deny", f"Refused: {error}.")

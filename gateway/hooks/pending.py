@@ -59,6 +59,7 @@ def take(path: Path, texts: list[str]) -> str | None:
 
 def performed(call: HookCall) -> list[str]:
     """The notes of the routed writes this call has performed."""
+    from gateway.hooks.judge import gate_for
     from gateway.textfile import decode, encoding_rule
 
     paths = [call.path] if call.path is not None else []
@@ -66,10 +67,13 @@ def performed(call: HookCall) -> list[str]:
         from gateway.hooks.patch_calls import patch_paths
 
         paths = patch_paths(call)
-    notes = []
+    notes, gate = [], gate_for(call)
     for path in paths:
         try:
-            text = decode(path.read_bytes(), str(path), encoding_rule(path))[0]
+            data = gate.read(path)
+            if data is None:
+                continue
+            text = decode(data, str(path), encoding_rule(path, None, data))[0]
         except Exception:  # noqa: BLE001 - an unreadable file gets no note, never a failed hook
             continue
         note = take(path, [text, text.replace("\r\n", "\n")])

@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlparse
 
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
+from gateway.reading import read_regular
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention, MentionFinder, Target
 from gateway.symbols.model import Symbol
@@ -70,7 +71,15 @@ def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> lis
     if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
     word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
-    return [path for path in service.source_files() if path != view.source.path and word.search(path.read_bytes())]
+    return [path for path in service.source_files() if path != view.source.path and word.search(_bytes(service, path))]
+
+
+def _bytes(service: SymbolService, path: Path) -> bytes:
+    """A source file's bytes; nothing for one that is not a regular file within the size limit."""
+    try:
+        return read_regular(path, str(path), service.workspace.max_bytes()) or b""
+    except (OSError, GatewayError):
+        return b""
 
 
 def open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
@@ -82,7 +91,7 @@ def open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> 
         if lang is None or lang.server != backend.lang.server:
             continue
         try:
-            text = decode(path.read_bytes(), str(path), lang.encoding_cookie)[0]
+            text = decode(_bytes(service, path), str(path), lang.encoding_cookie)[0]
         except (OSError, GatewayError):
             continue  # a file the server cannot be given; the rename's own checks still run
         backend.session.sync(path, text, lang.server.language_id_for(path))

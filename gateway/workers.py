@@ -1,0 +1,77 @@
+"""The workers of `gateway serve` and the daemon: every request on a thread of its own, at most
+`workers` at once, each with a deadline.
+
+A request that overruns its deadline is answered TimedOut and its thread is given up: it ends
+on its own, no longer counted against the workers, so a request stuck where Python cannot
+interrupt it (a read the kernel never returns) cannot take the workers with it. Given-up
+threads are bounded as well: while `max_abandoned` of them still run, new requests are refused
+at once instead of piling up behind them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from gateway.errors import TimedOut
+
+MAX_ABANDONED = 64
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def _body(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], work: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    result, error = None, None
+    try:
+        result = work(*args)
+    except BaseException as raised:  # noqa: BLE001 - handed to the caller as the request's answer
+        error = raised
+    try:
+        loop.call_soon_threadsafe(_settle, future, result, error)
+    except RuntimeError:  # the loop is gone: the server stopped meanwhile
+        pass
+
+
+class RequestPool:
+    """Runs blocking work for coroutines: bounded in number and in time."""
+
+    def __init__(self, workers: int, seconds: float, max_abandoned: int = MAX_ABANDONED) -> None:
+        self.seconds = seconds
+        self.max_abandoned = max_abandoned
+        self.abandoned = 0
+        self._slots = asyncio.Semaphore(workers)
+
+    async def run(self, work: Callable[..., Any], *args: Any, seconds: float | None = None) -> Any:
+        """`work(*args)` on a thread; TimedOut when it takes longer than `seconds` (the pool's
+        deadline by default), or at once while too many given-up requests still run."""
+        limit = self.seconds if seconds is None else seconds
+        async with self._slots:
+            if self.abandoned >= self.max_abandoned:
+                raise TimedOut(f"busy: {self.abandoned} earlier requests are stuck past their deadline; refused, try again later")
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[Any] = loop.create_future()
+            threading.Thread(target=_body, args=(loop, future, work, args), daemon=True, name="gateway-request").start()
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), limit)
+            except TimeoutError:
+                self._abandon(future)
+                raise TimedOut(f"the request took longer than {limit:g} seconds and was given up (it may still finish; check before retrying)") from None
+
+    def _abandon(self, future: asyncio.Future[Any]) -> None:
+        self.abandoned += 1
+
+        def ended(_: asyncio.Future[Any]) -> None:
+            self.abandoned -= 1
+            if not future.cancelled():
+                future.exception()  # retrieved: no "exception was never retrieved" warning
+
+        future.add_done_callback(ended)
