@@ -10,3 +10,21 @@ os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
 # Surfaces start a workspace daemon by default; tests opt in (tests/test_daemon.py) instead of
 # leaving one behind per temporary workspace.
 os.environ["GATEWAY_NO_DAEMON"] = "1"
+
+import pytest  # noqa: E402
+
+# Modules whose tests start real language servers, agent hosts, daemons or the gateway as a
+# separate process: `make test` runs them, `make test-fast` (`-m "not slow"`) leaves them out.
+SLOW_MODULES = {
+    "test_cli_symbols", "test_contracts", "test_daemon", "test_demo", "test_mcp", "test_patch", "test_roundtrip",
+    "test_routing", "test_rpc", "test_security_contracts", "test_security_server", "test_server_faults",
+    "test_servers_status", "test_symbol_promises", "test_symbol_safety", "test_symbols_servers",
+    "test_truthful_symbols", "test_typed_surfaces", "test_hosts_gateway", "test_security_io",
+    "test_security_enforcement",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
