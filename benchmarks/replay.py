@@ -251,9 +251,11 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
 
 
 def _flags(root: Path, language: str) -> str:
-    """clangd's compile flags for a checkout: the language, and every `include` folder."""
+    """clangd's compile flags for a checkout: the language, and every `include` and `src` folder
+    (Catch2's tests include `<catch2/...>` from src/: without it clangd does not expand TEST_CASE)."""
     flags = ["-xc++", "-std=c++17"] if language == "cpp" else ["-xc", "-std=c11"]
-    flags += [f"-I{folder}" for folder in sorted(root.rglob("include")) if folder.is_dir()][:20]
+    folders = [folder for name in ("include", "src") for folder in sorted(root.rglob(name)) if folder.is_dir()]
+    flags += [f"-I{folder}" for folder in folders][:20]
     return "\n".join(flags + [f"-I{root}"]) + "\n"
 
 

@@ -18,6 +18,7 @@ TEST_IMPL = (REAL / "libuv_test_impl.c").read_text()
 CATCH2 = (REAL / "catch2_misc.tests.cpp").read_text()
 CWKSP = (REAL / "zstd_cwksp.h").read_text()
 LOG = (REAL / "log_macros.rs").read_text()
+PRESPLIT = (REAL / "zstd_presplit.h").read_text()
 
 
 def judge(path: str, text: str, old: str, new: str) -> Classification:
@@ -54,6 +55,16 @@ def test_extern_c_inside_ifdef_cplusplus_is_not_refused() -> None:
         assert verdict.reason != "syntax_error", verdict.message
         body = judge(path, text, "    assert(ZSTD_isPower2(align));\n", "    assert(ZSTD_isPower2(align));\n    assert(align);\n")
         assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_a_typedef_added_inside_extern_c_closed_in_another_if_block_is_blocked() -> None:
+    # zstd commit a167571db: the tree's error (a missing #endif) is at the end of the file
+    old = "#endif\n\n#define ZSTD_SLIPBLOCK_WORKSPACESIZE"
+    added = judge("zstd_preSplit.h", PRESPLIT, old, "#endif\n\ntypedef enum { split_lvl1, split_lvl2 } ZSTD_SplitBlock_strategy_e;\n\n"
+                  "#define ZSTD_SLIPBLOCK_WORKSPACESIZE")
+    assert added.reason == "definition" and changes(added) == [("added", "ZSTD_SplitBlock_strategy_e")]
+    comment = judge("zstd_preSplit.h", PRESPLIT, " * note2:\n", " * note2: (see below)\n *\n")
+    assert comment.decision == "allow" and comment.reason != "syntax_error", comment.message
 
 
 def test_an_if_split_across_ifdef_and_else_is_a_body_edit() -> None:
