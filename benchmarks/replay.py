@@ -31,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.blind import macros_only, oracle_blind  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
@@ -222,7 +223,10 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
     run.multi_line += effect.multi_line
     keyword = keyword_gate_blocks(edit.language, edit.old, edit.new)
     truth, oracle_label = None, None
-    if cache is not None:
+    blind = (oracle_blind(edit.language, effect) or macros_only(edit.language, verdict, effect)) if cache is not None else None
+    if blind is not None:  # counted apart, and listed below when the gate blocked it
+        run.unjudged[blind] += 1
+    elif cache is not None:
         before = cache.definitions(edit.before, cacheable=True)
         after = cache.definitions(effect.after, cacheable=False) if before is not None else None
         if before is None:
@@ -242,6 +246,7 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
         outcome = f"syntax refused: {verdict.syntax_error}"
     elif ours:
         route(run, gateway, path, edit, effect)
+        outcome = outcome or (blind and f"blocked, {blind}")
     run.keyword.add(keyword, truth, oracle_label)
     if outcome and len(run.disagreements) < 200:
         run.disagreements.append({

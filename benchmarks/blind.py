@@ -1,0 +1,80 @@
+"""Where clangd, as the replay's oracle, cannot see a C or C++ edit: clangd compiles a file
+for one platform (here Linux, x86-64), so a change in an `#ifdef _WIN32` or `__APPLE__`
+branch, or in the conditions themselves, is invisible to it or seen as definitions appearing
+and vanishing, while the gate reads every branch. Such edits are counted apart, not judged."""
+
+from __future__ import annotations
+
+import re
+
+from gateway.gate.effect import Effect
+from gateway.gate.verdict import Classification
+from gateway.langs import Preprocessor
+from gateway.preprocessor import decided
+
+# What clangd on Linux defines and does not: an #if on these is decided as the oracle reads it.
+LINUX = Preprocessor(
+    defined=frozenset({"__linux__", "__linux", "linux", "__unix__", "__unix", "unix", "__gnu_linux__", "__GNUC__",
+                       "__clang__", "__x86_64__", "__ELF__", "__STDC__"}),
+    undefined=frozenset({"_WIN32", "_WIN64", "WIN32", "_MSC_VER", "__MINGW32__", "__MINGW64__", "__CYGWIN__", "__APPLE__",
+                         "__MACH__", "__FreeBSD__", "__FreeBSD_kernel__", "__OpenBSD__", "__NetBSD__", "__DragonFly__",
+                         "__sun", "sun", "_AIX", "__MVS__", "__OS400__", "__PASE__", "__QNX__", "__HAIKU__", "__ANDROID__",
+                         "__EMSCRIPTEN__", "__wasi__", "__GNU__", "__hpux", "__CloudABI__", "__Fuchsia__"}),
+    macro_line=re.compile(b""),
+)
+INACTIVE = "oracle blind: inactive preprocessor branch"
+DIRECTIVES = "oracle viewpoint: only #if conditions changed"
+MACROS = "oracle blind: clangd's outline lists no macros"
+_BLANK = re.compile(rb"\s*")
+
+
+def _outside(source: bytes, start: int, end: int, spans: list[tuple[int, int]]) -> bytes:
+    """source[start:end] less the parts inside any of the spans."""
+    kept, at = [], start
+    for s, e in sorted(spans):
+        if e <= at or s >= end:
+            continue
+        kept.append(source[at : max(at, s)])
+        at = max(at, e)
+    kept.append(source[at:end])
+    return b"".join(kept)
+
+
+def _changed(text: str, spans: list[tuple[int, int]], dead: list[tuple[int, int]], directives: list[tuple[int, int]]) -> set[str]:
+    """Where the changed characters lie: "live" (code clangd compiles), "dead", "directive"."""
+    source = text.encode("utf-8", "surrogatepass")
+    found: set[str] = set()
+    for start, end in spans:
+        b0, b1 = len(text[:start].encode("utf-8", "surrogatepass")), len(text[:end].encode("utf-8", "surrogatepass"))
+        chunk, compiled, undirected = source[b0:b1], _outside(source, b0, b1, dead + directives), _outside(source, b0, b1, directives)
+        found |= {"live"} if _BLANK.fullmatch(compiled) is None else set()
+        found |= {"dead"} if _BLANK.fullmatch(undirected) is None and compiled != undirected else set()
+        found |= {"directive"} if undirected != chunk else set()
+    return found
+
+
+def oracle_blind(language: str, effect: Effect) -> str | None:
+    """Why clangd cannot judge this edit, or None when it can."""
+    if language not in ("c", "cpp") or effect.before is None:
+        return None
+    spec = Preprocessor(LINUX.defined | ({"__cplusplus"} if language == "cpp" else set()),
+                        LINUX.undefined | ({"__cplusplus"} if language == "c" else set()), LINUX.macro_line)
+    found: set[str] = set()
+    for text, spans in ((effect.before, [r.before for r in effect.regions]), (effect.after, [r.after for r in effect.regions])):
+        found |= _changed(text, spans, *decided(spec, text.encode("utf-8", "surrogatepass")))
+    if "live" in found:
+        return None
+    return INACTIVE if "dead" in found else DIRECTIVES if "directive" in found else None
+
+
+def macros_only(language: str, verdict: Classification, effect: Effect) -> str | None:
+    """MACROS when every definition the gate blocks on is a `#define f(...)`: the gate counts a
+    function-like macro's parameters as its signature; clangd's documentSymbol lists no macros."""
+    if language not in ("c", "cpp") or not verdict.blocked or not verdict.definitions:
+        return None
+    text = effect.after + "\n" + (effect.before or "")
+    for definition in verdict.definitions:
+        names = {definition.name, (definition.new_name_path or "").rsplit("/", 1)[-1]} - {""}
+        if not all(re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\(", text, re.MULTILINE) for name in names):
+            return None
+    return MACROS
