@@ -186,3 +186,12 @@ def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
     """The branches the data decides are not compiled, and every conditional directive's line."""
     groups, directives = _groups(spec, source)
     return [(b.start, b.end) for branches in groups for b in branches if b.value is False], directives
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)
+
+
+def macro_bodies(source: bytes) -> list[Span]:
+    """Every `#define` with its continued lines: its body is code only where it is expanded, and
+    tree-sitter ends it early at a comment followed by `\\`, reading the rest as code."""
+    return [found.span() for found in _DEFINE.finditer(source)]

@@ -19,6 +19,8 @@ CATCH2 = (REAL / "catch2_misc.tests.cpp").read_text()
 CWKSP = (REAL / "zstd_cwksp.h").read_text()
 LOG = (REAL / "log_macros.rs").read_text()
 PRESPLIT = (REAL / "zstd_presplit.h").read_text()
+MACRO_IMPL = (REAL / "catch2_macro_impl.hpp").read_text()
+REGISTRY = (REAL / "catch2_test_registry.hpp").read_text()
 
 
 def judge(path: str, text: str, old: str, new: str) -> Classification:
@@ -164,3 +166,25 @@ def test_a_real_typo_in_c_is_still_refused_with_line_and_column(old: str, new: s
     assert verdict.reason == "syntax_error" and verdict.syntax_error is not None, verdict.message
     assert (verdict.syntax_error.line, verdict.syntax_error.column, verdict.syntax_error.what) == (line, column, what)
     assert f"line {line}:{column}" in verdict.message
+
+
+def test_a_macro_body_is_not_judged_as_code() -> None:
+    # Catch2 commit b2b7cbdc: tree-sitter ends the #define at `/* ... */ \` and reads the rest as code
+    old = "        INTERNAL_CATCH_REACT( catchAssertionHandler ) \\\n    } while"
+    verdict = judge("catch_test_macro_impl.hpp", MACRO_IMPL, old, "        catchAssertionHandler.complete(); \\\n    } while")
+    assert (verdict.decision, verdict.reason) == ("allow", "no_definition"), verdict.message
+    removed = judge("catch_test_macro_impl.hpp", MACRO_IMPL, "#define INTERNAL_CATCH_REACT( handler ) handler.complete();\n\n", "")
+    assert changes(removed) == [("removed", "INTERNAL_CATCH_REACT")]
+
+
+def test_pointer_to_member_through_a_pointer_is_not_a_syntax_error() -> None:
+    # Catch2 commit f7cd0ba0 adds class TestInvokerFixture, which calls `( f->*m_testAsMethod )()`
+    start, end = REGISTRY.index("template <typename C>"), REGISTRY.index("} // namespace")
+    before, cls = REGISTRY[:start] + REGISTRY[end:], REGISTRY[start:end]
+    added = judge("catch_test_registry.hpp", before, "namespace Catch {\n\n", "namespace Catch {\n\n" + cls)
+    assert added.reason == "definition" and changes(added) == [("added", "Catch/TestInvokerFixture")], added.message
+    again = judge("catch_test_registry.hpp", REGISTRY, "        ( f->*m_testAsMethod )();\n",
+                  "        ( f->*m_testAsMethod )();\n        ( f ->* m_testAsMethod )();\n")
+    assert (again.decision, again.reason) == ("allow", "body_only"), again.message
+    typo = judge("catch_test_registry.hpp", REGISTRY, "        ( f->*m_testAsMethod )();\n", "        ( f->*m_testAsMethod )(;\n")
+    assert typo.reason == "syntax_error"
