@@ -252,6 +252,9 @@ def _split_header(text: str) -> tuple[str, str]:
     return text, ""
 
 
+_LEADING = re.compile(r"(?:(?:template\s*<[^{};]*?>|constexpr|consteval|inline|static|virtual|explicit|friend|\[\[[^\]]*\]\])\s*)+\Z")
+
+
 class LspOracle:
     def __init__(self, session: LspSession, lang: Language) -> None:
         self.session = session
@@ -275,6 +278,14 @@ class LspOracle:
             return None
         return self._walk(text, reply)
 
+    def _lead(self, text: str, start: int) -> int:
+        """Where a symbol's header starts: clangd's range for a function template begins at its
+        return type, after `template <...>` and `constexpr`, which are its header too."""
+        if self.session.name != "clangd":
+            return start
+        found = _LEADING.search(text, max(0, start - 400), start)
+        return found.start() if found else start
+
     def _walk(self, text: str, reply: list[dict[str, Any]]) -> list[OracleDefinition]:
         index = LineIndex.of(text)
         found: list[OracleDefinition] = []
@@ -284,6 +295,9 @@ class LspOracle:
 
         def walk(item: dict[str, Any], prefix: str, in_enum: bool = False) -> None:
             name = str(item.get("name", ""))
+            if name and name not in text:  # made by a macro (Catch2's TEST_CASE: CATCH2_INTERNAL_TEST_<__COUNTER__>)
+                at = offset((item.get("selectionRange") or item["range"])["start"])
+                name = " ".join(text[at : text.find("\n", at) if "\n" in text[at:] else len(text)].split())
             anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
             rng = item.get("range") or item["location"]["range"]
             start, end = offset(rng["start"]), offset(rng["end"])
@@ -294,7 +308,7 @@ class LspOracle:
             if counted:
                 selection = item.get("selectionRange", rng)
                 name_start, name_end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
-                header, body = _split_header(text[start:end])
+                header, body = _split_header(text[self._lead(text, start) : end])
                 if kind in TYPE_KINDS and not body:  # `typedef int t`, Go's `T int`: the type is the body
                     header, body = name, text[start:end].replace(name, " ", 1)
                 found.append(OracleDefinition(name_start, name_end, start, end, prefix + name, str(kind), _fold(header), _fold(body)))

@@ -55,6 +55,7 @@ class Language:
     overloading: bool = False
     rename_scope: str = "global"
     preprocessor: Preprocessor | None = None
+    body_lead: frozenset[str] = frozenset()
 
 
 def data_dir(kind: str) -> Path:
@@ -98,6 +99,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         overloading=bool(raw.get("overloading", False)),
         rename_scope=raw.get("rename_scope", "global"),
         preprocessor=_preprocessor(raw.get("preprocessor")),
+        body_lead=frozenset(raw.get("body_lead", ())),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -21,6 +21,7 @@ LOG = (REAL / "log_macros.rs").read_text()
 PRESPLIT = (REAL / "zstd_presplit.h").read_text()
 MACRO_IMPL = (REAL / "catch2_macro_impl.hpp").read_text()
 REGISTRY = (REAL / "catch2_test_registry.hpp").read_text()
+RUN_CONTEXT = (REAL / "catch2_run_context.cpp").read_text()
 
 
 def judge(path: str, text: str, old: str, new: str) -> Classification:
@@ -188,3 +189,14 @@ def test_pointer_to_member_through_a_pointer_is_not_a_syntax_error() -> None:
     assert (again.decision, again.reason) == ("allow", "body_only"), again.message
     typo = judge("catch_test_registry.hpp", REGISTRY, "        ( f->*m_testAsMethod )();\n", "        ( f->*m_testAsMethod )(;\n")
     assert typo.reason == "syntax_error"
+
+
+def test_a_constructors_member_initializer_list_is_its_body() -> None:
+    # Catch2 commit f24569a1: a member initialised; the constructor's parameters stay as they were
+    old = "        m_lastAssertionInfo{ StringRef(), SourceLineInfo(\"\",0), StringRef(), ResultDisposition::Normal },\n"
+    added = judge("catch_run_context.cpp", RUN_CONTEXT, old,
+                  old + "        m_outputRedirect( makeOutputRedirect( m_reporter->getPreferences().shouldRedirectStdOut ) ),\n")
+    assert (added.decision, added.reason) == ("allow", "body_only"), added.message
+    params = judge("catch_run_context.cpp", RUN_CONTEXT, "IEventListenerPtr&& reporter)\n    :   m_runInfo",
+                   "IEventListenerPtr&& reporter,\n                           bool quiet)\n    :   m_runInfo")
+    assert params.reason == "definition" and changes(params) == [("header", "Catch/RunContext/RunContext")], params.message
