@@ -160,10 +160,28 @@ def _blank(buffer: bytearray, start: int, end: int) -> None:
     buffer[start:end] = re.sub(rb"[^\r\n]", b" ", bytes(chunk))
 
 
+# An object-like macro the file defines as nothing or as declaration specifiers (`#define
+# EXTERN_C extern "C"`, `#define API __attribute__((visibility("default")))`).
+_PREFIX_DEFINE = re.compile(
+    rb'^[ \t]*#[ \t]*define[ \t]+([A-Z_][A-Z0-9_]*)(?:[ \t]+(?:extern[ \t]+"C"|static|inline|__inline__|__inline|__forceinline'
+    rb'|__attribute__[ \t]*\(\(.*\)\)|__declspec[ \t]*\(.*\)|[A-Z_][A-Z0-9_]*)[ \t]*)*$', re.MULTILINE)
+
+
+def prefix_macros(source: bytes) -> list[Span]:
+    """Where a line starts with such a macro before a declaration: tree-sitter reads `EXTERN_C
+    void __attribute__((x)) f(void)` as a declaration of `void` and a function without a name."""
+    names = {m.group(1) for m in _PREFIX_DEFINE.finditer(source)}
+    if not names:
+        return []
+    use = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
+    return [m.span(1) for m in use.finditer(source)]
+
+
 def views(spec: Preprocessor, source: bytes) -> list[View]:
     """The first-branch and last-branch views of a text (one when they are the same), or none
     when there is nothing to read differently."""
     macro_lines = [m.span() for m in spec.macro_line.finditer(source)] if spec.macro_line.pattern else []
+    macro_lines += prefix_macros(source)
     if not macro_lines and not _CONDITIONAL.search(source):
         return []
     groups, directives = _groups(spec, source)

@@ -22,6 +22,7 @@ PRESPLIT = (REAL / "zstd_presplit.h").read_text()
 MACRO_IMPL = (REAL / "catch2_macro_impl.hpp").read_text()
 REGISTRY = (REAL / "catch2_test_registry.hpp").read_text()
 RUN_CONTEXT = (REAL / "catch2_run_context.cpp").read_text()
+FREESTANDING = (REAL / "lz4_freestanding.c").read_text()
 
 
 def judge(path: str, text: str, old: str, new: str) -> Classification:
@@ -200,3 +201,12 @@ def test_a_constructors_member_initializer_list_is_its_body() -> None:
     params = judge("catch_run_context.cpp", RUN_CONTEXT, "IEventListenerPtr&& reporter)\n    :   m_runInfo",
                    "IEventListenerPtr&& reporter,\n                           bool quiet)\n    :   m_runInfo")
     assert params.reason == "definition" and changes(params) == [("header", "Catch/RunContext/RunContext")], params.message
+
+
+def test_an_attribute_after_a_prefix_macro_the_file_defines_is_a_header_change() -> None:
+    # lz4 commit 63267a77: `EXTERN_C void __attribute__((...)) _start(void)`, all of it in an #else
+    old = "EXTERN_C void _start(void) {\n    test();\n"
+    header = judge("freestanding.c", FREESTANDING, old, old.replace("void _start", "void __attribute__((force_align_arg_pointer)) _start"))
+    assert header.reason == "definition" and changes(header) == [("header", "_start")], header.message
+    body = judge("freestanding.c", FREESTANDING, old, old + "    test();\n")
+    assert (body.decision, body.reason) == ("allow", "body_only"), body.message

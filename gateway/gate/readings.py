@@ -15,7 +15,7 @@ from tree_sitter import Tree
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.syntax_problems import error_total, errors_within
 from gateway.langs import Language
-from gateway.preprocessor import View, views
+from gateway.preprocessor import View, prefix_macros, views
 
 Span = tuple[int, int]
 _AROUND = 200  # bytes either side of the judged window: a few lines
@@ -61,6 +61,7 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
         errors_within(lang, raw.tree_a, *near_a)
         or errors_within(lang, raw.tree_b, *near_b)
         or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
+        or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after))
         or _misnested(lang, raw.tree_b, low, high_b)
         or _misnested(lang, raw.tree_a, low, high_a)
     ):
@@ -69,7 +70,8 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
     found: list[tuple[int, bool, _Judgement]] = []
     for view_b, view_a in _pairs(lang, before, after):
         shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]
-        if not shared or view_b.text[low:high_b] == view_a.text[low:high_a]:
+        hidden = view_b.hides(low, high_b) and view_a.hides(low, high_a)
+        if not shared or hidden or view_b.text[low:high_b] == view_a.text[low:high_a]:
             continue  # pairs other definitions, or the change lies in branches it does not take
         judgement = judge(lang, view_b.text, view_a.text, regions)
         errors = _errors(lang, judgement)
