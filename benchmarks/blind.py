@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+from collections import Counter
+
+from benchmarks.oracle import OracleDefinition, label
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification
 from gateway.langs import Preprocessor
@@ -25,6 +28,7 @@ LINUX = Preprocessor(
 INACTIVE = "oracle blind: inactive preprocessor branch"
 DIRECTIVES = "oracle viewpoint: only #if conditions changed"
 MACROS = "oracle blind: clangd's outline lists no macros"
+OUTSIDE = "oracle viewpoint: definitions outside the edit appear or vanish (includes, macros or #if decide what clangd compiles)"
 _BLANK = re.compile(rb"\s*")
 
 
@@ -78,3 +82,20 @@ def macros_only(language: str, verdict: Classification, effect: Effect) -> str |
         if not all(re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\(", text, re.MULTILINE) for name in names):
             return None
     return MACROS
+
+
+def outside_change(language: str, before: list[OracleDefinition], after: list[OracleDefinition], effect: Effect) -> str | None:
+    """OUTSIDE when clangd sees definitions appear or vanish but none of them in the edit's text:
+    the edit changed an #include, a macro or an #if that decides what clangd compiles (or which
+    declarations it can resolve) elsewhere in the file."""
+    if language not in ("c", "cpp") or label(before, after) != "definition":
+        return None
+    count_b, count_a = Counter(d.name_path for d in before), Counter(d.name_path for d in after)
+    changed = {path for path in count_b | count_a if count_b[path] != count_a[path]}
+
+    def meets(found: list[OracleDefinition], spans: list[tuple[int, int]]) -> bool:
+        return any(d.name_path in changed and any(d.start <= e and s <= d.end for s, e in spans) for d in found)
+
+    if meets(before, [r.before for r in effect.regions]) or meets(after, [r.after for r in effect.regions]):
+        return None
+    return OUTSIDE

@@ -252,6 +252,19 @@ def _split_header(text: str) -> tuple[str, str]:
     return text, ""
 
 
+def _spelled(text: str, at: int) -> str:
+    """The macro call at `at` as written (its name and balanced arguments), spaces folded."""
+    found = re.match(r"\w+\s*", text[at:])
+    end = at + (found.end() if found else 0)
+    depth = 0
+    for position in range(end, min(len(text), end + 2000)):
+        depth += {"(": 1, ")": -1}.get(text[position], 0)
+        if depth <= 0:
+            end = position + (text[position] == ")")
+            break
+    return " ".join(text[at:end].split())
+
+
 _LEADING = re.compile(r"(?:(?:template\s*<[^{};]*?>|constexpr|consteval|inline|static|virtual|explicit|friend|\[\[[^\]]*\]\])\s*)+\Z")
 
 
@@ -296,8 +309,7 @@ class LspOracle:
         def walk(item: dict[str, Any], prefix: str, in_enum: bool = False) -> None:
             name = str(item.get("name", ""))
             if name and name not in text:  # made by a macro (Catch2's TEST_CASE: CATCH2_INTERNAL_TEST_<__COUNTER__>)
-                at = offset((item.get("selectionRange") or item["range"])["start"])
-                name = " ".join(text[at : text.find("\n", at) if "\n" in text[at:] else len(text)].split())
+                name = _spelled(text, offset((item.get("selectionRange") or item["range"])["start"]))
             anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
             rng = item.get("range") or item["location"]["range"]
             start, end = offset(rng["start"]), offset(rng["end"])

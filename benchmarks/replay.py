@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.blind import macros_only, oracle_blind  # noqa: E402
+from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
@@ -233,6 +233,8 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
             run.unjudged["the file does not parse for the oracle"] += 1
         elif after is None:
             run.unjudged["the edited file does not parse for the oracle"] += 1
+        elif (blind := outside_change(edit.language, before, after, effect)) is not None:
+            run.unjudged[blind] += 1
         else:
             oracle_label = label(before, after)
             truth = structural(oracle_label, effect.multi_line)
