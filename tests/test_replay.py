@@ -91,3 +91,21 @@ def test_if_conditions_are_decided_in_three_values() -> None:
     dead, directives = decided(spec, source)
     assert sorted(source[s:e].strip().decode() for s, e in dead) == ["int a;", "int c;"]
     assert len(directives) == 8
+
+
+def test_definitions_clangd_sees_appear_outside_the_edit_are_counted_apart() -> None:
+    from benchmarks.blind import OUTSIDE, outside_change
+    from benchmarks.oracle import OracleDefinition, _spelled
+    from gateway.gate.effect import edit_effect
+
+    before = "#include <a.h>\n\nint f(void) { return 0; }\n"
+    effect = edit_effect("x.c", before, "#include <a.h>\n", "#include <a.h>\n#include <b.h>\n")
+    start = len(effect.after)
+    f_b = OracleDefinition(before.index("f("), before.index("f(") + 1, before.index("int f"), len(before) - 1, "f")
+    shift = len(effect.after) - len(before)
+    f_a = OracleDefinition(f_b.name_start + shift, f_b.name_end + shift, f_b.start + shift, f_b.end + shift, "f")
+    g_a = OracleDefinition(start, start, start, start, "g")  # an expansion clangd now resolves, after the edit
+    assert outside_change("c", [f_b], [f_a, g_a], effect) == OUTSIDE
+    inside = OracleDefinition(15, 16, 15, 29, "h")  # on the added line
+    assert outside_change("c", [f_b], [f_a, inside], effect) is None
+    assert _spelled('TEST_CASE( "a (b)", "[x]" ) {\n', 0) == 'TEST_CASE( "a (b)", "[x]" )'
