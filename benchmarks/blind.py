@@ -28,6 +28,7 @@ LINUX = Preprocessor(
 INACTIVE = "oracle blind: inactive preprocessor branch"
 DIRECTIVES = "oracle viewpoint: only #if conditions changed"
 MACROS = "oracle blind: clangd's outline lists no macros"
+MOVED = "oracle viewpoint: the edit moves #if/#endif, so definitions written on both sides enter or leave what clangd compiles"
 OUTSIDE = "oracle viewpoint: definitions outside the edit appear or vanish (includes, macros or #if decide what clangd compiles)"
 _BLANK = re.compile(rb"\s*")
 
@@ -97,5 +98,22 @@ def outside_change(language: str, before: list[OracleDefinition], after: list[Or
         return any(d.name_path in changed and any(d.start <= e and s <= d.end for s, e in spans) for d in found)
 
     if meets(before, [r.before for r in effect.regions]) or meets(after, [r.after for r in effect.regions]):
-        return None
+        return MOVED if _moved(before, after, changed, effect) else None
     return OUTSIDE
+
+
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
+
+
+def _moved(before: list[OracleDefinition], after: list[OracleDefinition], changed: set[str], effect: Effect) -> bool:
+    """Whether the edit changes a conditional directive and every definition clangd sees appear
+    (or vanish) is written, up to its name, in the text on the other side as well."""
+    text_b, text_a = effect.before or "", effect.after
+
+    def directive(text: str, start: int, end: int) -> bool:
+        return _DIRECTIVE.search(text, text.rfind("\n", 0, start) + 1, text.find("\n", end) % (len(text) + 1)) is not None
+
+    if not any(directive(text_b, *r.before) or directive(text_a, *r.after) for r in effect.regions):
+        return False
+    return all(text_a[d.start : d.name_end] in text_b for d in after if d.name_path in changed) and all(
+        text_b[d.start : d.name_end] in text_a for d in before if d.name_path in changed)
