@@ -107,7 +107,7 @@ _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", 
 
 def _moved(before: list[OracleDefinition], after: list[OracleDefinition], changed: set[str], effect: Effect) -> bool:
     """Whether the edit changes a conditional directive and every definition clangd sees appear
-    (or vanish) is written, up to its name, in the text on the other side as well."""
+    (or vanish) is written, up to its name, as often before the edit as after it."""
     text_b, text_a = effect.before or "", effect.after
 
     def directive(text: str, start: int, end: int) -> bool:
@@ -115,5 +115,6 @@ def _moved(before: list[OracleDefinition], after: list[OracleDefinition], change
 
     if not any(directive(text_b, *r.before) or directive(text_a, *r.after) for r in effect.regions):
         return False
-    return all(text_a[d.start : d.name_end] in text_b for d in after if d.name_path in changed) and all(
-        text_b[d.start : d.name_end] in text_a for d in before if d.name_path in changed)
+    heads = [text_a[d.start : d.name_end] for d in after if d.name_path in changed]
+    heads += [text_b[d.start : d.name_end] for d in before if d.name_path in changed]
+    return all(text_b.count(head) == text_a.count(head) for head in heads)  # none written or deleted by the edit
