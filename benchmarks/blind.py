@@ -6,7 +6,6 @@ and vanishing, while the gate reads every branch. Such edits are counted apart, 
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 
 from benchmarks.oracle import OracleDefinition, label

@@ -59,8 +59,10 @@ def _expression(spec: Preprocessor, tokens: list[bytes]) -> bool | None:
             return value
         if token == b"defined":
             parens = tokens[at : at + 1] == [b"("]
-            name = tokens[at + parens] if at + parens < len(tokens) else b""
-            at += parens + 1 + (parens and tokens[at + 2 : at + 3] == [b")"])
+            if parens and tokens[at + 2 : at + 3] != [b")"]:
+                raise ValueError
+            name = tokens[at + 1] if parens else tokens[at]
+            at += 3 if parens else 1
             word = name.decode("ascii", "replace")
             return True if word in spec.defined else False if word in spec.undefined else None
         if token in (b"0", b"1"):
