@@ -19,6 +19,8 @@ from gateway.langs import LanguageRegistry
 
 SKIPPED_PARTS = {"dist", "build", "node_modules", "vendor", "third_party", "__pycache__"}
 GENERATED = (".d.ts", ".min.js", ".pb.go", "_pb2.py")
+# A file that says at its top that a tool wrote it (Catch2's catch_amalgamated.hpp): not an edit an agent makes.
+GENERATED_MARK = re.compile(r"@generated|do not edit|^\W*Generated: |is an amalgamation of", re.IGNORECASE | re.MULTILINE)
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 MAX_WIDENING = 8
 
@@ -111,7 +113,7 @@ def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: 
             if not _wanted(path) or not any(lang.symbol_backend for lang in registry.candidates(path)):
                 continue
             before, after = _show(repo, parent, path), _show(repo, commit, path)
-            if before is None or after is None:
+            if before is None or after is None or GENERATED_MARK.search(before, 0, 2000):
                 continue
             lang = registry.for_path(path, before)
             if lang is None or (languages is not None and lang.name not in languages):

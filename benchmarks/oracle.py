@@ -252,6 +252,22 @@ def _split_header(text: str) -> tuple[str, str]:
     return text, ""
 
 
+def _spelled(text: str, at: int) -> str:
+    """The macro call at `at` as written (its name and balanced arguments), spaces folded."""
+    found = re.match(r"\w+\s*", text[at:])
+    end = at + (found.end() if found else 0)
+    depth = 0
+    for position in range(end, min(len(text), end + 2000)):
+        depth += {"(": 1, ")": -1}.get(text[position], 0)
+        if depth <= 0:
+            end = position + (text[position] == ")")
+            break
+    return " ".join(text[at:end].split())
+
+
+_LEADING = re.compile(r"(?:(?:template\s*<[^{};]*?>|constexpr|consteval|inline|static|virtual|explicit|friend|\[\[[^\]]*\]\])\s*)+\Z")
+
+
 class LspOracle:
     def __init__(self, session: LspSession, lang: Language) -> None:
         self.session = session
@@ -275,6 +291,14 @@ class LspOracle:
             return None
         return self._walk(text, reply)
 
+    def _lead(self, text: str, start: int) -> int:
+        """Where a symbol's header starts: clangd's range for a function template begins at its
+        return type, after `template <...>` and `constexpr`, which are its header too."""
+        if self.session.name != "clangd":
+            return start
+        found = _LEADING.search(text, max(0, start - 400), start)
+        return found.start() if found else start
+
     def _walk(self, text: str, reply: list[dict[str, Any]]) -> list[OracleDefinition]:
         index = LineIndex.of(text)
         found: list[OracleDefinition] = []
@@ -284,6 +308,8 @@ class LspOracle:
 
         def walk(item: dict[str, Any], prefix: str, in_enum: bool = False) -> None:
             name = str(item.get("name", ""))
+            if name and name not in text:  # made by a macro (Catch2's TEST_CASE: CATCH2_INTERNAL_TEST_<__COUNTER__>)
+                name = _spelled(text, offset((item.get("selectionRange") or item["range"])["start"]))
             anonymous = name in ANONYMOUS or name.endswith(" callback") or name.startswith("(anonymous")
             rng = item.get("range") or item["location"]["range"]
             start, end = offset(rng["start"]), offset(rng["end"])
@@ -294,7 +320,7 @@ class LspOracle:
             if counted:
                 selection = item.get("selectionRange", rng)
                 name_start, name_end = _name_span(text, index, name, offset(selection["start"]), offset(selection["end"]))
-                header, body = _split_header(text[start:end])
+                header, body = _split_header(text[self._lead(text, start) : end])
                 if kind in TYPE_KINDS and not body:  # `typedef int t`, Go's `T int`: the type is the body
                     header, body = name, text[start:end].replace(name, " ", 1)
                 found.append(OracleDefinition(name_start, name_end, start, end, prefix + name, str(kind), _fold(header), _fold(body)))

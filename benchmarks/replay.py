@@ -31,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
@@ -222,13 +223,18 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
     run.multi_line += effect.multi_line
     keyword = keyword_gate_blocks(edit.language, edit.old, edit.new)
     truth, oracle_label = None, None
-    if cache is not None:
+    blind = (oracle_blind(edit.language, effect) or macros_only(edit.language, verdict, effect)) if cache is not None else None
+    if blind is not None:  # counted apart, and listed below when the gate blocked it
+        run.unjudged[blind] += 1
+    elif cache is not None:
         before = cache.definitions(edit.before, cacheable=True)
         after = cache.definitions(effect.after, cacheable=False) if before is not None else None
         if before is None:
             run.unjudged["the file does not parse for the oracle"] += 1
         elif after is None:
             run.unjudged["the edited file does not parse for the oracle"] += 1
+        elif (blind := outside_change(edit.language, before, after, effect)) is not None:
+            run.unjudged[blind] += 1
         else:
             oracle_label = label(before, after)
             truth = structural(oracle_label, effect.multi_line)
@@ -242,6 +248,7 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
         outcome = f"syntax refused: {verdict.syntax_error}"
     elif ours:
         route(run, gateway, path, edit, effect)
+        outcome = outcome or (blind and f"blocked, {blind}")
     run.keyword.add(keyword, truth, oracle_label)
     if outcome and len(run.disagreements) < 200:
         run.disagreements.append({
@@ -251,9 +258,11 @@ def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway
 
 
 def _flags(root: Path, language: str) -> str:
-    """clangd's compile flags for a checkout: the language, and every `include` folder."""
+    """clangd's compile flags for a checkout: the language, and every `include` and `src` folder
+    (Catch2's tests include `<catch2/...>` from src/: without it clangd does not expand TEST_CASE)."""
     flags = ["-xc++", "-std=c++17"] if language == "cpp" else ["-xc", "-std=c11"]
-    flags += [f"-I{folder}" for folder in sorted(root.rglob("include")) if folder.is_dir()][:20]
+    folders = [folder for name in ("include", "src") for folder in sorted(root.rglob(name)) if folder.is_dir()]
+    flags += [f"-I{folder}" for folder in folders][:20]
     return "\n".join(flags + [f"-I{root}"]) + "\n"
 
 

@@ -61,6 +61,7 @@ class Language:
     preprocessor: Preprocessor | None = None
     encoding_cookie: str = ""
     interpreters: tuple[str, ...] = ()
+    body_lead: frozenset[str] = frozenset()
 
 
 def data_dir(kind: str) -> Path:
@@ -85,6 +86,8 @@ def _preprocessor(raw: dict[str, object] | None) -> Preprocessor | None:
             for entry in raw.get("rewrite", ())  # type: ignore[attr-defined]
         ),
     )
+
+
 def _encoding_cookie(raw: dict[str, object], path: Path) -> str:
     from gateway.cookies import RULES
 
@@ -117,6 +120,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         preprocessor=_preprocessor(raw.get("preprocessor")),
         encoding_cookie=_encoding_cookie(raw, path),
         interpreters=tuple(raw.get("interpreters", ())),
+        body_lead=frozenset(raw.get("body_lead", ())),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -20,7 +20,6 @@ Span = tuple[int, int]
 
 # A conditional directive's line, backslash-newlines continuing it.
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b[ \t]*((?:\\\r?\n|[^\n])*)", re.MULTILINE)
-_DEFINED = re.compile(rb"^(!?)\s*(?:defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+))$")
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef)\b", re.MULTILINE)
 
 
@@ -37,24 +36,72 @@ class View:
         return any(s <= start and end <= e for s, e in self.inactive)
 
 
+_TOKEN = re.compile(rb"\s*(\|\||&&|!|\(|\)|\w+|\S)")
+
+
+def _expression(spec: Preprocessor, tokens: list[bytes]) -> bool | None:
+    """A condition of `defined`, names, 0/1, `!`, `&&`, `||` and parentheses, in three values
+    (None: the data does not decide it); anything else (a comparison) is not decided."""
+    at = 0
+
+    def unary() -> bool | None:
+        nonlocal at
+        token = tokens[at] if at < len(tokens) else b""
+        at += 1
+        if token == b"!":
+            value = unary()
+            return None if value is None else not value
+        if token == b"(":
+            value = either()
+            if tokens[at : at + 1] != [b")"]:
+                raise ValueError
+            at += 1
+            return value
+        if token == b"defined":
+            parens = tokens[at : at + 1] == [b"("]
+            if parens and tokens[at + 2 : at + 3] != [b")"]:
+                raise ValueError
+            name = tokens[at + 1] if parens else tokens[at]
+            at += 3 if parens else 1
+            word = name.decode("ascii", "replace")
+            return True if word in spec.defined else False if word in spec.undefined else None
+        if token in (b"0", b"1"):
+            return token == b"1"
+        if re.fullmatch(rb"[A-Za-z_]\w*", token):  # an undefined name is 0
+            return False if token.decode() in spec.undefined else None
+        raise ValueError
+
+    def both() -> bool | None:
+        nonlocal at
+        values = [unary()]
+        while tokens[at : at + 1] == [b"&&"]:
+            at += 1
+            values.append(unary())
+        return False if False in values else True if all(values) else None
+
+    def either() -> bool | None:
+        nonlocal at
+        values = [both()]
+        while tokens[at : at + 1] == [b"||"]:
+            at += 1
+            values.append(both())
+        return True if True in values else False if all(v is False for v in values) else None
+
+    try:
+        value = either()
+    except (ValueError, IndexError):
+        return None
+    return value if at == len(tokens) else None
+
+
 def _value(spec: Preprocessor, keyword: bytes, condition: bytes) -> bool | None:
     """A condition's value where the language's data decides it; None when it does not."""
-    condition = condition.split(b"//")[0].split(b"/*")[0].strip()
+    condition = condition.replace(b"\\\n", b" ").split(b"//")[0].split(b"/*")[0].strip()
     if keyword in (b"ifdef", b"ifndef"):
-        name, negated = condition, keyword == b"ifndef"
-    elif condition in (b"0", b"1"):
-        return condition == b"1"
-    else:
-        found = _DEFINED.match(condition)
-        if found is None:
-            return None
-        name, negated = found.group(2) or found.group(3), bool(found.group(1))
-    word = name.decode("ascii", "replace")
-    if word in spec.defined:
-        return not negated
-    if word in spec.undefined:
-        return negated
-    return None
+        word = condition.decode("ascii", "replace")
+        value = True if word in spec.defined else False if word in spec.undefined else None
+        return None if value is None else value != (keyword == b"ifndef")
+    return _expression(spec, _TOKEN.findall(condition))
 
 
 @dataclass
@@ -115,10 +162,28 @@ def _blank(buffer: bytearray, start: int, end: int) -> None:
     buffer[start:end] = re.sub(rb"[^\r\n]", b" ", bytes(chunk))
 
 
+# An object-like macro the file defines as nothing or as declaration specifiers (`#define
+# EXTERN_C extern "C"`, `#define API __attribute__((visibility("default")))`).
+_PREFIX_DEFINE = re.compile(
+    rb'^[ \t]*#[ \t]*define[ \t]+([A-Z_][A-Z0-9_]*)(?:[ \t]+(?:extern[ \t]+"C"|static|inline|__inline__|__inline|__forceinline'
+    rb'|__attribute__[ \t]*\(\(.*\)\)|__declspec[ \t]*\(.*\)|[A-Z_][A-Z0-9_]*)[ \t]*)*$', re.MULTILINE)
+
+
+def prefix_macros(source: bytes) -> list[Span]:
+    """Where a line starts with such a macro before a declaration: tree-sitter reads `EXTERN_C
+    void __attribute__((x)) f(void)` as a declaration of `void` and a function without a name."""
+    names = {m.group(1) for m in _PREFIX_DEFINE.finditer(source)}
+    if not names:
+        return []
+    use = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
+    return [m.span(1) for m in use.finditer(source)]
+
+
 def views(spec: Preprocessor, source: bytes) -> list[View]:
     """The first-branch and last-branch views of a text (one when they are the same), or none
     when there is nothing to read differently."""
     macro_lines = [m.span() for m in spec.macro_line.finditer(source)] if spec.macro_line.pattern else []
+    macro_lines += prefix_macros(source)
     if not macro_lines and not _CONDITIONAL.search(source):
         return []
     groups, directives = _groups(spec, source)
@@ -135,3 +200,18 @@ def views(spec: Preprocessor, source: bytes) -> list[View]:
         if not found or found[0].text != view.text:
             found.append(view)
     return found
+
+
+def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
+    """The branches the data decides are not compiled, and every conditional directive's line."""
+    groups, directives = _groups(spec, source)
+    return [(b.start, b.end) for branches in groups for b in branches if b.value is False], directives
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)
+
+
+def macro_bodies(source: bytes) -> list[Span]:
+    """Every `#define` with its continued lines: its body is code only where it is expanded, and
+    tree-sitter ends it early at a comment followed by `\\`, reading the rest as code."""
+    return [found.span() for found in _DEFINE.finditer(source)]

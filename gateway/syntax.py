@@ -376,7 +376,7 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
             start_line=match.start.start_point[0] + 1,
             end_line=_last_line(match.last) + 1,
             name_line=match.name.start_point[0] + 1,
-            body_start_byte=match.body.start_byte if match.body is not None else None,
+            body_start_byte=_body_start(lang, match.body) if match.body is not None else None,
             body_end_byte=match.body_end.end_byte if match.body_end is not None else None,
             in_error=match.in_error,
             header_span=(match.header.start_byte, match.header.end_byte) if match.header is not None else None,
@@ -416,6 +416,12 @@ def find_definitions(lang: Language, source: bytes) -> list[Definition]:
 
 _CLOSING = frozenset({")", "]", "}", ">"})
 _QUOTE = re.compile(r"""([A-Za-z]{0,3})(?:'{3}|"{3}|'|")""")
+
+
+def _body_start(lang: Language, body: Node) -> int:
+    """Where a body starts, with what the language counts as its lead (langs/*.toml body_lead)."""
+    lead = body.prev_named_sibling
+    return lead.start_byte if lead is not None and lead.type in lang.body_lead else body.start_byte
 
 
 def header_tokens(tree: Tree, definition: Definition) -> tuple[str, ...]:

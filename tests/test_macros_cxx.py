@@ -18,6 +18,11 @@ TEST_IMPL = (REAL / "libuv_test_impl.c").read_text()
 CATCH2 = (REAL / "catch2_misc.tests.cpp").read_text()
 CWKSP = (REAL / "zstd_cwksp.h").read_text()
 LOG = (REAL / "log_macros.rs").read_text()
+PRESPLIT = (REAL / "zstd_presplit.h").read_text()
+MACRO_IMPL = (REAL / "catch2_macro_impl.hpp").read_text()
+REGISTRY = (REAL / "catch2_test_registry.hpp").read_text()
+RUN_CONTEXT = (REAL / "catch2_run_context.cpp").read_text()
+FREESTANDING = (REAL / "lz4_freestanding.c").read_text()
 
 
 def judge(path: str, text: str, old: str, new: str) -> Classification:
@@ -54,6 +59,16 @@ def test_extern_c_inside_ifdef_cplusplus_is_not_refused() -> None:
         assert verdict.reason != "syntax_error", verdict.message
         body = judge(path, text, "    assert(ZSTD_isPower2(align));\n", "    assert(ZSTD_isPower2(align));\n    assert(align);\n")
         assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_a_typedef_added_inside_extern_c_closed_in_another_if_block_is_blocked() -> None:
+    # zstd commit a167571db: the tree's error (a missing #endif) is at the end of the file
+    old = "#endif\n\n#define ZSTD_SLIPBLOCK_WORKSPACESIZE"
+    added = judge("zstd_preSplit.h", PRESPLIT, old, "#endif\n\ntypedef enum { split_lvl1, split_lvl2 } ZSTD_SplitBlock_strategy_e;\n\n"
+                  "#define ZSTD_SLIPBLOCK_WORKSPACESIZE")
+    assert added.reason == "definition" and changes(added) == [("added", "ZSTD_SplitBlock_strategy_e")]
+    comment = judge("zstd_preSplit.h", PRESPLIT, " * note2:\n", " * note2: (see below)\n *\n")
+    assert comment.decision == "allow" and comment.reason != "syntax_error", comment.message
 
 
 def test_an_if_split_across_ifdef_and_else_is_a_body_edit() -> None:
@@ -153,3 +168,45 @@ def test_a_real_typo_in_c_is_still_refused_with_line_and_column(old: str, new: s
     assert verdict.reason == "syntax_error" and verdict.syntax_error is not None, verdict.message
     assert (verdict.syntax_error.line, verdict.syntax_error.column, verdict.syntax_error.what) == (line, column, what)
     assert f"line {line}:{column}" in verdict.message
+
+
+def test_a_macro_body_is_not_judged_as_code() -> None:
+    # Catch2 commit b2b7cbdc: tree-sitter ends the #define at `/* ... */ \` and reads the rest as code
+    old = "        INTERNAL_CATCH_REACT( catchAssertionHandler ) \\\n    } while"
+    verdict = judge("catch_test_macro_impl.hpp", MACRO_IMPL, old, "        catchAssertionHandler.complete(); \\\n    } while")
+    assert (verdict.decision, verdict.reason) == ("allow", "no_definition"), verdict.message
+    removed = judge("catch_test_macro_impl.hpp", MACRO_IMPL, "#define INTERNAL_CATCH_REACT( handler ) handler.complete();\n\n", "")
+    assert changes(removed) == [("removed", "INTERNAL_CATCH_REACT")]
+
+
+def test_pointer_to_member_through_a_pointer_is_not_a_syntax_error() -> None:
+    # Catch2 commit f7cd0ba0 adds class TestInvokerFixture, which calls `( f->*m_testAsMethod )()`
+    start, end = REGISTRY.index("template <typename C>"), REGISTRY.index("} // namespace")
+    before, cls = REGISTRY[:start] + REGISTRY[end:], REGISTRY[start:end]
+    added = judge("catch_test_registry.hpp", before, "namespace Catch {\n\n", "namespace Catch {\n\n" + cls)
+    assert added.reason == "definition" and changes(added) == [("added", "Catch/TestInvokerFixture")], added.message
+    again = judge("catch_test_registry.hpp", REGISTRY, "        ( f->*m_testAsMethod )();\n",
+                  "        ( f->*m_testAsMethod )();\n        ( f ->* m_testAsMethod )();\n")
+    assert (again.decision, again.reason) == ("allow", "body_only"), again.message
+    typo = judge("catch_test_registry.hpp", REGISTRY, "        ( f->*m_testAsMethod )();\n", "        ( f->*m_testAsMethod )(;\n")
+    assert typo.reason == "syntax_error"
+
+
+def test_a_constructors_member_initializer_list_is_its_body() -> None:
+    # Catch2 commit f24569a1: a member initialised; the constructor's parameters stay as they were
+    old = "        m_lastAssertionInfo{ StringRef(), SourceLineInfo(\"\",0), StringRef(), ResultDisposition::Normal },\n"
+    added = judge("catch_run_context.cpp", RUN_CONTEXT, old,
+                  old + "        m_outputRedirect( makeOutputRedirect( m_reporter->getPreferences().shouldRedirectStdOut ) ),\n")
+    assert (added.decision, added.reason) == ("allow", "body_only"), added.message
+    params = judge("catch_run_context.cpp", RUN_CONTEXT, "IEventListenerPtr&& reporter)\n    :   m_runInfo",
+                   "IEventListenerPtr&& reporter,\n                           bool quiet)\n    :   m_runInfo")
+    assert params.reason == "definition" and changes(params) == [("header", "Catch/RunContext/RunContext")], params.message
+
+
+def test_an_attribute_after_a_prefix_macro_the_file_defines_is_a_header_change() -> None:
+    # lz4 commit 63267a77: `EXTERN_C void __attribute__((...)) _start(void)`, all of it in an #else
+    old = "EXTERN_C void _start(void) {\n    test();\n"
+    header = judge("freestanding.c", FREESTANDING, old, old.replace("void _start", "void __attribute__((force_align_arg_pointer)) _start"))
+    assert header.reason == "definition" and changes(header) == [("header", "_start")], header.message
+    body = judge("freestanding.c", FREESTANDING, old, old + "    test();\n")
+    assert (body.decision, body.reason) == ("allow", "body_only"), body.message

@@ -54,3 +54,58 @@ def test_oracle_labels() -> None:
     assert [label(base, other) for other in (header, body, renamed, comment)] == ["header", "body", "definition", "none"]
     assert structural("definition", False) and structural("header", True)
     assert not structural("header", False) and not structural("body", True)
+
+
+PLATFORMS = "int a;\n#ifdef _WIN32\nint f(void) { return 1; }\n#else\nint g(void) { return 2; }\n#endif\n"
+
+
+def test_edits_clangd_on_linux_cannot_see_are_counted_apart() -> None:
+    from benchmarks.blind import DIRECTIVES, INACTIVE, MACROS, macros_only, oracle_blind
+    from gateway.gate.checker import classify_edit
+    from gateway.gate.effect import edit_effect
+
+    def blind(old: str, new: str, text: str = PLATFORMS) -> str | None:
+        effect = edit_effect("x.c", text, old, new)
+        return oracle_blind("c", effect) or macros_only("c", classify_edit("x.c", old, new, content=text), effect)
+
+    assert blind("return 1;", "return 3;") == INACTIVE
+    assert blind("int a;\n", "int a;\n#if defined(__APPLE__) || defined(_WIN32)\nint h(void);\n#endif\n") == INACTIVE
+    assert blind("#ifdef _WIN32", "#if defined(_WIN32) || defined(__linux__)") == DIRECTIVES
+    assert blind("return 2;", "return 3;") is None
+    assert blind("int a;\n", "int a;\nint b;\n") is None
+    macro = "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint a;\n"
+    assert blind("#define MAX(a, b) ((a)", "#define MAX(a, \\\n            b, c) ((a)", macro) == MACROS
+    assert blind("int a;\n", "int a;\n#define MIN(a, b) ((a) < (b) ? (a) : (b))\n", macro) == MACROS
+    assert blind("int a;\n", "int a;\nint f(void) { return 0; }\n", macro) is None
+
+
+def test_if_conditions_are_decided_in_three_values() -> None:
+    import re
+
+    from gateway.langs import Preprocessor
+    from gateway.preprocessor import decided
+
+    spec = Preprocessor(frozenset({"__cplusplus"}), frozenset({"_WIN32", "__APPLE__"}), re.compile(b""))
+    source = (b"#if defined(__APPLE__) || defined(_WIN32)\nint a;\n#elif defined(__cplusplus) && !defined(_WIN32)\nint b;\n"
+              b"#else\nint c;\n#endif\n#if defined(X) || defined(__APPLE__)\nint d;\n#endif\n#if (X > 1) && defined(__cplusplus)\nint e;\n#endif\n")
+    dead, directives = decided(spec, source)
+    assert sorted(source[s:e].strip().decode() for s, e in dead) == ["int a;", "int c;"]
+    assert len(directives) == 8
+
+
+def test_definitions_clangd_sees_appear_outside_the_edit_are_counted_apart() -> None:
+    from benchmarks.blind import OUTSIDE, outside_change
+    from benchmarks.oracle import OracleDefinition, _spelled
+    from gateway.gate.effect import edit_effect
+
+    before = "#include <a.h>\n\nint f(void) { return 0; }\n"
+    effect = edit_effect("x.c", before, "#include <a.h>\n", "#include <a.h>\n#include <b.h>\n")
+    start = len(effect.after)
+    f_b = OracleDefinition(before.index("f("), before.index("f(") + 1, before.index("int f"), len(before) - 1, "f")
+    shift = len(effect.after) - len(before)
+    f_a = OracleDefinition(f_b.name_start + shift, f_b.name_end + shift, f_b.start + shift, f_b.end + shift, "f")
+    g_a = OracleDefinition(start, start, start, start, "g")  # an expansion clangd now resolves, after the edit
+    assert outside_change("c", [f_b], [f_a, g_a], effect) == OUTSIDE
+    inside = OracleDefinition(15, 16, 15, 29, "h")  # on the added line
+    assert outside_change("c", [f_b], [f_a, inside], effect) is None
+    assert _spelled('TEST_CASE( "a (b)", "[x]" ) {\n', 0) == 'TEST_CASE( "a (b)", "[x]" )'

@@ -10,10 +10,12 @@ the changed regions (so it pairs the same definitions), and that keeps some of t
 
 from __future__ import annotations
 
+from tree_sitter import Tree
+
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.syntax_problems import error_total, errors_within
 from gateway.langs import Language
-from gateway.preprocessor import View, views
+from gateway.preprocessor import View, prefix_macros, views
 
 Span = tuple[int, int]
 _AROUND = 200  # bytes either side of the judged window: a few lines
@@ -21,6 +23,16 @@ _AROUND = 200  # bytes either side of the judged window: a few lines
 
 def _errors(lang: Language, judgement: _Judgement) -> int:
     return error_total(lang, judgement.tree_b) + error_total(lang, judgement.tree_a)
+
+
+def _misnested(lang: Language, tree: Tree, start: int, end: int) -> bool:
+    """Whether an error lies in a node (other than the file) that holds [start, end): an
+    `extern "C" {` whose `}` is in another `#if` block nests everything after it in a block
+    whose error (a missing `#endif`) may stand far from the change."""
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and node.parent is not None and not node.has_error:
+        node = node.parent
+    return node is not None and node.parent is not None and errors_within(lang, tree, node.start_byte, node.end_byte)
 
 
 def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View]]:
@@ -36,7 +48,8 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
     """`raw` (the text as written), or the judgement on a view that reads the file better.
     Views are tried only where the preprocessor may matter: an error of B or A, or a line
     that holds only a macro call, meets the definitions the change reaches (a line around
-    them); among equals, a view that sees a structural change wins."""
+    them), or an error lies in a block that holds the change; among equals, a view that
+    sees a structural change wins."""
     spec = lang.preprocessor
     if spec is None:
         return raw
@@ -48,13 +61,17 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
         errors_within(lang, raw.tree_a, *near_a)
         or errors_within(lang, raw.tree_b, *near_b)
         or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
+        or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after))
+        or _misnested(lang, raw.tree_b, low, high_b)
+        or _misnested(lang, raw.tree_a, low, high_a)
     ):
         return raw
     raw_errors = _errors(lang, raw)
     found: list[tuple[int, bool, _Judgement]] = []
     for view_b, view_a in _pairs(lang, before, after):
         shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]
-        if not shared or view_b.text[low:high_b] == view_a.text[low:high_a]:
+        hidden = view_b.hides(low, high_b) and view_a.hides(low, high_a)
+        if not shared or hidden or view_b.text[low:high_b] == view_a.text[low:high_a]:
             continue  # pairs other definitions, or the change lies in branches it does not take
         judgement = judge(lang, view_b.text, view_a.text, regions)
         errors = _errors(lang, judgement)

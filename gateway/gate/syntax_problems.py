@@ -5,8 +5,9 @@ ERROR and MISSING nodes otherwise. Errors the file already had do not count agai
 an error of A is old when it stands where one of B's stands (offsets carried through the
 changed regions), or when A has no more errors than B had. Nor do errors where the language's
 `uncertain.scm` says tree-sitter misreads what the preprocessor makes valid (a macro before a
-declaration), nor, for a language with a preprocessor, errors that neither of its views
-(gateway/preprocessor.py: each conditional's first branch, or its last) has.
+declaration), nor, for a language with a preprocessor, errors inside a `#define` (code only
+where it is expanded) or that neither of its views (gateway/preprocessor.py: each
+conditional's first branch, or its last) has.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, QueryCursor, Tree
 
 from gateway.langs import Language
-from gateway.preprocessor import views
+from gateway.preprocessor import macro_bodies, views
 from gateway.syntax import extra_query, parse
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class _ErrorNode:
     byte_column: int
     missing: str | None
     first_token: str
+    statement: int  # where the node holding the error starts: a missing `;` may stand after comments
 
 
 def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_ErrorNode]:
@@ -55,7 +57,10 @@ def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_E
             leaf = leaf.children[0]
         token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
         missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
-        found.append(_ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token))
+        holder = node
+        while holder.parent is not None and holder.start_byte >= node.start_byte:
+            holder = holder.parent
+        found.append(_ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token, holder.start_byte))
         if node.is_error:
             return found
     if node.has_error or lang.never_empty:
@@ -84,6 +89,9 @@ def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
             if not any(start <= error.start_byte <= end for start, end in spans):
                 kept.append(error)
         found = kept
+    if found and lang.preprocessor is not None:
+        bodies = macro_bodies(tree.root_node.text or b"")
+        found = [e for e in found if not any(start < e.start_byte < end or start < e.statement < end for start, end in bodies)]
     _KNOWN[id(tree)] = (tree, found)
     while len(_KNOWN) > 16:
         _KNOWN.popitem(last=False)
