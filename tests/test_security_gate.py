@@ -123,3 +123,14 @@ def test_removing_a_method_from_a_qt_header_is_structural(old: str, name_path: s
     verdict = Gate().check(edit_effect("qtimer.h", QTIMER, old, new))
     assert verdict.language == "cpp"
     assert (name_path, "removed") in [(d.name_path, d.change) for d in verdict.definitions], verdict.message
+
+
+def test_removing_a_definition_where_tree_sitter_cannot_read_the_file_is_not_a_guess() -> None:
+    """The file already has an unclosed `dict(`: tree-sitter swallows what follows, so the
+    whole-file comparison sees no definition on either side; the changed lines are read alone."""
+    broken = DEDENT.replace("def dedent(text):", "SETTINGS = dict(\n    debug=True,\n\n\ndef dedent(text):", 1)
+    old = DEDENT[DEDENT.index(INDENT_DEF):]
+    verdict = Gate().check(edit_effect("tw.py", broken, old, ""))
+    assert (verdict.decision, verdict.reason, verdict.routable) == ("block", "unreadable", False), verdict.message
+    assert ("indent", "removed") in [(d.name, d.change) for d in verdict.definitions]
+    assert not Gate().check(edit_effect("tw.py", broken, "    return text\n", "    return text.strip()\n")).blocked

@@ -18,6 +18,7 @@ from gateway.gate.effect import Effect, line_breaks
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.readings import judged_reading
 from gateway.gate.shadows import Hidden, guarded, shadowed
+from gateway.gate.unreadable import Unseen, unseen
 from gateway.gate.syntax_problems import error_total, first_problem, new_syntax_problem
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
@@ -181,6 +182,20 @@ def _hidden(judgement: _Judgement) -> list[Hidden]:
                                                    for o in found.values())]
 
 
+def _unreadable(path: str, language: str, action: str, invisible: list[Unseen], changed: tuple[ChangedLines, ...]) -> Classification:
+    """A write that adds or removes definitions where tree-sitter cannot read the file: refused
+    as it is (no symbol operation can be planned on a tree that does not show them)."""
+    touched = tuple(TouchedDefinition(u.kind, u.name, u.name, u.line, "added" if u.change == "added" else "removed") for u in invisible)
+    shown = "; ".join(f"{'adds' if u.change == 'added' else 'removes'} {u.kind} `{u.name}` (line {u.line})" for u in invisible[:6])
+    message = (
+        f"Blocked: this {action} to {path} {shown}, in lines tree-sitter cannot read as part of the file (macros or "
+        f"syntax its {language} grammar does not know), so no symbol operation can be planned there. Nothing was "
+        f"written; make the change with the symbol tools, which ask the language server "
+        f"(find it with `gateway find-symbol {shlex.quote(invisible[0].name)} {shlex.quote(path)}`), or by hand outside the gateway's hosts."
+    )
+    return Classification("block", "unreadable", path, language, message, None, touched, (), changed)
+
+
 def _hidden_by_errors(judgement: _Judgement, b: Definition) -> bool:
     """Whether B's definition starts where A's parse broke (inside a node of A holding an error)."""
     start = judgement.mapping(b.start_byte)
@@ -227,6 +242,9 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
         judgement.header = [(b, a) for b, a in judgement.header if b.kind != a.kind]
     hidden = _hidden(judgement)
     if not judgement.structural and not hidden:
+        invisible = unseen(lang, (judgement.tree_b, judgement.tree_a), (before, after), regions)
+        if invisible:
+            return _unreadable(path, lang.name, action, invisible, changed)
         if not effect.multi_line:
             return allow(path, lang.name, "single_line", "single-line edit.", changed)
         if judgement.inside:
