@@ -118,9 +118,9 @@ def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol
     open_mentions(service, view, symbol)
     session.wait_until_idle(session.timeout / 2)
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
-    params = {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character},
-              "context": {"includeDeclaration": False}}
-    reply = session.request("textDocument/references", lambda h: h.send.references(params))
+    uri = view.source.path.as_uri()
+    reply = session.request("textDocument/references", lambda h: h.send.references(
+        {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": False}}))
     places = []
     index = LineIndex.of(view.source.text)
     for location in reply if isinstance(reply, list) else []:
