@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
+from gateway.typed.state import state_dir
 from gateway.api import Gateway  # noqa: E402
 from gateway.surface import declaration_from  # noqa: E402
 
@@ -62,7 +63,7 @@ def in_process(workspace: Path) -> dict[str, float]:
             started = time.perf_counter()
             gw.edit(SHAPES, old, new, token=token)
             edit.append((time.perf_counter() - started) * 1000)
-        entries = len((workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines())
+        entries = len((state_dir(workspace) / "edits.jsonl").read_text().splitlines())
     return {
         "declare_p50": percentile(declare, 0.5), "declare_p99": percentile(declare, 0.99),
         "edit_p50": percentile(edit, 0.5), "edit_p99": percentile(edit, 0.99), "log_entries": entries,

@@ -172,14 +172,15 @@ def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
     assert [o["tool"] for o in log(workspace)[-1]["operations"]] == ["replace_symbol"]
 
 
-def test_the_hook_refuses_bash_writes_only_when_enforced(workspace: Path) -> None:
-    for command in ("sed -i 's/width/w/' pkg/shapes.py", "cat > pkg/shapes.py <<'EOF'\nx\nEOF"):
-        assert "behind the gate" in reason(hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace))
-    for command in ("cat pkg/shapes.py", "grep -rn width .", "pytest -q"):
-        assert hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace) is None
-    assert [(e["operation"], e["audit_error"]["code"]) for e in log(workspace)] == [("hook:Bash", "bash_write")] * 2
-    (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = false\n")
-    assert hook({"tool_name": "Bash", "tool_input": {"command": "sed -i 's/width/w/' pkg/shapes.py"}}, workspace) is None
+def test_the_hook_verifies_bash_commands_instead_of_refusing_them(workspace: Path) -> None:
+    for command in ("sed -i 's/width/w/' pkg/shapes.py", "cat > pkg/shapes.py <<'EOF'\nx\nEOF", "cat pkg/shapes.py", "pytest -q"):
+        assert hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace) is None  # checked after it runs
+    assert log(workspace) == []
+    config = workspace / ".gateway" / "config.toml"
+    enforced = config.read_text()
+    config.write_text("[typed_edits]\nenforce = false\n")  # between tool calls: put back at the next one
+    assert ".gateway/config.toml (changed)" in reason(hook({"tool_name": "Bash", "tool_input": {"command": "true"}}, workspace))
+    assert config.read_text() == enforced
 
 
 def test_rpc_declare_and_write_with_the_token(workspace: Path) -> None:
