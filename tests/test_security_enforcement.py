@@ -60,9 +60,9 @@ def test_a_background_writer_is_caught_at_the_next_event(workspace: Path, tmp_pa
 def test_a_background_writer_is_caught_before_the_next_tool_call(workspace: Path, tmp_path: Path) -> None:
     go = tmp_path / "go"
     before = files(workspace)
-    run_through_hooks(workspace, f"(while [ ! -e {go} ]; do sleep 0.05; done; echo '[typed_edits]' > .gateway/config.toml) > /dev/null 2>&1 &")
+    run_through_hooks(workspace, f"(while [ ! -e {go} ]; do sleep 0.05; done; printf '[typed_edits]\\nenforce = false\\n' > .gateway/config.toml) > /dev/null 2>&1 &")
     go.touch()
-    _wait_for(workspace / ".gateway" / "config.toml", "[typed_edits]\n")
+    _wait_for(workspace / ".gateway" / "config.toml", "false")
     denied = bash_call(workspace, "ls", "PreToolUse", "toolu_2")
     assert denied is not None and ".gateway/config.toml (changed)" in denied["hookSpecificOutput"]["permissionDecisionReason"]
     assert files(workspace) == before
