@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
+from gateway.typed.state import state_dir
 from gateway.api import Gateway  # noqa: E402
 from gateway.surface import declaration_from  # noqa: E402
 
@@ -40,7 +41,7 @@ def hook_rows(workspace: Path) -> list[tuple[str, float]]:
     return [
         ("`python3 -c pass`", process_ms([sys.executable, "-c", "pass"], workspace)),
         ("hook, Bash `pytest -q` (no writer: shlex only)", process_ms(gateway, workspace, bash("pytest -q"))),
-        ("hook, Bash `git status` (full bashlex parse)", process_ms(gateway, workspace, bash("git status"))),
+        ("hook, Bash `git status`", process_ms(gateway, workspace, bash("git status"))),
         ("hook, Bash `sed -i ...` (denied, logged)", process_ms(gateway, workspace, bash("sed -i s/a/b/ pkg/shapes.py"))),
         ("hook, Edit without a grant (denied, logged)", process_ms(gateway, workspace, edit)),
         ("`gateway declare ... --json`", process_ms([gateway[0], "declare", "edit_boundary_condition", "--file", SHAPES, "--target", "prod",
@@ -62,7 +63,7 @@ def in_process(workspace: Path) -> dict[str, float]:
             started = time.perf_counter()
             gw.edit(SHAPES, old, new, token=token)
             edit.append((time.perf_counter() - started) * 1000)
-        entries = len((workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines())
+        entries = len((state_dir(workspace) / "edits.jsonl").read_text().splitlines())
     return {
         "declare_p50": percentile(declare, 0.5), "declare_p99": percentile(declare, 0.99),
         "edit_p50": percentile(edit, 0.5), "edit_p99": percentile(edit, 0.99), "log_entries": entries,

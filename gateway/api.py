@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import gate_config
 from gateway.diffs import unified_diff
-from gateway.errors import Ambiguous, Blocked, ServerFailed, UsageError
+from gateway.errors import Ambiguous, Blocked, ServerFailed, Tampered, UsageError
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
@@ -210,6 +210,13 @@ class Gateway:
         except ValueError:
             raise UsageError(f"--since wants an ISO 8601 time such as 2026-11-21T09:30:00Z, not {since!r}") from None
         return {"ok": True, "entries": entries, "log_warnings": read.warnings}
+
+    def audit_verify(self) -> dict[str, Any]:
+        """The audit log's hash chain checked against its signed head; Tampered says where it was cut."""
+        result = self.typed.log.verify()
+        if not result["ok"]:
+            raise Tampered(result["message"])
+        return result
 
     def audit_summary(self) -> dict[str, Any]:
         read = self.typed.log.read()

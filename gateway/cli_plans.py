@@ -50,6 +50,11 @@ def _cmd_declare(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_audit(args: argparse.Namespace) -> Outcome:
+    if args.view == "verify":
+        if args.since or args.kind:
+            raise UsageError("audit verify takes no --since or --kind")
+        result = args.gateway_of(args).audit_verify()
+        return result, result["message"], EXIT_OK
     if args.view == "summary":
         if args.since or args.kind:
             raise UsageError("audit summary takes no --since or --kind")
@@ -149,8 +154,8 @@ def add_plan_commands(commands: Any, common: argparse.ArgumentParser, gateway_of
     declare.add_argument("--additional-file", action="append", default=[], metavar="PATH", help="another file a workflow kind writes")
     declare.set_defaults(handler=_cmd_declare, gateway_of=gateway_of)
 
-    audit = commands.add_parser("audit", parents=[common], help="the typed-edit audit log: audit log | audit summary")
-    audit.add_argument("view", choices=("log", "summary"))
+    audit = commands.add_parser("audit", parents=[common], help="the typed-edit audit log: audit log | audit summary | audit verify")
+    audit.add_argument("view", choices=("log", "summary", "verify"))
     audit.add_argument("--since", metavar="ISO", help="entries at or after this time (UTC when no offset is given)")
     audit.add_argument("--kind", metavar="K", help="entries of this kind")
     audit.set_defaults(handler=_cmd_audit, gateway_of=gateway_of)

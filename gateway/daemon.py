@@ -57,13 +57,11 @@ def _hook(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _warm() -> None:
-    """Load what a first hook call would otherwise pay for: the Bash parser's tables, the gate
-    and the routing of a structural edit (grammar, queries, symbol lifting)."""
+    """Load what a first hook call would otherwise pay for: the gate and the routing of a
+    structural edit (grammar, queries, symbol lifting)."""
     from gateway.gate.checker import Gate
-    from gateway.hooks.bash_guard import workspace_writes
     from gateway.hooks.judge import Judged, plan
 
-    workspace_writes("true > /dev/null", Path("/"), Path("/"))
     gate, before = Gate(), "def f(a):\n    return a\n\n\ndef g():\n    return 1\n"
     effect, classification = gate.check_write("warm.py", before, before.replace("def f(a):", "def f(a, b):"))
     plan(Judged(classification, effect, Path("warm.py"), gate))

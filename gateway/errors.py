@@ -14,6 +14,7 @@ EXIT_ERROR = 1
 EXIT_BLOCKED = 3
 EXIT_HOOK_FAILED = 2
 EXIT_INCOMPLETE = 4  # done, but not everything it should cover was searched (a rename without a server)
+EXIT_TAMPERED = 5  # the gateway's own state (the audit log's chain) was cut or altered
 
 
 class GatewayError(Exception):
@@ -160,6 +161,13 @@ class Forged(GatewayError):
     kind = "forged"
 
 
+class Tampered(GatewayError):
+    """The gateway's own state was cut or altered: the audit log's hash chain (`gateway audit verify`)."""
+
+    kind = "tampered"
+    exit_code = EXIT_TAMPERED
+
+
 class Unauthenticated(GatewayError):
     """A server client that did not present the server's token first."""
 
@@ -196,6 +204,7 @@ RPC_CODES = {
     "unauthenticated": -32007,
     "collision": -32008,
     "referenced": -32009,
+    "tampered": -32010,
     "usage": -32602,
 }
 RPC_OTHER = -32000

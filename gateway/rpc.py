@@ -53,6 +53,7 @@ METHODS = {
     "gateway/declare": "declare",
     "gateway/auditLog": "audit_log",
     "gateway/auditSummary": "audit_summary",
+    "gateway/auditVerify": "audit_verify",
     "gateway/contractCheck": "contract_check",
     "gateway/contractApply": "contract_apply",
     "gateway/context": "context",

@@ -1,10 +1,11 @@
-"""The workspace's files before a command, compared after it, and put back where they changed.
+"""The workspace's files at one moment, compared with a later moment, and put back where they changed.
 
-In a git work tree the files are those git tracks plus the untracked ones it does not
-ignore. A file that `git status` calls clean is recorded by its index blob, which git
-already holds; only the dirty and untracked files are read, and their bytes are kept in
-`.gateway/state/objects/` (content-addressed) so that they can be put back. Outside git
-every file is read. `.git/` and `.gateway/state/` are never part of it.
+The files are those git lists (tracked, and untracked but not ignored; every file outside
+git) plus everything under `.gateway/` but its state. Each is read and hashed: git's own
+view (`git status`, `git diff`, the index) is never trusted, since `--skip-worktree` and
+`--assume-unchanged` hide changes from it. The bytes of every file are kept, content-addressed,
+in the objects directory the caller names (outside the workspace), so that any of them can
+be put back. `.git/` and `.gateway/state/` are never part of it.
 """
 
 from __future__ import annotations
@@ -17,45 +18,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.config import STATE_DIR
 from gateway.errors import GatewayError
-from gateway.gitcalls import git, git_all
 from gateway.atomic import replace_atomically, sha256
+from gateway.config import STATE_DIR
+from gateway.gitcalls import git
 
-OBJECTS = "objects"
 KEEP_OBJECTS_SECONDS = 24 * 3600
 _SKIPPED_DIRS = {".git"}
+GATEWAY_DIR = ".gateway"
 
 
 @dataclass(frozen=True)
 class FileState:
-    """One file as it was: its SHA-256 (bytes kept in the object store) or its git blob, and its mode."""
+    """One file as it was: its mode and the SHA-256 of its bytes (kept in the object store)."""
 
     mode: int
-    sha256: str | None = None
-    blob: str | None = None
+    sha256: str
 
     def to_json(self) -> list[Any]:
-        return [self.mode, self.sha256, self.blob]
+        return [self.mode, self.sha256]
 
 
 @dataclass
 class Snapshot:
     files: dict[str, FileState]
-    dirty: set[str]
-    index: dict[str, str]
-    """Path -> "mode blob" of git's index (empty outside git)."""
-    git: bool
     taken_at: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": {p: s.to_json() for p, s in self.files.items()}, "dirty": sorted(self.dirty),
-                "index": self.index, "git": self.git, "taken_at": self.taken_at}
+        return {"files": {p: s.to_json() for p, s in self.files.items()}, "taken_at": self.taken_at}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
-        files = {p: FileState(*v) for p, v in data["files"].items()}
-        return cls(files, set(data["dirty"]), dict(data["index"]), bool(data["git"]), float(data["taken_at"]))
+        return cls({p: FileState(int(v[0]), str(v[1])) for p, v in data["files"].items()}, float(data["taken_at"]))
 
 
 @dataclass(frozen=True)
@@ -64,45 +58,33 @@ class Change:
     what: str
     """changed, created or deleted."""
     before: FileState | None
+    after: FileState | None = None
 
 
 def _excluded(path: str) -> bool:
-    return path.startswith((".git/", f"{STATE_DIR.as_posix()}/")) or path == ".git"
+    return path == ".git" or path.startswith((".git/", f"{STATE_DIR.as_posix()}/"))
 
 
-def _git_lists(root: Path) -> tuple[dict[str, str], set[str]] | None:
-    listed, status, prefix = git_all(
-        root,
-        ("ls-files", "-s", "-z", "--", "."),
-        ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."),
-        ("rev-parse", "--show-prefix"),
-    )
-    if listed is None or status is None or prefix is None:
-        return None
-    index = {}
-    for entry in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        if entry:
-            meta, path = entry.split("\t", 1)
-            mode, blob, _stage = meta.split(" ")
-            if not _excluded(path):
-                index[path] = f"{mode} {blob}"
-    strip = len(prefix.stdout.decode().strip())
-    dirty = set()
-    for entry in status.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        if entry and (entry[1] != " " or entry[:2] == "??") and not _excluded(entry[3 + strip :]):
-            dirty.add(entry[3 + strip :])
-    return index, dirty
-
-
-def _walk(root: Path) -> set[str]:
+def _walk(top: Path, root: Path) -> set[str]:
     found = set()
-    for directory, subdirs, files in os.walk(root):
+    for directory, subdirs, files in os.walk(top):
         subdirs[:] = [d for d in subdirs if d not in _SKIPPED_DIRS]
         for name in files:
             path = (Path(directory) / name).relative_to(root).as_posix()
             if not _excluded(path):
                 found.add(path)
     return found
+
+
+def listed(root: Path) -> set[str]:
+    """The paths watched in `root`: git's tracked and not-ignored files (all files outside git)
+    and the gateway's own configuration, whatever git ignores."""
+    done = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+    if done is None:
+        paths = _walk(root, root)
+    else:
+        paths = {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p and not _excluded(p)}
+    return paths | _walk(root / GATEWAY_DIR, root)
 
 
 def _read(root: Path, path: str) -> tuple[bytes, int] | None:
@@ -127,76 +109,62 @@ def _keep(objects: Path, data: bytes) -> str:
     digest = sha256(data)
     target = objects / digest
     if not target.exists():
-        objects.mkdir(parents=True, exist_ok=True)
-        replace_atomically(target, data, 0o600)
+        objects.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temp = objects / f".{digest}.{os.getpid()}.{time.monotonic_ns()}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, target)
     return digest
 
 
-def take(root: Path) -> Snapshot:
-    """The workspace's files now; the bytes of those git cannot give back are kept aside."""
-    objects, started = root / STATE_DIR / OBJECTS, time.time()  # a change made while listing counts as after
-    lists = _git_lists(root)
-    index, dirty = lists if lists is not None else ({}, _walk(root))
+def scan(root: Path, objects: Path, also: set[str] = frozenset()) -> dict[str, FileState]:
+    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`."""
     files = {}
-    for path, entry in index.items():
-        if path not in dirty:
-            mode, blob = entry.split(" ")
-            files[path] = FileState(int(mode, 8) & 0o777, blob=blob)
-    for path in dirty:
+    for path in listed(root) | also:
         read = _read(root, path)
         if read is not None:
-            files[path] = FileState(read[1], sha256=_keep(objects, read[0]))
-    return Snapshot(files, dirty, index, lists is not None, started)
+            files[path] = FileState(read[1], _keep(objects, read[0]))
+    return files
 
 
-def _blob_ids(root: Path, paths: list[str]) -> dict[str, str | None]:
-    """git's blob id for each file as it is now (git's own filters applied)."""
-    if not paths:
-        return {}
-    done = git(root, "hash-object", "--stdin-paths", stdin="".join(f"{p}\n" for p in paths).encode("utf-8", "surrogateescape"))
-    ids = done.stdout.decode().split() if done is not None else []
-    return dict(zip(paths, ids)) if len(ids) == len(paths) else dict.fromkeys(paths)
+def take(root: Path, objects: Path) -> Snapshot:
+    """The workspace's files now (a change made while reading counts as after)."""
+    started = time.time()
+    return Snapshot(scan(root, objects), started)
 
 
-def compare(root: Path, before: Snapshot) -> list[Change]:
-    """Every file changed, created or deleted since `before` (mode changes included)."""
-    if before.git:
-        lists = _git_lists(root)
-        index, dirty = lists if lists is not None else ({}, set(before.files))
-        moved = {p for p in index.keys() | before.index.keys() if index.get(p) != before.index.get(p)}
-        candidates = before.dirty | dirty | moved
-    else:
-        candidates = set(before.files) | _walk(root)
-    blob_paths = [p for p in candidates if p in before.files and before.files[p].blob and (root / p).is_file()]
-    blobs = _blob_ids(root, blob_paths)
+def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path) -> list[Change]:
+    """Every file changed, created or deleted from `before` to `now` (mode changes included)."""
     changes = []
-    for path in sorted(candidates):
-        old, now = before.files.get(path), _read(root, path)
+    for path in sorted(before.keys() | now.keys()):
+        old, new = before.get(path), now.get(path)
         if old is None:
-            if now is not None or (root / path).is_symlink():
-                changes.append(Change(path, "created", None))
-            continue
-        if now is None:
+            if new is not None:
+                changes.append(Change(path, "created", None, new))
+        elif new is None:
             changes.append(Change(path, "deleted", old))
-            continue
-        same = blobs.get(path) == old.blob if old.blob else sha256(now[0]) == old.sha256
-        if not same or (now[1] & 0o111) != (old.mode & 0o111):
-            changes.append(Change(path, "changed", old))
+        elif new.sha256 != old.sha256 or (new.mode & 0o111) != (old.mode & 0o111):
+            changes.append(Change(path, "changed", old, new))
+    for path in sorted(p for p in listed(root) - before.keys() - now.keys() if (root / p).is_symlink()):
+        changes.append(Change(path, "created", None))
     return changes
 
 
-def previous_bytes(root: Path, state: FileState, path: str) -> bytes | None:
-    """A file's bytes as the snapshot saw them; None if they can no longer be found."""
-    if state.sha256 is not None:
-        with contextlib.suppress(OSError):
-            data = (root / STATE_DIR / OBJECTS / state.sha256).read_bytes()
-            return data if sha256(data) == state.sha256 else None
-        return None
-    done = git(root, "cat-file", "--filters", f"--path={path}", state.blob or "")
-    return done.stdout if done is not None else None
+def compare(root: Path, before: Snapshot, objects: Path) -> list[Change]:
+    """Every file changed, created or deleted since `before`."""
+    return differences(before.files, scan(root, objects, set(before.files)), root)
 
 
-def restore(root: Path, changes: list[Change]) -> list[str]:
+def previous_bytes(objects: Path, state: FileState) -> bytes | None:
+    """A file's bytes as a snapshot saw them; None if they can no longer be found (or were altered)."""
+    with contextlib.suppress(OSError):
+        data = (objects / state.sha256).read_bytes()
+        return data if sha256(data) == state.sha256 else None
+    return None
+
+
+def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
     """Put each changed file back (remove the created ones); the paths that could not be."""
     failed = []
     for change in changes:
@@ -206,13 +174,12 @@ def restore(root: Path, changes: list[Change]) -> list[str]:
                 if target.is_symlink() or target.is_file():
                     target.unlink()
                 continue
-            data = previous_bytes(root, change.before, change.path)
-            if data is None:
+            data = previous_bytes(objects, change.before)
+            if data is None or (target.is_dir() and not target.is_symlink()):
                 failed.append(change.path)
                 continue
-            if target.is_dir() and not target.is_symlink():
-                failed.append(change.path)
-                continue
+            if target.is_symlink():
+                target.unlink()
             target.parent.mkdir(parents=True, exist_ok=True)
             replace_atomically(target, data, change.before.mode)
         except OSError:
@@ -220,9 +187,8 @@ def restore(root: Path, changes: list[Change]) -> list[str]:
     return failed
 
 
-def prune_objects(root: Path, keep: set[str]) -> None:
+def prune_objects(objects: Path, keep: set[str]) -> None:
     """Drop kept bytes no snapshot needs any more (older than a day, and not in `keep`)."""
-    objects = root / STATE_DIR / OBJECTS
     limit = time.time() - KEEP_OBJECTS_SECONDS
     with contextlib.suppress(OSError):
         for entry in os.scandir(objects):

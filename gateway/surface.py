@@ -114,6 +114,7 @@ OPERATIONS: dict[str, Operation] = {
         (Param("since", str, False, None), Param("kind", str, False, None)), lambda g, p: g.audit_log(p["since"], p["kind"])
     ),
     "audit_summary": Operation((), lambda g, p: g.audit_summary()),
+    "audit_verify": Operation((), lambda g, p: g.audit_verify()),
     "contract_check": Operation((Param("path", str),), lambda g, p: g.contract_check(p["path"])),
     "contract_apply": Operation(
         (Param("path", str), Param("keep_on_failure", bool, False, False)),

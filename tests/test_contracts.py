@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.typed.state import state_dir
 from gateway.api import Gateway
 from gateway.cli import run
 from gateway.contracts.apply import recover
@@ -116,7 +117,7 @@ def test_a_multi_file_contract_applies_and_validates(gateway: Gateway, workspace
     shapes = (workspace / SHAPES).read_text()
     assert 'def surface(width, height):\n    """Width times height."""\n' in shapes and "2 * width + 2 * height" in shapes
     assert "surface(w, h)" in (workspace / USE).read_text()
-    log = [json.loads(line) for line in (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (state_dir(workspace) / "edits.jsonl").read_text().splitlines()]
     assert [(e["phase"], e["step"], e["contract"]) for e in log] == [
         ("consumed", step, "surface") for step in ("rename", "docstring", "perimeter", "new-test")
     ]
@@ -224,7 +225,7 @@ def test_a_failed_validation_restores_every_file(gateway: Gateway, workspace: Pa
     assert [(v["passed"], v.get("exit_code")) for v in result["validations"]] == [(True, 0), (False, 4), (None, None)]
     assert result["validations"][1]["output_tail"] == "boom\n"
     assert snapshot(workspace) == before
-    log = [json.loads(line) for line in (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (state_dir(workspace) / "edits.jsonl").read_text().splitlines()]
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log] == [("consumed", None)] * 2 + [("rejected", "rolled_back")] * 2
 
 
@@ -357,7 +358,7 @@ def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -
         assert recover(gw) == [SHAPES]  # what the next apply does first
     assert snapshot(workspace) == before
     assert not list((workspace / ".gateway" / "state" / "contract-runs").iterdir())
-    log = [json.loads(line) for line in (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (state_dir(workspace) / "edits.jsonl").read_text().splitlines()]
     assert (log[-1]["operation"], log[-1]["audit_error"]["code"]) == ("contract_recover", "interrupted")
 
 

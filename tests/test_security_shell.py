@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gateway.typed.state import state_dir
 from gateway.hooks.claude_code import run as hook
 from tests.test_typed_grants import FIXTURES, enforce
 
@@ -95,14 +96,14 @@ def test_no_shell_write_stays_without_a_grant(workspace: Path, command: str, env
     Path("/tmp/gateway-shell-writer.sh").write_text("echo x > pkg/shapes.py\nrm notes.txt\n")
     Path("/tmp/gateway-shell-writer.py").write_text(SCRIPT)
     subprocess.run(["tar", "-cf", "/tmp/gateway-shell.tar", "-C", str(workspace), "pkg/shapes.py"], check=True)
-    (workspace / "pkg" / "shapes.py").write_bytes((workspace / "pkg" / "shapes.py").read_bytes())
-    os.utime(workspace / "pkg" / "shapes.py", (0, 0))  # so that the tar's copy is not "the same file"
+    with open(workspace / "pkg" / "shapes.py", "a") as handle:
+        handle.write("# since the tar was made\n")  # so that extracting it changes the file's bytes
     before = files(workspace)
     how, answer = run_through_hooks(workspace, command.replace("$W", str(workspace)), env)
     assert files(workspace) == {k: v for k, v in before.items()} or how == "denied", command
     if how == "ran":
         assert answer is not None and answer["decision"] == "block" and "put back" in answer["reason"], answer
-        entry = json.loads((workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()[-1])
+        entry = json.loads((state_dir(workspace) / "edits.jsonl").read_text().splitlines()[-1])
         assert entry["phase"] == "bypass" and entry["command"] == command.replace("$W", str(workspace))
 
 
@@ -124,14 +125,14 @@ def test_a_granted_shell_write_is_kept_and_consumes_the_grant(workspace: Path) -
     Path("/tmp/gateway-shell-writer1.py").write_text("open('pkg/shapes.py', 'a').write('# formatted\\n')")
     assert run_through_hooks(workspace, "python3 /tmp/gateway-shell-writer1.py") == ("ran", None)
     assert (workspace / "pkg" / "shapes.py").read_text().endswith("# formatted\n")
-    phases = [(e["phase"], e.get("operation")) for e in map(json.loads, (workspace / ".gateway" / "state" / "edits.jsonl").read_text().splitlines())]
+    phases = [(e["phase"], e.get("operation")) for e in map(json.loads, (state_dir(workspace) / "edits.jsonl").read_text().splitlines())]
     assert phases[-1] == ("consumed", "hook:Bash")
     assert run_through_hooks(workspace, "python3 /tmp/gateway-shell-writer1.py")[1]["decision"] == "block"  # single use
 
 
 def test_a_forged_snapshot_is_not_trusted(workspace: Path) -> None:
     assert bash_call(workspace, "python3 /tmp/x.py", "PreToolUse") is None
-    for record in (workspace / ".gateway" / "state" / "shell").iterdir():
+    for record in (state_dir(workspace) / "shell").iterdir():
         data = json.loads(record.read_text())
         data["snapshot"]["files"].pop("pkg/shapes.py")
         record.write_text(json.dumps(data))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.typed.state import state_dir
 from gateway.api import Gateway
 from gateway.cli import run
 from gateway.errors import Blocked, GrantRefused
@@ -50,7 +51,8 @@ def declare(gw: Gateway, *files: str, kind: str = "edit_boundary_condition", **f
 
 
 def log(root: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (root / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    entries = [json.loads(line) for line in (state_dir(root) / "edits.jsonl").read_text().splitlines()]
+    return [e for e in entries if e["phase"] != "watch"]  # when the workspace started being watched
 
 
 def digest(path: Path) -> str:
@@ -221,13 +223,13 @@ def test_concurrent_declarations_and_writes_lose_nothing(workspace: Path) -> Non
     assert all((workspace / name).read_text() == "status: done\n" for name in files)
     entries = log(workspace)
     assert len(entries) == 24 and sorted(e["phase"] for e in entries) == ["consumed"] * 12 + ["issued"] * 12
-    grants = json.loads((workspace / ".gateway" / "state" / "grants.json").read_text())["grants"]
+    grants = json.loads((state_dir(workspace) / "grants.json").read_text())["grants"]
     assert len(grants) == 12 and all(len(g["consumed"]) == 1 for g in grants)
 
 
 def test_a_torn_last_line_is_skipped_with_a_warning_and_closed(gateway: Gateway, workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     declare(gateway, SHAPES)
-    log_path = workspace / ".gateway" / "state" / "edits.jsonl"
+    log_path = state_dir(workspace) / "edits.jsonl"
     with open(log_path, "a") as handle:
         handle.write('{"phase": "issued", "edit_id": "torn')
     declare(gateway, "pkg/use.py")
@@ -290,7 +292,7 @@ def test_a_write_that_fails_midway_gives_its_grants_back(gateway: Gateway, works
         gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"])  # type: ignore[arg-type]
     monkeypatch.undo()
     assert {p: p.read_bytes() for p in workspace.rglob("*.py")} == before
-    grants = json.loads((workspace / ".gateway" / "state" / "grants.json").read_text())["grants"]
+    grants = json.loads((state_dir(workspace) / "grants.json").read_text())["grants"]
     assert grants[0]["consumed"] == {}
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [("issued", None), ("rejected", "write_failed")]
     assert gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"])["files"] == [SHAPES, "pkg/use.py"]  # type: ignore[arg-type]
@@ -301,7 +303,7 @@ def _edit(gw: Gateway, token: str | None = None) -> object:
 
 
 def test_a_hand_written_grant_is_refused_as_forged(gateway: Gateway, workspace: Path) -> None:
-    store = workspace / ".gateway" / "state" / "grants.json"
+    store = state_dir(workspace) / "grants.json"
     store.parent.mkdir(parents=True, exist_ok=True)
     forged = {"edit_id": "f1", "token_sha256": hashlib.sha256(b"t").hexdigest(), "kind": "edit_boundary_condition", "target": "prod",
               "provenance": "user_confirmed", "execution_state": "normal", "issued_at": 0, "expires_at": 9e9,
@@ -314,7 +316,7 @@ def test_a_hand_written_grant_is_refused_as_forged(gateway: Gateway, workspace: 
 
 def test_an_altered_grant_is_refused_as_forged(gateway: Gateway, workspace: Path) -> None:
     declare(gateway, "pkg/use.py")
-    store = workspace / ".gateway" / "state" / "grants.json"
+    store = state_dir(workspace) / "grants.json"
     data = json.loads(store.read_text())
     data["grants"][0]["files"] = {SHAPES: digest(workspace / SHAPES)}  # widened to another file by hand
     store.write_text(json.dumps(data))
@@ -338,8 +340,8 @@ def test_invalid_fields_issue_and_log_nothing(gateway: Gateway, workspace: Path,
               "test_files": ("tests/t.py",)}
     with pytest.raises(UsageError):
         gateway.declare(Declaration(**{**fields, field: value}))  # type: ignore[arg-type]
-    assert not (workspace / ".gateway" / "state" / "grants.json").exists()
-    assert not (workspace / ".gateway" / "state" / "edits.jsonl").exists()
+    assert not (state_dir(workspace) / "grants.json").exists()
+    assert not (state_dir(workspace) / "edits.jsonl").exists()
 
 
 def test_invalid_utf8_in_a_cli_rationale_is_one_line(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -349,4 +351,4 @@ def test_invalid_utf8_in_a_cli_rationale_is_one_line(workspace: Path, capsys: py
     assert run(["declare", "edit_boundary_condition", "--file", SHAPES, "--target", "prod", "--provenance", "user_confirmed",
                 "--rationale", rationale, "--test-file", "t.py", "--workspace", str(workspace)]) == 1
     assert "not valid UTF-8" in capsys.readouterr().err
-    assert not (workspace / ".gateway" / "state" / "grants.json").exists()
+    assert not (state_dir(workspace) / "grants.json").exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.typed.state import state_dir
 from gateway.cli import run
 from gateway.typed.declaration import Declaration, judge
 from gateway.typed.kinds import catalogue
@@ -146,5 +147,5 @@ def test_declare_cli_exit_codes_and_paths(tmp_path: Path, capsys: pytest.Capture
         assert "token" not in rejected
     assert run(["declare", "edit_cosmetic", "--file", "src/app.py", "--workspace", str(tmp_path)]) == 1  # no provenance: usage
     capsys.readouterr()
-    log = [json.loads(line) for line in (tmp_path / ".gateway" / "state" / "edits.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (state_dir(tmp_path) / "edits.jsonl").read_text().splitlines()]
     assert [e["phase"] for e in log] == ["issued"] + ["rejected"] * 5

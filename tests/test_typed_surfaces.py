@@ -11,103 +11,9 @@ from typing import Any
 
 import pytest
 
-from gateway.hooks.bash_guard import workspace_writes
 from tests.rpc_client import RpcClient, RpcError
 from tests.test_mcp import _payload, _session_calls
 from tests.test_typed_grants import FIXTURES, SHAPES, enforce, log
-
-# Real ways agents write files behind an edit tool's back; each names a file in the workspace.
-BYPASSES = [
-    "sed -i 's/width/w/' pkg/shapes.py",
-    "sed -i.bak -e 's/width/w/' pkg/shapes.py",
-    "perl -pi -e 's/width/w/' pkg/shapes.py",
-    "ruby -pi -e 'gsub(/width/, \"w\")' pkg/shapes.py",
-    "echo '# x' | tee pkg/shapes.py",
-    "echo '# x' | tee -a pkg/shapes.py > /dev/null",
-    "cat > pkg/shapes.py <<'EOF'\ndef area():\n    pass\nEOF",
-    "cat <<EOF > pkg/new.py\nx = 1\nEOF\n",
-    "echo 'x = 1' > pkg/shapes.py",
-    "echo 'x = 1' >> pkg/shapes.py",
-    "printf x &> pkg/shapes.py",
-    "python -c \"open('pkg/shapes.py', 'w').write('')\"",
-    "python3 -c 'import pathlib; pathlib.Path(\"pkg/shapes.py\").write_text(\"\")'",
-    "python3 - <<'EOF'\nopen('pkg/shapes.py', 'a').write('# x')\nEOF",
-    "node -e \"require('fs').writeFileSync('pkg/shapes.py', '')\"",
-    "git apply fix.patch",
-    "patch -p1 < fix.patch",
-    "cp /tmp/shapes.py pkg/shapes.py",
-    "mv /tmp/shapes.py pkg/",
-    "dd if=/dev/zero of=pkg/shapes.py count=1",
-    "truncate -s 0 pkg/shapes.py",
-    "git checkout -- pkg/shapes.py",
-    "find . -name '*.py' -exec sed -i 's/width/w/' {} +",
-    "ls pkg/*.py | xargs sed -i 's/width/w/'",
-    "bash -c 'echo x > pkg/shapes.py'",
-    "sudo -u root tee pkg/shapes.py < /dev/null",
-    "env LC_ALL=C sed -i 's/width/w/' pkg/shapes.py",
-    "timeout 5 perl -i -pe 's/a/b/' pkg/shapes.py",
-    "[[ -f pkg/shapes.py ]] && echo x > pkg/shapes.py",
-    "case $1 in a) echo x > pkg/shapes.py;; esac",
-    "x=$(sed -i 's/a/b/' pkg/shapes.py)",
-    "eval 'echo x > pkg/shapes.py'",
-    "cd pkg && sed -i 's/a/b/' shapes.py",
-    "{ echo x; } > pkg/shapes.py",
-    "for i in 1 2; do echo $i; done > pkg/shapes.py",
-    "bash -ec 'echo x > pkg/shapes.py'",
-    "git checkout other pkg/shapes.py",
-    "git stash pop",
-    "git reset --hard",
-    "rm pkg/shapes.py",
-    "mv pkg/shapes.py /tmp/",
-    "tar -xf /tmp/a.tar",
-    "curl -o pkg/shapes.py http://example.invalid/x",
-    "cd pkg && echo x > ../README",
-]
-HARMLESS = [
-    "cat pkg/shapes.py",
-    "grep -rn width .",
-    "pytest -q",
-    "python -m pytest -q tests",
-    "ls > /dev/null 2>&1",
-    "echo hi > /tmp/out.txt",
-    "git status && git diff > /tmp/change.patch",
-    "sed -n 1,10p pkg/shapes.py",
-    "python -c 'print(1)'",
-    "python3 -c 'import json; print(json.load(open(\"pkg/data.json\")))'",
-    "node -e 'console.log(1)'",
-    "find . -name '*.py'",
-    "make test 2>&1 | tail -5",
-    "git apply --check fix.patch",
-    "patch --dry-run -p1 < fix.patch",
-    "perl -ne 'print if /width/' pkg/shapes.py",
-    "for f in pkg/*.py; do wc -l $f; done",
-    "[[ -f pkg/shapes.py ]] && cat pkg/shapes.py",
-    "grep -c width pkg/shapes.py >&2",
-    "cat <<'EOF'\nnot > a redirect\nEOF",
-    "cp pkg/shapes.py /tmp/shapes.py",
-    "diff pkg/shapes.py pkg/use.py",
-    "python3 -c \"print('a-b'.replace('-', '_'))\"",
-    "python3 -c 'd = {}; print(d.copy())'",
-    "python3 -c 'import asyncio; asyncio.run(asyncio.sleep(0))'",
-    "echo x > \"$TMPVAR\"",
-    "f=$(mktemp) && echo x > $f",
-    "mktemp",
-    "git restore --staged pkg/shapes.py",
-    "echo x > /dev/../tmp/gateway-harmless.txt",
-    "tar -tf /tmp/a.tar",
-    "curl -s http://example.invalid/x",
-]
-
-
-@pytest.mark.parametrize("command", BYPASSES)
-def test_the_bash_guard_finds_each_bypass(command: str, tmp_path: Path) -> None:
-    assert workspace_writes(command, tmp_path, tmp_path), command
-
-
-@pytest.mark.parametrize("command", HARMLESS)
-def test_the_bash_guard_passes_harmless_commands(command: str, tmp_path: Path) -> None:
-    assert workspace_writes(command, tmp_path, tmp_path) == []
-
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
@@ -172,14 +78,15 @@ def test_the_hook_needs_a_grant_for_every_native_write(workspace: Path) -> None:
     assert [o["tool"] for o in log(workspace)[-1]["operations"]] == ["replace_symbol"]
 
 
-def test_the_hook_refuses_bash_writes_only_when_enforced(workspace: Path) -> None:
-    for command in ("sed -i 's/width/w/' pkg/shapes.py", "cat > pkg/shapes.py <<'EOF'\nx\nEOF"):
-        assert "behind the gate" in reason(hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace))
-    for command in ("cat pkg/shapes.py", "grep -rn width .", "pytest -q"):
-        assert hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace) is None
-    assert [(e["operation"], e["audit_error"]["code"]) for e in log(workspace)] == [("hook:Bash", "bash_write")] * 2
-    (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = false\n")
-    assert hook({"tool_name": "Bash", "tool_input": {"command": "sed -i 's/width/w/' pkg/shapes.py"}}, workspace) is None
+def test_the_hook_verifies_bash_commands_instead_of_refusing_them(workspace: Path) -> None:
+    for command in ("sed -i 's/width/w/' pkg/shapes.py", "cat > pkg/shapes.py <<'EOF'\nx\nEOF", "cat pkg/shapes.py", "pytest -q"):
+        assert hook({"tool_name": "Bash", "tool_input": {"command": command}}, workspace) is None  # checked after it runs
+    assert log(workspace) == []
+    config = workspace / ".gateway" / "config.toml"
+    enforced = config.read_text()
+    config.write_text("[typed_edits]\nenforce = false\n")  # between tool calls: put back at the next one
+    assert ".gateway/config.toml (changed)" in reason(hook({"tool_name": "Bash", "tool_input": {"command": "true"}}, workspace))
+    assert config.read_text() == enforced
 
 
 def test_rpc_declare_and_write_with_the_token(workspace: Path) -> None:

@@ -19,6 +19,7 @@ from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, UsageError
 from gateway.reaper import SCRIPT as REAPER
 from gateway.snapshot import compare, restore, take
+from gateway.typed.state import objects_dir
 from gateway.atomic import sha256
 
 if TYPE_CHECKING:
@@ -97,15 +98,16 @@ def _validate(contract: Contract, root: Path, listed: set[str], run_id: str) -> 
     files they changed, already put back (another contract run's files are that run's)."""
     if not contract.validations:
         return [], []
-    before = take(root)
+    objects = objects_dir(root)
+    before = take(root, objects)
     validations: list[dict[str, Any]] = []
     for validation in contract.validations:
         validations.append(run_validation(validation, root))
         if not validations[-1]["passed"]:
             break
     others = written_by_others(root, run_id, before.taken_at)
-    foreign = [c for c in compare(root, before) if c.path not in listed and c.path not in others]
-    restore(root, foreign)
+    foreign = [c for c in compare(root, before, objects) if c.path not in listed and c.path not in others]
+    restore(root, foreign, objects)
     return validations, [f"{c.path} ({c.what})" for c in foreign]
 
 

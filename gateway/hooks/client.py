@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
-EVENTS = ("pre", "post", "start")
+EVENTS = ("pre", "post", "start", "stop")
 PROJECT_DIR = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
 START_EVENTS = ("SessionStart", "sessionStart")
 

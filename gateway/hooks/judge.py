@@ -38,10 +38,6 @@ DECLARE_HINT = (
     "`gateway declare KIND --file PATH --target prod|test --provenance P --rationale TEXT [--test-file T]`, "
     "or the gateway MCP tool `declare`), then retry."
 )
-BASH_HINT = (
-    " With typed edits enforced, files in the workspace change only through the gate: declare the change, "
-    "then use the edit tools or the gateway's tools. Writing outside the workspace (e.g. /tmp) is fine."
-)
 
 
 @dataclass(frozen=True)
@@ -116,9 +112,22 @@ def real_path(call: HookCall, path: Path) -> Path:
     return real
 
 
+def _watched_root(start: Path) -> Path | None:
+    """The nearest directory at or above `start` whose workspace the gateway watches (its
+    `.gateway/` may have been removed by the very command being checked)."""
+    from gateway.typed.state import state_path
+    from gateway.typed.watch import BASELINE
+
+    for directory in (start, *start.parents):
+        if (state_path(directory) / BASELINE).exists():
+            return directory
+    return None
+
+
 def typed_edits(call: HookCall) -> TypedEdits | None:
-    """The typed-edit state of the project the agent works in, if it has any (.gateway/)."""
-    root = root_of(call)
+    """The typed-edit state of the project the agent works in, if it has any (.gateway/, or a
+    baseline the gateway keeps for it)."""
+    root = root_of(call) or _watched_root(Path(call.project_dir or call.cwd).resolve())
     if root is None:
         return None
     from gateway.typed.service import TypedEdits
@@ -127,8 +136,23 @@ def typed_edits(call: HookCall) -> TypedEdits | None:
     return TypedEdits(Workspace(root))
 
 
+def noticed(call: HookCall) -> str | None:
+    """What changed in the workspace since the last check without a gated write (put back
+    now), or a problem with the gateway's own state; None when nothing did."""
+    typed = typed_edits(call)
+    if typed is None:
+        return None
+    from gateway.typed.watch import sweep
+
+    outcome = sweep(typed, f"{call.event} {call.tool}")
+    return outcome.message("Since the last tool call, something outside the gate") if outcome.bypassed else None
+
+
 def pre(call: HookCall) -> Answer:
     """The answer to a call the host is about to make."""
+    found = noticed(call)
+    if found is not None:
+        return Answer("deny", f"{found} This tool call was not run; run it again.")
     if call.kind == "shell":
         from gateway.hooks.shell_calls import before_shell
 
@@ -159,18 +183,36 @@ def pre(call: HookCall) -> Answer:
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
-    return with_grant(call, [call.path], answer)
+    return with_grant(call, [call.path], answer, results_of(call, judged, answer))
 
 
-def with_grant(call: HookCall, paths: list[Path], answer: Answer) -> Answer:
+def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:
+    """The SHA-256s the host's write may leave (the readings of its text as UTF-8, LF or CRLF,
+    with or without a BOM); empty when unknown, and the first bytes seen after it are taken."""
+    from gateway.atomic import sha256
+
+    text = answer.content
+    if text is None and judged is not None and answer.action == "rewrite" and answer.edit is not None and judged.effect.before is not None:
+        text = _replay(judged.effect.before, answer.edit, call.style)
+    if text is None and judged is not None and answer.action == "pass":
+        text = judged.effect.after
+    if text is None and call.kind == "write":
+        text = call.content
+    if text is None:
+        return []
+    readings = {text, text.replace("\r\n", "\n").replace("\n", "\r\n")}
+    return sorted({sha256(t.encode("utf-8")) for t in readings} | {sha256(("\ufeff" + t).encode("utf-8")) for t in readings})
+
+
+def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: list[str] | None = None) -> Answer:
     """`answer`, or a denial when typed edits are enforced and a file has no live grant
-    (consumed here, since the host writes right after)."""
+    (consumed here, since the host writes right after, for exactly the bytes it leaves)."""
     typed = typed_edits(call)
     if typed is None:
         return answer
     try:
         for path in paths:
-            typed.native_write(path, f"hook:{call.tool}", answer.operations or None)
+            typed.native_write(path, f"hook:{call.tool}", answer.operations or None, results)
     except OutsideWorkspace:
         return answer
     except GrantRefused as refused:
@@ -185,6 +227,9 @@ def post(call: HookCall) -> Answer:
         from gateway.hooks.shell_calls import after_shell
 
         return after_shell(call)
+    found = noticed(call)
+    if found is not None:
+        return Answer("block", found)
     if call.kind in ("edit", "write", "patch"):
         from gateway.hooks.pending import performed
 

@@ -16,6 +16,7 @@ from gateway.hooks.client import HOSTS, context_of
 from gateway.hooks.judge import PASS, Answer, HookCall
 
 MAX_PATH = 4096
+STOP_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "sessionEnd", "session.idle")
 
 
 class Adapter(Protocol):
@@ -101,7 +102,14 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
 
     module = adapter(host)
     payload = load(stdin)
-    call = module.to_call(payload, context or context_of(host), event)
+    context = context or context_of(host)
+    if event == "stop" or payload.get("hook_event_name") in STOP_EVENTS:
+        # The end of a turn or a session: only the check for writes made since the last one.
+        call: HookCall | None = HookCall("post", "other", "Stop", cwd_of(payload, context), context.get("project_dir"))
+        answer = judge.post(call)
+        reply = module.reply(payload, call, answer) if answer.action != "pass" else None
+        return (json.dumps(reply), 0) if reply else ("", 0)
+    call = module.to_call(payload, context, event)
     answer = PASS if call is None else judge.pre(call) if call.event == "pre" else judge.post(call)
     reply = module.reply(payload, call, answer)
     return (json.dumps(reply), 0) if reply else ("", 0)

@@ -1,4 +1,11 @@
-"""The append-only audit log `.gateway/state/edits.jsonl` and what can be read from it."""
+"""The append-only audit log `edits.jsonl` (in the workspace's user state, gateway.typed.state)
+and what can be read from it.
+
+The log is a hash chain: every entry carries `seq` (1, 2, ...) and `prev`, the SHA-256 of
+the previous entry's line. A head file (`edits.head`), signed with the user's key, holds the
+last entry's number and hash, so that a log cut at its end, emptied or removed is told apart
+from a short one: `verify` says where it was cut.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +18,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gateway.atomic import sha256
+from gateway.errors import Forged
+from gateway.userstate import sign, verified
 from gateway.workspace import exclusive
 
 LOG_NAME = "edits.jsonl"
+HEAD_NAME = "edits.head"
+HEAD_SIGNED_AS = "audit-head"
+GENESIS = "0" * 64
 
 
 def timestamp(moment: float) -> str:
@@ -50,12 +63,38 @@ class LogRead:
 class AuditLog:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / LOG_NAME
+        self.head_path = state_dir / HEAD_NAME
+
+    def head(self) -> tuple[int, str] | None:
+        """(number, hash) of the last entry appended, as the signed head says; None before the first.
+        Forged when the head is not the user's."""
+        try:
+            data = verified(json.loads(self.head_path.read_text("utf-8")), HEAD_SIGNED_AS, HEAD_NAME)
+            return int(data["seq"]), str(data["hash"])
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):
+            raise Forged(f"{HEAD_NAME}: unreadable (forged or altered)") from None
+
+    def _last_chained(self) -> tuple[int, str]:
+        """The chain's end as the log itself shows it (when the head cannot be trusted)."""
+        last = (0, GENESIS)
+        for raw in self._lines():
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                last = (int(json.loads(raw)["seq"]), sha256(raw))
+        return last
 
     def append(self, entry: dict[str, Any]) -> None:
-        """One JSON line, written with a single write under the lock; a torn last line is closed first."""
-        line = json.dumps(entry, ensure_ascii=False, sort_keys=False) + "\n"
+        """One JSON line chained to the last, written with a single write under the lock; a torn
+        last line is closed first; the signed head then names it."""
         with locked(self.path.with_suffix(".lock")):
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                seq, previous = self.head() or (0, GENESIS)
+            except Forged:
+                seq, previous = self._last_chained()
+            body = json.dumps({**entry, "seq": seq + 1, "prev": previous}, ensure_ascii=False, sort_keys=False)
+            line = body + "\n"
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -63,6 +102,27 @@ class AuditLog:
                 os.write(fd, line.encode("utf-8"))
             finally:
                 os.close(fd)
+            head = sign({"seq": seq + 1, "hash": sha256(body.encode("utf-8"))}, HEAD_SIGNED_AS)
+            temp = self.head_path.with_name(f".{HEAD_NAME}.{os.getpid()}")
+            temp.write_text(json.dumps(head))
+            os.replace(temp, self.head_path)
+
+    def _lines(self) -> list[bytes]:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        return [line for line in data.split(b"\n") if line.strip()]
+
+    def verify(self) -> dict[str, Any]:
+        """Whether the chain is whole from its first entry to the head; where it was cut if not."""
+        from gateway.typed.chain import check_chain
+
+        try:
+            head = self.head()
+        except Forged as error:
+            return {"ok": False, "entries": len(self._lines()), "cut_at": None, "message": str(error)}
+        return check_chain(self._lines(), head, self.path.name)
 
     def read(self) -> LogRead:
         if not self.path.exists():

@@ -52,6 +52,8 @@ class Grant:
     files: dict[str, str | None]
     """Workspace-relative path -> the file's SHA-256 when declared (None: the file did not exist)."""
     consumed: dict[str, float] = field(default_factory=dict)
+    results: dict[str, list[str]] = field(default_factory=dict)
+    """Path -> the SHA-256s the one write it allowed may leave (empty: the first seen after it is settled)."""
 
     def state(self, path: str, digest: str | None, now: float) -> str:
         """live, consumed, expired or stale for one of its files."""
@@ -118,7 +120,8 @@ class GrantStore:
             self._save(grants, now)
         return token, grant
 
-    def reserve(self, files: dict[str, str | None], token: str | None, now: float, required: bool) -> Reservation:
+    def reserve(self, files: dict[str, str | None], token: str | None, now: float, required: bool,
+                results: dict[str, list[str]] | None = None) -> Reservation:
         """Consume one live grant per file whose hash matches, or none at all.
 
         `required`: refuse (GrantRefused with the tagged reason) a file without one; else
@@ -142,15 +145,41 @@ class GrantStore:
                 raise GrantRefused(reason, path, f"{path}: refused ({reason}): {detail}")
             for grant, path in uses:
                 grant.consumed[path] = now
+                grant.results[path] = list((results or {}).get(path, []))
             if uses:
                 self._save(grants, now)
         return Reservation(tuple(uses))
 
-    def consumed_since(self, path: str, since: float) -> bool:
-        """Whether a grant for `path` was used at or after `since` (by a write the gate saw)."""
+    def covers(self, path: str, digest: str | None, since: float, now: float) -> bool:
+        """Whether a grant used at or after `since` (by a write the gate saw) allowed `path` to hold
+        `digest`: exactly the bytes that one write leaves, never a later rewrite. A use whose result
+        was not known when it was consumed is settled here, on the first bytes seen after it."""
+        if digest is None:
+            return False
         with locked(self.lock_path):
             grants, _ = self._load()
-        return any(g.consumed.get(path, -1.0) >= since for g in grants)
+            for grant in grants:
+                if grant.consumed.get(path, -1.0) < since:
+                    continue
+                expected = grant.results.get(path, [])
+                if digest in expected:
+                    return True
+                if not expected:
+                    grant.results[path] = [digest]
+                    self._save(grants, now)
+                    return True
+        return False
+
+    def settle(self, reservation: Reservation, after: dict[str, str | None], now: float) -> None:
+        """Record the bytes a gated write left, so that the grant covers exactly those."""
+        if not reservation.uses:
+            return
+        with locked(self.lock_path):
+            grants = {g.edit_id: g for g in self._load()[0]}
+            for grant, path in reservation.uses:
+                if grant.edit_id in grants and after.get(path):
+                    grants[grant.edit_id].results[path] = [str(after[path])]
+            self._save(list(grants.values()), now)
 
     def release(self, reservation: Reservation, now: float) -> None:
         """Give back what a failed write reserved."""
@@ -161,4 +190,5 @@ class GrantStore:
             for grant, path in reservation.uses:
                 if grant.edit_id in grants:
                     grants[grant.edit_id].consumed.pop(path, None)
+                    grants[grant.edit_id].results.pop(path, None)
             self._save(list(grants.values()), now)

@@ -14,10 +14,10 @@ from typing import Any
 
 from gateway.errors import GatewayError, GrantRefused, OutsideWorkspace
 from gateway.typed.audit import AuditLog, timestamp
-from gateway.config import STATE_DIR
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.declaration import Declaration, Finding, Verdict, check_fields, judge
 from gateway.typed.grants import Grant, GrantStore, Reservation
+from gateway.typed.state import state_dir
 from gateway.atomic import file_digest
 from gateway.workspace import Workspace
 
@@ -42,7 +42,8 @@ class TypedEdits:
     def __init__(self, workspace: Workspace, clock: Callable[[], float] = time.time) -> None:
         self.workspace = workspace
         self.clock = clock
-        state = workspace.root / STATE_DIR
+        state = state_dir(workspace.root)
+        self.state = state
         self.grants = GrantStore(state)
         self.log = AuditLog(state)
 
@@ -141,6 +142,7 @@ class TypedEdits:
             self.grants.release(reservation, self.clock())
             raise
         after = {path: file_digest(self.workspace.root / path) for path in files}
+        self.grants.settle(reservation, after, self.clock())
         self._log_consumed(attempt.operation, reservation, after, attempt.operations)
 
     def note_operations(self, operations: list[dict[str, Any]]) -> None:
@@ -149,19 +151,23 @@ class TypedEdits:
         if attempt is not None:
             attempt.operations = operations
 
-    def native_write(self, path: Path, operation: str, operations: list[dict[str, Any]] | None = None) -> None:
-        """An agent's own edit tool is about to write `path` (the hook): consume its grant now."""
+    def native_write(self, path: Path, operation: str, operations: list[dict[str, Any]] | None = None,
+                     results: list[str] | None = None) -> None:
+        """An agent's own edit tool is about to write `path` (the hook): consume its grant now, for
+        exactly the bytes the write leaves (`results`: their possible SHA-256s, when known)."""
         display = self.workspace.display(self.workspace.resolve(path))
         try:
-            reservation = self._reserve({display: file_digest(path)}, None)
+            reservation = self._reserve({display: file_digest(path)}, None, {display: results or []})
         except GrantRefused as error:
             self._log_rejection(operation, [display], error)
             raise
         self._log_consumed(operation, reservation, {}, operations or [])
 
-    def consume(self, path: str, digest: str | None, operation: str) -> bool:
-        """A write that already happened (a shell command) takes a live grant for `path` as it was; False if none."""
-        reservation = self.grants.reserve({path: digest}, None, self.clock(), required=False)
+    def consume(self, path: str, digest: str | None, operation: str, result: str | None = None) -> bool:
+        """A write that already happened (a shell command) takes a live grant for `path` as it was,
+        for the bytes it left (`result`); False if none."""
+        results = {path: [result] if result else []}
+        reservation = self.grants.reserve({path: digest}, None, self.clock(), required=False, results=results)
         if reservation.uses:
             self._log_consumed(operation, reservation, {path: file_digest(self.workspace.root / path)}, [])
         return bool(reservation.uses)
@@ -170,7 +176,7 @@ class TypedEdits:
         """Record an attempt refused before it reached a write (gate block, Bash guard)."""
         self._log_rejection(operation, paths, error)
 
-    def _reserve(self, files: dict[str, str | None], token: str | None) -> Reservation:
+    def _reserve(self, files: dict[str, str | None], token: str | None, results: dict[str, list[str]] | None = None) -> Reservation:
         config = self.config()
         if config.enforce:
             for path in files:
@@ -179,7 +185,7 @@ class TypedEdits:
                     raise GrantRefused("protected", path, f"{path}: refused (protected): {glob} is protected")
         if not config.enforce and token is None and not self.grants.path.exists():
             return Reservation(())
-        return self.grants.reserve(files, token, self.clock(), required=config.enforce)
+        return self.grants.reserve(files, token, self.clock(), required=config.enforce, results=results)
 
     def record(self, phase: str, operation: str, files: list[dict[str, Any]], **fields: Any) -> None:
         """Append one audit entry; the common fields not given are null, so every line has the same keys."""

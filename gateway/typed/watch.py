@@ -1,0 +1,150 @@
+"""The workspace watched between checks: every hook call compares it with the baseline the last
+check left, so that a write made since (a command's background process, anything that is not a
+gated write) is caught on the next event, put back and logged, whatever git or the config say now.
+
+The baseline lives in the workspace's user state (gateway.typed.state), signed with the user's
+key: one altered or missing while enforcement was on is reported, never silently trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gateway.atomic import write_new_text
+from gateway.errors import Forged
+from gateway.snapshot import Change, FileState, Snapshot, differences, restore, scan
+from gateway.typed.audit import locked
+from gateway.typed.state import objects_dir
+from gateway.userstate import sign, verified
+
+if TYPE_CHECKING:
+    from gateway.typed.service import TypedEdits
+
+BASELINE = "baseline.json"
+SIGNED_AS = "baseline"
+LOCK = "watch.lock"
+DELETED = "deleted"
+DECLARE = (
+    "To change a file, declare the edit first (`gateway declare KIND --file PATH ...` or the gateway tool named "
+    "after the kind), then write it with Edit/Write or the gateway's tools; `.gateway/` changes only through "
+    "`gateway` commands the user runs."
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check found: changes kept under a grant, put back, impossible to put back, and
+    problems with the gateway's own state."""
+
+    kept: list[Change] = field(default_factory=list)
+    restored: list[Change] = field(default_factory=list)
+    unrestored: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def bypassed(self) -> bool:
+        return bool(self.restored or self.unrestored or self.problems)
+
+    def message(self, what: str) -> str:
+        parts = list(self.problems)
+        if self.restored or self.unrestored:
+            shown = ", ".join(f"{c.path} ({c.what})" for c in self.restored)
+            parts.append(f"{what} changed workspace files without a live grant: {shown or 'none'}.")
+        if self.restored:
+            parts.append("They were put back to their previous bytes (created files removed); the bytes they had are kept "
+                         "in the gateway's state (`gateway audit log` names their sha256).")
+        if self.unrestored:
+            parts.append(f"Could not put back: {', '.join(self.unrestored)}; restore them by hand.")
+        parts.append(DECLARE)
+        return " ".join(parts)
+
+
+def lock(typed: TypedEdits) -> Any:
+    return locked(typed.state / LOCK)
+
+
+def load_baseline(typed: TypedEdits) -> Snapshot | None:
+    """The workspace as the last check left it; None before the first. Forged if not the user's."""
+    path = typed.state / BASELINE
+    try:
+        return Snapshot.from_json(verified(json.loads(path.read_text("utf-8")), SIGNED_AS, BASELINE))
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError, IndexError) as error:
+        raise Forged(f"{BASELINE}: unreadable ({error})") from None
+
+
+def save_baseline(typed: TypedEdits, snapshot: Snapshot) -> None:
+    write_new_text(typed.state / BASELINE, json.dumps(sign(snapshot.to_json(), SIGNED_AS)))
+
+
+def _authorized(typed: TypedEdits, change: Change, since: float, during_command: bool) -> bool:
+    if typed.config().protected_glob(change.path):
+        return False
+    after = change.after.sha256 if change.after else None
+    if typed.grants.covers(change.path, after, since, typed.clock()):
+        return True  # exactly the bytes a gated write (the agent's Edit, a gateway tool) left meanwhile
+    if not during_command:
+        return False  # between tool calls nothing but a gated write may change a file
+    before = change.before.sha256 if change.before else None
+    return typed.consume(change.path, before, "hook:Bash", result=after or DELETED)
+
+
+def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, during_command: bool, command: str | None = None) -> Outcome:
+    """Compare the workspace with `before`; put back and log every change no grant covers; the
+    workspace as it then is becomes the baseline. Call under `lock`."""
+    root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
+    now = scan(root, objects, set(before.files))
+    kept, bypassing = [], []
+    for change in differences(before.files, now, root):
+        (kept if _authorized(typed, change, before.taken_at, during_command) else bypassing).append(change)
+    unrestored = restore(root, bypassing, objects)
+    files: dict[str, FileState] = dict(now)
+    for change in bypassing:
+        if change.path in unrestored:
+            continue
+        if change.before is None:
+            files.pop(change.path, None)
+        else:
+            files[change.path] = change.before
+    save_baseline(typed, Snapshot(files, started))
+    outcome = Outcome(kept, [c for c in bypassing if c.path not in unrestored], unrestored)
+    if outcome.bypassed:
+        entries: list[dict[str, Any]] = [
+            {"path": c.path, "change": c.what, **({"sha256_after": c.after.sha256} if c.after else {})} for c in bypassing
+        ]
+        typed.record("bypass", operation, entries, command=(command or what)[:2000],
+                     audit_error={"code": "bypass", "message": outcome.message(what)})
+    return outcome
+
+
+def _started_before(typed: TypedEdits) -> bool:
+    """Whether the workspace was watched before (its audit log says so)."""
+    return any(e.get("phase") == "watch" for e in typed.log.read().entries)
+
+
+def sweep(typed: TypedEdits, event: str) -> Outcome:
+    """At a hook call: what changed since the last check, put back unless a gated write did it."""
+    with lock(typed):
+        try:
+            baseline = load_baseline(typed)
+        except Forged as error:
+            baseline = None
+            problem = f"The gateway's record of the last check was altered ({error}); it was taken again, and changes since the last check could not be verified."
+        else:
+            problem = ""
+        if baseline is not None:
+            return verify(typed, baseline, f"Something outside the gate (noticed at {event})", f"watch:{event}", False)
+        if not problem and not typed.config().enforce:
+            return Outcome()
+        if not problem and _started_before(typed):
+            problem = "The gateway's record of the last check was missing (removed?); it was taken again, and changes since the last check could not be verified."
+        save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root)), time.time()))
+        if problem:
+            typed.record("tampered", f"watch:{event}", [], audit_error={"code": "state_tampered", "message": problem})
+            return Outcome(problems=[problem])
+        typed.record("watch", f"watch:{event}", [])
+        return Outcome()
