@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
@@ -17,6 +18,9 @@ from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
 from gateway.textfile import decode
+
+if TYPE_CHECKING:
+    from gateway.lsp.session import LspSession
 
 SCOPES_OF_LOCALS = {"function", "method", "constructor"}
 MAX_OPENED = 200
@@ -112,15 +116,22 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
     return list(dict.fromkeys(places))
 
 
-def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int]) -> list[str]:
+def at_symbol(service: SymbolService, view: FileSymbols, symbol: Symbol) -> tuple[LspSession, dict[str, Any]]:
+    """The session and the {textDocument, position} of the symbol's name, for a request about it.
+
+    A server asked while it still loads the project misses other files: it is given the files
+    that spell the name first, and waited for until it has taken them in."""
     assert isinstance(view.backend, LspBackend)
     session = view.backend.session
     open_mentions(service, view, symbol)
     session.wait_until_idle(session.timeout / 2)
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
-    uri = view.source.path.as_uri()
-    reply = session.request("textDocument/references", lambda h: h.send.references(
-        {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": False}}))
+    return session, {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character}}
+
+
+def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int]) -> list[str]:
+    session, where = at_symbol(service, view, symbol)
+    reply = session.request("textDocument/references", lambda h: h.send.references({**where, "context": {"includeDeclaration": False}}))
     places = []
     index = LineIndex.of(view.source.text)
     for location in reply if isinstance(reply, list) else []:

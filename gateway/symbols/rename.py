@@ -16,7 +16,7 @@ from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
-from gateway.symbols.references import candidates, mentions_in, open_mentions, uri_path
+from gateway.symbols.references import at_symbol, candidates, mentions_in, uri_path
 from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
 from gateway.symbols.text import LineIndex
 from gateway.workspace import SourceFile
@@ -124,18 +124,8 @@ def plan_rename(
 
 
 def _server_edits(service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str) -> dict[Path, list[dict[str, Any]]]:
-    assert isinstance(view.backend, LspBackend)
-    session = view.backend.session
-    # A rename answered while the server still loads the project misses other files: give it
-    # the files that spell the name first, then wait until it has taken them in.
-    open_mentions(service, view, symbol)
-    session.wait_until_idle(session.timeout / 2)
-    line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
-    uri = view.source.path.as_uri()
-    reply = session.request(
-        "textDocument/rename",
-        lambda h: h.send.rename({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}),
-    )
+    session, where = at_symbol(service, view, symbol)
+    reply = session.request("textDocument/rename", lambda h: h.send.rename({**where, "newName": new_name}))
     if not reply:
         raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")
     return _edits_by_file(reply)
