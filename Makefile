@@ -10,7 +10,7 @@ HOSTS_DIR := .tools/hosts
 NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo test test-fast bench bench-quick clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick clean
 
 setup: python-env servers hosts
 
@@ -61,6 +61,11 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q -n 3  # three workers: most tests wait on language servers, not on a core
+
+# ruff (pyflakes and pycodestyle's error classes) and pyright (basic) over the package.
+lint: python-env
+	$(VENV)/bin/ruff check gateway tests benchmarks scripts
+	$(VENV)/bin/pyright
 
 # In-process tests only (no language servers, hosts, daemons or subprocess surfaces): under a minute.
 test-fast: python-env

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
-from gateway.typed.state import state_dir
+from gateway.typed.state import state_dir  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.surface import declaration_from  # noqa: E402
 

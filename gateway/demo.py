@@ -63,13 +63,15 @@ def _mcp_replace(workspace: Path) -> dict[str, object]:
     import anyio
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.types import TextContent
 
     async def call() -> dict[str, object]:
         server = StdioServerParameters(command=sys.executable, args=["-m", "gateway", "mcp", "--workspace", str(workspace)], env=dict(os.environ))
         async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             result = await session.call_tool("replace_symbol", {"name_path": "PriceList/total", "path": "prices.py", "body": NEW_TOTAL})
-            return dict(json.loads(result.content[0].text)) if result.content else {}
+            first = result.content[0] if result.content else None
+            return dict(json.loads(first.text)) if isinstance(first, TextContent) else {}
 
     return anyio.run(call)
 

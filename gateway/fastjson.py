@@ -39,7 +39,8 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
     body = text.strip(_WHITESPACE)
     try:
-        value, end = _json.make_scanner(_Context())(body, 0)
+        make_scanner: Any = _json.make_scanner  # typeshed's signature wants a JSONDecoder
+        value, end = make_scanner(_Context())(body, 0)
     except StopIteration as stop:
         raise ValueError(f"not JSON (at character {stop.value})") from None
     if end != len(body):

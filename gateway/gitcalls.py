@@ -11,8 +11,8 @@ GIT_TIMEOUT_SECONDS = 60
 def git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes] | None:
     """git's result in `root`; None when git is missing, times out or fails."""
     try:
-        feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_SECONDS, **feed)
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_SECONDS, input=stdin,
+                              stdin=None if stdin is not None else subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done if done.returncode == 0 else None

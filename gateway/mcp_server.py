@@ -114,13 +114,13 @@ def _compact_schema(schema: Any) -> Any:
 
 def _declare_tool(run: Run) -> Callable[..., str]:
     def declare(
-        kind: KindName,
-        provenance: Provenance | None = None,
+        kind: KindName,  # pyright: ignore[reportInvalidTypeForm]
+        provenance: Provenance | None = None,  # pyright: ignore[reportInvalidTypeForm]
         rationale: str | None = None,
         files: list[str] | None = None,
         target: Literal["prod", "test"] | None = None,
         test_files: list[str] | None = None,
-        execution_state: ExecutionState = "normal",
+        execution_state: ExecutionState = "normal",  # pyright: ignore[reportInvalidTypeForm]
         additional_files: list[str] | None = None,
         file_path: str | None = None,
         old_string: str | None = None,

@@ -24,7 +24,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException
@@ -112,7 +112,7 @@ class GatewayProtocol(LanguageServerProtocol):
 
     def data_received(self, data: bytes) -> None:
         self._frames.push(data)
-        while self.transport is not None and not self.transport.is_closing():
+        while self.transport is not None and not cast(asyncio.BaseTransport, self.transport).is_closing():
             try:
                 body = self._frames.next()
             except FrameError:

@@ -16,6 +16,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from gateway.errors import GatewayError
@@ -118,7 +119,7 @@ def _keep(objects: Path, data: bytes) -> str:
     return digest
 
 
-def scan(root: Path, objects: Path, also: set[str] = frozenset()) -> dict[str, FileState]:
+def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset()) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`."""
     files = {}
     for path in listed(root) | also:

@@ -25,6 +25,11 @@ def _git(root: Path, *args: str) -> None:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
+    return enforced_git_workspace(tmp_path)
+
+
+def enforced_git_workspace(tmp_path: Path) -> Path:
+    """A git repository of the Python fixture, enforced, with uncommitted and untracked work."""
     root = tmp_path / "ws"
     shutil.copytree(FIXTURES / "python", root)
     enforce(root)

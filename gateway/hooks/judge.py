@@ -164,11 +164,12 @@ def pre(call: HookCall) -> Answer:
     if call.path is None:
         return PASS
     try:
-        call = replace(call, path=real_path(call, call.path))
+        path = real_path(call, call.path)
     except OutsideWorkspace as error:
         return Answer("deny", f"Refused: {error}.")
+    call = replace(call, path=path)
     if call.kind not in ("edit", "write"):  # a write the gate does not judge (a notebook) still needs its grant
-        return with_grant(call, [call.path], PASS)
+        return with_grant(call, [path], PASS)
     try:
         judged = decide(call)
     except UsageError:
@@ -183,7 +184,7 @@ def pre(call: HookCall) -> Answer:
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
-    return with_grant(call, [call.path], answer, results_of(call, judged, answer))
+    return with_grant(call, [path], answer, results_of(call, judged, answer))
 
 
 def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:

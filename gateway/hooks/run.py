@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from gateway.errors import GatewayError, HookFailed, UsageError
 from gateway.hooks.client import HOSTS, context_of
@@ -73,7 +73,7 @@ def path_text(value: Any, field: str) -> str:
     return text
 
 
-def named_tool(payload: dict[str, Any], event: str | None, post_event: str) -> tuple[str, str] | None:
+def named_tool(payload: dict[str, Any], event: str | None, post_event: str) -> tuple[str, Literal["pre", "post"]] | None:
     """(tool name, "pre" or "post") of a payload shaped {hook_event_name, tool_name}; None at a
     session's start, which only warms the daemon."""
     tool, name = payload.get("tool_name"), payload.get("hook_event_name")

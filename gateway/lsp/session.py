@@ -9,7 +9,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from multilspy.lsp_protocol_handler.server import Error as LspError
@@ -83,10 +83,10 @@ class LspSession:
         for method in ("window/showMessage", "window/logMessage"):
             self._handler.on_notification(method, lambda params, method=method: self._report(method, params))
         await self._handler.start()
-        result = await self._handler.send.initialize(self.adapter.initialize_params(self.root))
+        result: Any = await self._handler.send.initialize(cast(Any, self.adapter.initialize_params(self.root)))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
             raise ServerFailed(f"{self.name}: garbage reply to initialize: {str(result)[:120]}")
-        self.server_info = result.get("serverInfo") or {}
+        self.server_info = dict(result.get("serverInfo") or {})
         self._handler.notify.initialized({})
 
     async def _progress(self, params: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from gateway.langs import Language
 from gateway.symbols.text import LineIndex, byte_to_char
@@ -76,12 +76,12 @@ class LspBackend:
             return []
         if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
             raise self.session.fail(f"garbage documentSymbol reply: {str(reply)[:120]}")
-        index = LineIndex.of(text)
+        index, items = LineIndex.of(text), cast(list[dict[str, Any]], reply)
         try:
-            if reply and "location" in reply[0]:
-                return _flat(reply, index, self.session.adapter.name_segments)
+            if items and "location" in items[0]:
+                return _flat(items, index, self.session.adapter.name_segments)
             found: list[RawSymbol] = []
-            for item in reply:
+            for item in items:
                 _walk(item, (), index, self.session.adapter.name_segments, found)
             return found
         except (KeyError, TypeError, ValueError) as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
 
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
@@ -131,7 +131,7 @@ def at_symbol(service: SymbolService, view: FileSymbols, symbol: Symbol) -> tupl
 
 def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int]) -> list[str]:
     session, where = at_symbol(service, view, symbol)
-    reply = session.request("textDocument/references", lambda h: h.send.references({**where, "context": {"includeDeclaration": False}}))
+    reply = session.request("textDocument/references", lambda h: h.send.references(cast(Any, {**where, "context": {"includeDeclaration": False}})))
     places = []
     index = LineIndex.of(view.source.text)
     for location in reply if isinstance(reply, list) else []:

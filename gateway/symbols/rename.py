@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
@@ -125,7 +125,7 @@ def plan_rename(
 
 def _server_edits(service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str) -> dict[Path, list[dict[str, Any]]]:
     session, where = at_symbol(service, view, symbol)
-    reply = session.request("textDocument/rename", lambda h: h.send.rename({**where, "newName": new_name}))
+    reply = session.request("textDocument/rename", lambda h: h.send.rename(cast(Any, {**where, "newName": new_name})))
     if not reply:
         raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")
     return _edits_by_file(reply)
