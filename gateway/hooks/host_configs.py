@@ -29,7 +29,7 @@ BLOCK_END = "# <<< gateway"
 
 @dataclass(frozen=True)
 class Commands:
-    """The commands a host is given: the hook per event ("pre", "post", "start") and the MCP server's."""
+    """The commands a host is given: the hook per event ("pre", "post", "start", "stop") and the MCP server's."""
 
     host: str
     program: str
@@ -242,7 +242,7 @@ def _home() -> Path:
 def _claude(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
     settings = (_home() / ".claude" if user else workspace / ".claude") / "settings.json"
     events = {"PreToolUse": ("pre", CLAUDE_MATCHERS["PreToolUse"]), "PostToolUse": ("post", CLAUDE_MATCHERS["PostToolUse"]),
-              "SessionStart": ("start", None)}
+              "SessionStart": ("start", None), "Stop": ("stop", None)}
     parts = [_hooks({event: _matched(matcher, {"type": "command", "command": commands.hook.get(kind, ""), "timeout": HOOK_TIMEOUT_SECONDS})
                      for event, (kind, matcher) in events.items()})]
     if not user:

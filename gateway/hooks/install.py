@@ -43,7 +43,7 @@ def _guarded(program: str, check: str, host: str) -> Commands:
     installation exits 1, which Gemini CLI and Codex CLI would take as "run the tool")."""
     guard = f'{check} || {{ echo "gateway: {program} not found; {MISSING} (gateway hook install {host} --absolute)" >&2; exit 2; }}; '
     return Commands(host=host, program=program,
-                    hook={event: f"{guard}{program} hook {host} {event} || exit 2" for event in ("pre", "post", "start")})
+                    hook={event: f"{guard}{program} hook {host} {event} || exit 2" for event in ("pre", "post", "start", "stop")})
 
 
 def commands(host: str, workspace: Path, absolute: bool) -> Commands:

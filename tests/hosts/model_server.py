@@ -53,6 +53,8 @@ class ScriptedModel:
     steps: list[Step]
     lifetime: float = 300.0
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # Seconds the first final answer waits (the host is between its last tool and its Stop).
+    final_delay: float = 0.0
 
     def __post_init__(self) -> None:
         model = self
@@ -111,6 +113,9 @@ class _Handler(BaseHTTPRequestHandler):
         if "count_tokens" in self.path or "countTokens" in self.path:
             return self._json({"input_tokens": 10, "totalTokens": 10})
         step = self.scripted.next_step(body, _offers_tools(body))
+        if step is None and _offers_tools(body) and self.scripted.final_delay:
+            delay, self.scripted.final_delay = self.scripted.final_delay, 0.0
+            time.sleep(delay)
         if "/responses" in self.path:
             return self._responses(body, step)
         if ":generateContent" in self.path or ":streamGenerateContent" in self.path:
