@@ -211,17 +211,23 @@ def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, t
         assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
 
 
-def test_claude_code_a_background_writer_is_put_back_at_stop(workspace: Path, tmp_path: Path) -> None:
-    """Typed edits enforced: a Bash command leaves a writer that changes the file after its
-    PostToolUse was checked; Claude Code's Stop hook finds the write, puts the file back, and
-    tells the model (which then stops)."""
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp_path: Path) -> None:
+    """Typed edits enforced: a shell command leaves a writer that changes the file after its
+    PostToolUse was checked; the host's Stop hook finds the write, puts the file back, and
+    tells the model where the host carries on after a Stop hook's block (Claude Code)."""
     (workspace / ".gateway").mkdir()
     (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = true\n")
-    session = HostSession("claude-code", workspace, tmp_path)
-    install(session, workspace, "claude-code")
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
     session.model.final_delay = 3.0  # the writer writes while the model is "thinking" about its answer
     writer = "(sleep 1; echo 'evil = 1' >> prices.py) > /dev/null 2>&1 &"
-    result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
+    if host == "codex":
+        result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
+    else:
+        result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
-    told = json.dumps(result.requests[-1])
-    assert "prices.py (changed)" in told, told[-2000:]
+    if host == "claude-code":  # Claude Code carries on with the reason; Codex ends its turn all the same
+        assert "prices.py (changed)" in json.dumps(result.requests), result.stderr[-3000:]
+    else:
+        assert "hook: Stop Completed" in result.stderr

@@ -289,7 +289,8 @@ def _toml_string(text: str) -> str:
 
 def _codex_block(commands: Commands, allow_mcp: bool) -> str:
     lines = [BLOCK_START]
-    for event, kind, matcher in (("PreToolUse", "pre", CODEX_MATCHER), ("PostToolUse", "post", CODEX_MATCHER), ("SessionStart", "start", None)):
+    for event, kind, matcher in (("PreToolUse", "pre", CODEX_MATCHER), ("PostToolUse", "post", CODEX_MATCHER), ("SessionStart", "start", None),
+                                 ("Stop", "stop", None)):
         lines.append(f"[[hooks.{event}]]")
         if matcher:
             lines.append(f"matcher = {_toml_string(matcher)}")

@@ -40,10 +40,13 @@ def _gateway_program() -> Path:
 def _guarded(program: str, check: str, host: str) -> Commands:
     """The hook commands, each failing closed when `program` cannot run: exit 2 (with one line)
     if it is missing, and exit 2 whatever else it exits with when it fails (a broken
-    installation exits 1, which Gemini CLI and Codex CLI would take as "run the tool")."""
+    installation exits 1, which Gemini CLI and Codex CLI would take as "run the tool"). The
+    end of a turn refuses nothing, and exit 2 there makes a host go on forever (Codex CLI):
+    the stop hook's own failures exit 0, and the next hook call checks the same writes."""
     guard = f'{check} || {{ echo "gateway: {program} not found; {MISSING} (gateway hook install {host} --absolute)" >&2; exit 2; }}; '
-    return Commands(host=host, program=program,
-                    hook={event: f"{guard}{program} hook {host} {event} || exit 2" for event in ("pre", "post", "start", "stop")})
+    hook = {event: f"{guard}{program} hook {host} {event} || exit 2" for event in ("pre", "post", "start")}
+    hook["stop"] = f"{program} hook {host} stop || true"
+    return Commands(host=host, program=program, hook=hook)
 
 
 def commands(host: str, workspace: Path, absolute: bool) -> Commands:
