@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
 
@@ -211,8 +212,8 @@ def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, t
         assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
-def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini", "copilot"])
+def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Typed edits enforced: a shell command leaves a writer that changes the file after its
     PostToolUse was checked; the host's Stop hook finds the write, puts the file back, and
     tells the model where the host carries on after a Stop hook's block (Claude Code)."""
@@ -221,13 +222,21 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host)
     session.model.final_delay = 3.0  # the writer writes while the model is "thinking" about its answer
-    writer = "(sleep 1; echo 'evil = 1' >> prices.py) > /dev/null 2>&1 &"
+    # In a session of its own: some hosts end a command's process group when it returns.
+    writer = "setsid sh -c \"sleep 1; echo 'evil = 1' >> prices.py\" > /dev/null 2>&1 &"
     if host == "codex":
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
+    elif host == "gemini":
+        result = session.run([("run_shell_command", {"command": writer})])
+    elif host == "copilot":
+        result = session.run([("bash", {"command": writer, "description": "start a writer"})])
     else:
         result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
+    monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks kept the audit
+    restored = [json.loads(line) for line in (state_path(workspace) / "edits.jsonl").read_text().splitlines()]
+    assert any(e.get("operation", "").startswith("watch:") and "prices.py" in json.dumps(e) for e in restored), [e.get("operation") for e in restored]
     if host == "claude-code":  # Claude Code carries on with the reason; Codex ends its turn all the same
         assert "prices.py (changed)" in json.dumps(result.requests), result.stderr[-3000:]
-    else:
+    elif host == "codex":
         assert "hook: Stop Completed" in result.stderr

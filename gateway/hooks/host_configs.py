@@ -262,7 +262,7 @@ def _copilot(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -
     if allow_mcp:
         raise UsageError("Copilot CLI takes tool permissions on its command line: run it with --allow-tool gateway")
     hooks = {name: {"type": "command", "bash": commands.hook.get(event, ""), "cwd": ".", "timeoutSec": HOOK_TIMEOUT_SECONDS}
-             for name, event in (("preToolUse", "pre"), ("postToolUse", "post"), ("sessionStart", "start"))}
+             for name, event in (("preToolUse", "pre"), ("postToolUse", "post"), ("sessionStart", "start"), ("sessionEnd", "stop"))}
     server = _mcp_server(commands, ".")
     if user:
         home = _copilot_home()
@@ -274,7 +274,8 @@ def _copilot(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -
 
 def _gemini(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
     settings = (_home() / ".gemini" if user else workspace / ".gemini") / "settings.json"
-    events = {"BeforeTool": ("pre", GEMINI_MATCHER), "AfterTool": ("post", GEMINI_MATCHER), "SessionStart": ("start", None)}
+    events = {"BeforeTool": ("pre", GEMINI_MATCHER), "AfterTool": ("post", GEMINI_MATCHER), "SessionStart": ("start", None),
+              "SessionEnd": ("stop", None)}
     hooks = _hooks({event: _matched(matcher, {"type": "command", "name": SERVER, "command": commands.hook.get(kind, ""),
                                               "timeout": HOOK_TIMEOUT_SECONDS * 1000})
                     for event, (kind, matcher) in events.items()})
