@@ -212,7 +212,7 @@ def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, t
         assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini", "copilot"])
+@pytest.mark.parametrize("host", HOSTS)
 def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Typed edits enforced: a shell command leaves a writer that changes the file after its
     PostToolUse was checked; the host's Stop hook finds the write, puts the file back, and
@@ -228,7 +228,7 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
     elif host == "gemini":
         result = session.run([("run_shell_command", {"command": writer})])
-    elif host == "copilot":
+    elif host in ("copilot", "opencode"):
         result = session.run([("bash", {"command": writer, "description": "start a writer"})])
     else:
         result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")

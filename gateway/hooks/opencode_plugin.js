@@ -36,6 +36,14 @@ export const GatewayPlugin = async ({ directory }) => {
     // the first edit is judged all the same, only slower
   }
   return {
+    // The end of a turn: with typed edits enforced, writes made since the last check are put
+    // back. It refuses nothing, so a failure here is not an error.
+    event: async ({ event }) => {
+      if (!event || event.type !== "session.idle") return;
+      spawnSync(PROGRAM, ["hook", "opencode", "stop"], {
+        input: JSON.stringify({ hook_event_name: "session.idle", cwd: directory }), encoding: "utf8", timeout: TIMEOUT_MS,
+      });
+    },
     "tool.execute.before": async (input, output) => {
       if (!JUDGED.has(input.tool)) return;
       const answer = ask("tool.execute.before", input.tool, output.args ?? {}, directory, input);
