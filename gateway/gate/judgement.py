@@ -17,11 +17,23 @@ from gateway.syntax import Definition, definitions, edited_tree, header_tokens, 
 Span = tuple[int, int]
 
 
-class _Mapping:
+class Mapping:
     """Byte offsets of B carried to A through the changed regions (None: inside one)."""
 
     def __init__(self, regions: Sequence[tuple[Span, Span]]) -> None:
         self.regions = sorted(regions)
+
+    @classmethod
+    def between(cls, before: bytes, after: bytes) -> Mapping:
+        """The mapping of a write known only by its two texts: one region, from the first
+        difference to the last."""
+        prefix = _common_prefix(before, after)
+        suffix = min(_common_prefix(before[::-1], after[::-1]), len(before) - prefix, len(after) - prefix)
+        return cls([((prefix, len(before) - suffix), (prefix, len(after) - suffix))])
+
+    def reversed(self) -> Mapping:
+        """A's byte offsets carried back to B."""
+        return Mapping([(a, b) for b, a in self.regions])
 
     def __call__(self, offset: int) -> int | None:
         shift = 0
@@ -34,6 +46,17 @@ class _Mapping:
                 return None
             shift = a1 - b1
         return offset + shift
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # the longest prefix on which they agree, by halving
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _touches(spans: Iterable[Span], regions: Sequence[Span], ends: Sequence[int]) -> bool:
@@ -63,7 +86,7 @@ def _key(definition: Definition, renames: dict[str, str]) -> str:
     return definition.name_path
 
 
-def _pair(defs_b: list[Definition], defs_a: list[Definition], mapping: _Mapping, renames: dict[str, str]) -> _Matching:
+def _pair(defs_b: list[Definition], defs_a: list[Definition], mapping: Mapping, renames: dict[str, str]) -> _Matching:
     """Same name path: the one at the same place first, then in order."""
     by_path: dict[str, list[Definition]] = defaultdict(list)
     for d in defs_a:
@@ -88,12 +111,12 @@ def _pair(defs_b: list[Definition], defs_a: list[Definition], mapping: _Mapping,
     return result
 
 
-def _same_place(b: Definition, a: Definition, mapping: _Mapping) -> bool:
+def _same_place(b: Definition, a: Definition, mapping: Mapping) -> bool:
     end = mapping(b.end_byte - 1)
     return mapping(b.start_byte) == a.start_byte or (end is not None and end + 1 == a.end_byte)
 
 
-def _match(defs_b: list[Definition], defs_a: list[Definition], mapping: _Mapping) -> _Matching:
+def _match(defs_b: list[Definition], defs_a: list[Definition], mapping: Mapping) -> _Matching:
     """Pairs, removals, additions and renames; a rename's children keep their pairing."""
     renames: dict[str, str] = {}
     total = _Matching()
@@ -131,7 +154,7 @@ class _Judgement:
     inside: bool
     delta: int
     window_a: Span
-    mapping: _Mapping
+    mapping: Mapping
 
     @property
     def structural(self) -> bool:
@@ -156,7 +179,8 @@ def judge(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span,
     window_a = (start, max(wide_a, wide_b + delta))
     defs_b = definitions(lang, tree_b, (start, window_a[1] - delta))
     defs_a = definitions(lang, tree_a, window_a)
-    mapping, back = _Mapping(regions), _Mapping([(a, b) for b, a in regions])
+    mapping = Mapping(regions)
+    back = mapping.reversed()
     matching = _match(defs_b, defs_a, mapping)
     # A definition the change shrinks (or grows) out of one window is looked up where it starts.
     more_a = _at_starts(lang, tree_a, matching.removed, mapping, defs_a)
@@ -180,7 +204,7 @@ def judge(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span,
     return _Judgement(lang, tree_b, tree_a, matching, header, swallowed, inside, delta, window_a, mapping)
 
 
-def _at_starts(lang: Language, tree: Tree, unmatched: list[Definition], mapping: _Mapping, known: list[Definition]) -> list[Definition]:
+def _at_starts(lang: Language, tree: Tree, unmatched: list[Definition], mapping: Mapping, known: list[Definition]) -> list[Definition]:
     """Definitions of the other side that begin where the unmatched ones begin (mapped)."""
     found: list[Definition] = []
     for d in unmatched:

@@ -99,9 +99,9 @@ def shadowed(judgement: _Judgement) -> list[Hidden]:
         return []
     old = {(name, node.start_byte) for name, node in _shadows(lang, judgement.tree_b, (0, judgement.tree_b.root_node.end_byte))}
     defs_b, defs_a = definitions(lang, judgement.tree_b), definitions(lang, judgement.tree_a)
-    found = []
+    found, back = [], judgement.mapping.reversed()
     for name, statement in new:
-        start = _back(judgement, statement.start_byte)
+        start = back(statement.start_byte)
         if start is not None and (name, start) in old:
             continue
         scope = _scope(defs_a, statement)
@@ -112,14 +112,3 @@ def shadowed(judgement: _Judgement) -> list[Hidden]:
             found.append(Hidden(target, f"`{text[:60]}`", statement.start_point[0] + 1))
     return found
 
-
-def _back(judgement: _Judgement, offset: int) -> int | None:
-    """A's byte offset carried back to B's (None inside a changed region)."""
-    shift = 0
-    for (_, b1), (a0, a1) in judgement.mapping.regions:
-        if offset < a0:
-            return offset - shift
-        if offset < a1:
-            return None
-        shift = a1 - b1
-    return offset - shift

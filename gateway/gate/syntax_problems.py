@@ -207,29 +207,3 @@ def new_syntax_problem(
 def first_problem(lang: Language, path: str, text: str, tree: Tree) -> SyntaxProblem | None:
     """The first syntax error of a whole text, as `new_syntax_problem` sees errors."""
     return new_syntax_problem(lang, path, None, (text, tree), lambda offset: offset)
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # the longest prefix on which they agree, by halving
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def carry_between(before: bytes, after: bytes) -> Callable[[int], int | None]:
-    """B's byte offsets carried to A's for a write known only by its two texts: what precedes
-    the first difference stays, what follows the last one shifts, what lies between is None."""
-    prefix = _common_prefix(before, after)
-    suffix = min(_common_prefix(before[::-1], after[::-1]), len(before) - prefix, len(after) - prefix)
-    end, shift = len(before) - suffix, len(after) - len(before)
-
-    def carry(offset: int) -> int | None:
-        if offset < prefix:
-            return offset
-        return None if offset < end else offset + shift
-
-    return carry

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from tree_sitter import Node, Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
-from gateway.gate.syntax_problems import carry_between, new_syntax_problem
+from gateway.gate.judgement import Mapping
+from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
@@ -270,7 +271,7 @@ def verify(lang: Language, where: str, before: str, change: TextChange, expect_i
     """Refuse a change that breaks the syntax, disturbs other definitions or loses its own.
     `trees`: the texts' syntax trees, when the caller has parsed them already."""
     old_tree, new_tree = trees or (parse(lang, before.encode()), parse(lang, change.text.encode()))
-    problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), carry_between(
+    problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), Mapping.between(
         before.encode("utf-8", "surrogatepass"), change.text.encode("utf-8", "surrogatepass")))
     if problem is not None:
         raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")

@@ -17,7 +17,6 @@ from gateway.symbols.model import Symbol
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
-from gateway.textfile import decode
 
 if TYPE_CHECKING:
     from gateway.lsp.session import LspSession
@@ -48,16 +47,16 @@ def _target(view: FileSymbols, symbol: Symbol) -> Target:
     return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start), parent.name, to_byte(parent.start))
 
 
-def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: dict[Path, str]) -> dict[Path, tuple[Language, str]]:
-    """The files that may spell the name: its own, and (unless it is local to a function) the
-    workspace's files served by the same kind of server, as staged or as on disk."""
-    texts = {view.source.path: (view.lang, staged.get(view.source.path, view.source.text))}
+def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol) -> dict[Path, tuple[Language, str]]:
+    """The files that may spell the name, each read once: its own (as in `view`), and (unless
+    it is local to a function) the workspace's files served by the same kind of server."""
+    texts = {view.source.path: (view.lang, view.source.text)}
     for path in mentioning(service, view, symbol):
         lang = service.registry.for_path(path)
         if lang is None or lang.server.name != view.lang.server.name:
             continue
         try:
-            texts[path] = (lang, staged[path] if path in staged else service.workspace.read(path).text)
+            texts[path] = (lang, service.workspace.read(path).text)
         except GatewayError:
             continue  # a file the gateway cannot read is not one it could rename in either
     return texts
@@ -86,19 +85,14 @@ def _bytes(service: SymbolService, path: Path) -> bytes:
         return b""
 
 
-def open_mentions(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
-    """Open in the server every file it serves that mentions the name (at most MAX_OPENED)."""
+def _open_mentions(view: FileSymbols, texts: dict[Path, tuple[Language, str]]) -> None:
+    """Open in the server every other file it serves that mentions the name (at most MAX_OPENED)."""
     assert isinstance(view.backend, LspBackend)
     backend = view.backend
-    for path in mentioning(service, view, symbol)[:MAX_OPENED]:
-        lang = service.registry.for_path(path)
-        if lang is None or lang.server != backend.lang.server:
-            continue
-        try:
-            text = decode(_bytes(service, path), str(path), lang.encoding_cookie)[0]
-        except (OSError, GatewayError):
-            continue  # a file the server cannot be given; the rename's own checks still run
-        backend.session.sync(path, text, lang.server.language_id_for(path))
+    others = [(path, lang, text) for path, (lang, text) in texts.items() if path != view.source.path]
+    for path, lang, text in others[:MAX_OPENED]:
+        if lang.server == backend.lang.server:
+            backend.session.sync(path, text, lang.server.language_id_for(path))
 
 
 def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
@@ -107,30 +101,32 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
     cannot rule out."""
     places: list[str] = []
     own = (view.source.path, symbol.doc_start, symbol.end)
+    texts = candidates(service, view, symbol)
     if isinstance(view.backend, LspBackend):
-        places += _server_references(service, view, symbol, own)
-    texts = candidates(service, view, symbol, {})
+        places += _server_references(service, view, symbol, own, texts)
     for mention in mentions_in(service, view, symbol, texts):
         if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
             places.append(mention.place(service.workspace.display))
     return list(dict.fromkeys(places))
 
 
-def at_symbol(service: SymbolService, view: FileSymbols, symbol: Symbol) -> tuple[LspSession, dict[str, Any]]:
+def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> tuple[LspSession, dict[str, Any]]:
     """The session and the {textDocument, position} of the symbol's name, for a request about it.
 
     A server asked while it still loads the project misses other files: it is given the files
-    that spell the name first, and waited for until it has taken them in."""
+    that spell the name (`texts`, from `candidates`) first, and waited for until it has taken them in."""
     assert isinstance(view.backend, LspBackend)
     session = view.backend.session
-    open_mentions(service, view, symbol)
+    _open_mentions(view, texts)
     session.wait_until_idle(session.timeout / 2)
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
     return session, {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character}}
 
 
-def _server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int]) -> list[str]:
-    session, where = at_symbol(service, view, symbol)
+def _server_references(
+    service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int], texts: dict[Path, tuple[Language, str]]
+) -> list[str]:
+    session, where = at_symbol(view, symbol, texts)
     reply = session.request("textDocument/references", lambda h: h.send.references(cast(Any, {**where, "context": {"includeDeclaration": False}})))
     places = []
     index = LineIndex.of(view.source.text)

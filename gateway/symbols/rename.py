@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
+from gateway.langs import Language
 from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
@@ -90,12 +91,13 @@ def plan_rename(
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
     sources = {view.source.path: view.source}
     staged: dict[Path, str] = {}
+    texts = candidates(service, view, symbol)
     if isinstance(view.backend, LspBackend):
-        for file, edits in sorted(_server_edits(service, view, symbol, new_name).items()):
+        for file, edits in sorted(_server_edits(view, symbol, new_name, texts).items()):
             if file not in sources:
                 sources[file] = read(file)
             staged[file] = _apply_edits(sources[file].text, edits)
-    texts = candidates(service, view, symbol, staged)
+        texts = {path: (lang, staged.get(path, text)) for path, (lang, text) in texts.items()}
     mentions = mentions_in(service, view, symbol, texts)
     loose = [m for m in mentions if not m.tied]
     if not isinstance(view.backend, LspBackend):
@@ -123,8 +125,8 @@ def plan_rename(
     return RenamePlan(result, loose)
 
 
-def _server_edits(service: SymbolService, view: FileSymbols, symbol: Symbol, new_name: str) -> dict[Path, list[dict[str, Any]]]:
-    session, where = at_symbol(service, view, symbol)
+def _server_edits(view: FileSymbols, symbol: Symbol, new_name: str, texts: dict[Path, tuple[Language, str]]) -> dict[Path, list[dict[str, Any]]]:
+    session, where = at_symbol(view, symbol, texts)
     reply = session.request("textDocument/rename", lambda h: h.send.rename(cast(Any, {**where, "newName": new_name})))
     if not reply:
         raise NotFound(f"{session.name} found nothing to rename at {symbol.name_path} in {view.source.display}")

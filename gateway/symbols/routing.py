@@ -20,7 +20,8 @@ from gateway.namepath import address_for
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
-from gateway.gate.syntax_problems import carry_between, new_syntax_problem
+from gateway.gate.judgement import Mapping
+from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex
@@ -169,7 +170,7 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
     """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
     lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
     tree_b, tree_a = parse(lang, before.encode()), parse(lang, after.encode())
-    problem = new_syntax_problem(lang, display, (before, tree_b), (after, tree_a), carry_between(before.encode(), after.encode()))
+    problem = new_syntax_problem(lang, display, (before, tree_b), (after, tree_a), Mapping.between(before.encode(), after.encode()))
     if problem is not None:
         raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
