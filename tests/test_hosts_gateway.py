@@ -221,9 +221,11 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
     (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforce = true\n")
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host)
-    session.model.final_delay = 3.0  # the writer writes while the model is "thinking" about its answer
+    # The writer writes while the model is "thinking" about its answer: the answer waits for it.
+    written = tmp_path / "written"  # outside the workspace, so not itself a change there
+    session.model.final_wait = written.exists
     # In a session of its own: some hosts end a command's process group when it returns.
-    writer = "setsid sh -c \"sleep 1; echo 'evil = 1' >> prices.py\" > /dev/null 2>&1 &"
+    writer = f"setsid sh -c \"sleep 1; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
     if host == "codex":
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
     elif host == "gemini":
@@ -232,6 +234,7 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         result = session.run([("bash", {"command": writer, "description": "start a writer"})])
     else:
         result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
+    assert session.model.final_waited, f"the background writer never wrote: {result.stderr[-2000:]}"
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
     monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks kept the audit
     restored = [json.loads(line) for line in (state_path(workspace) / "edits.jsonl").read_text().splitlines()]

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 Step = tuple[str, Any]  # (tool name, arguments: a dict, or a string for a freeform tool)
 
@@ -53,8 +53,11 @@ class ScriptedModel:
     steps: list[Step]
     lifetime: float = 300.0
     requests: list[dict[str, Any]] = field(default_factory=list)
-    # Seconds the first final answer waits (the host is between its last tool and its Stop).
-    final_delay: float = 0.0
+    # The first final answer waits until this holds (the host is between its last tool and its
+    # Stop), at most `final_wait_limit` seconds; `final_waited` says whether it came to hold.
+    final_wait: Callable[[], bool] | None = None
+    final_wait_limit: float = 60.0
+    final_waited: bool = False
 
     def __post_init__(self) -> None:
         model = self
@@ -69,6 +72,13 @@ class ScriptedModel:
         self.timer = threading.Timer(self.lifetime, self.close)
         self.timer.daemon = True
         self.timer.start()
+
+    def wait_before_final(self) -> None:
+        condition, self.final_wait = self.final_wait, None
+        deadline = time.monotonic() + self.final_wait_limit
+        while condition is not None and not condition() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.final_waited = condition is not None and condition()
 
     @property
     def url(self) -> str:
@@ -113,9 +123,8 @@ class _Handler(BaseHTTPRequestHandler):
         if "count_tokens" in self.path or "countTokens" in self.path:
             return self._json({"input_tokens": 10, "totalTokens": 10})
         step = self.scripted.next_step(body, _offers_tools(body))
-        if step is None and _offers_tools(body) and self.scripted.final_delay:
-            delay, self.scripted.final_delay = self.scripted.final_delay, 0.0
-            time.sleep(delay)
+        if step is None and _offers_tools(body) and self.scripted.final_wait is not None:
+            self.scripted.wait_before_final()
         if "/responses" in self.path:
             return self._responses(body, step)
         if ":generateContent" in self.path or ":streamGenerateContent" in self.path:
