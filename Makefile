@@ -4,11 +4,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 NODE_DIR := .tools/node
-NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3
+NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3 bash-language-server@5.8.1
+# gopls, built by `go install` on the machine's Go (this version needs Go >= 1.26).
+GO_DIR := .tools/go
+GOPLS_VERSION := v0.23.0
 # Agent host CLIs the end-to-end tests drive (tests/hosts): pinned, in the project's tool folder.
 HOSTS_DIR := .tools/hosts
 NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
-export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
+export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
 .PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick clean
 
@@ -46,14 +49,22 @@ ruby:
 		echo "ruby not found: install it with 'sudo apt-get install ruby' (tests/test_encodings.py checks against it)"; \
 	fi
 
+# gopls from the Go module proxy, built by the machine's own Go (Debian's gopls is built for an
+# older Go and cannot load modules that need a newer one). Without Go >= 1.26, Go files use
+# tree-sitter. GOTOOLCHAIN=local: no toolchain download.
 .PHONY: go-server
 go-server:
-	@if command -v gopls >/dev/null 2>&1; then \
+	@if [ -f $(GO_DIR)/.gopls-$(GOPLS_VERSION) ] && [ -x $(GO_DIR)/bin/gopls ]; then \
 		true; \
-	elif [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go gopls >/dev/null; \
+	elif ! command -v go >/dev/null 2>&1; then \
+		echo "go not found: skipping gopls $(GOPLS_VERSION) (Go operations use tree-sitter); install Go >= 1.26 and rerun make setup"; \
 	else \
-		echo "gopls not found: install it with 'sudo apt-get install golang-go gopls' (Go operations fall back to tree-sitter)"; \
+		mkdir -p $(GO_DIR)/bin && \
+		if GOTOOLCHAIN=local GOBIN=$(CURDIR)/$(GO_DIR)/bin go install golang.org/x/tools/gopls@$(GOPLS_VERSION); then \
+			rm -f $(GO_DIR)/.gopls-* && touch $(GO_DIR)/.gopls-$(GOPLS_VERSION); \
+		else \
+			echo "gopls $(GOPLS_VERSION) did not build with $$(go version) (it needs Go >= 1.26): skipping it (Go operations use tree-sitter)"; \
+		fi; \
 	fi
 
 demo: setup

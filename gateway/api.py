@@ -163,6 +163,7 @@ class Gateway:
             "language": view.lang.name,
             "backend": view.backend.name,
             "symbols": [s.to_json() for s in shown],
+            **({"note": view.backend.note} if view.backend.note else {}),
         }
 
     def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:

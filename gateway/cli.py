@@ -150,6 +150,8 @@ def _server_state(row: dict[str, Any]) -> str:
         return f"; working (asked about {row['probed']})"
     if row["status"] == "broken":
         return f"; BROKEN: {row['reason']}"
+    if row["status"] == "loading":
+        return f"; still loading the workspace ({row['reason']}): tree-sitter answers until it has"
     return "; not started (no file of the language here)" if row["status"] == "not started" else ""
 
 
@@ -157,8 +159,12 @@ def _cmd_servers(args: argparse.Namespace) -> Outcome:
     result = _gateway(args).servers()
     lines = []
     for row in result["languages"]:
-        found = f"found {row['path']} ({row['version'] or 'version unknown'})" if row["found"] else f"not found; {row['install']}"
-        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}")
+        if row["found"]:
+            found = f"found {row['path']} ({row['version'] or 'version unknown'})"
+        else:
+            found = f"not found ({row['reason']}); {row['install']}" if row["reason"] else f"not found; {row['install']}"
+        renames = f"; renames through tree-sitter: {row['rename_fallback']}" if row["rename_fallback"] else ""
+        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}{renames}")
     return result, "\n".join(lines), EXIT_OK
 
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -21,11 +22,12 @@ from gateway.lsp.discovery import search_path
 from gateway.reaper import SCRIPT as REAPER
 
 T = TypeVar("T")
+# How long after its start a server that announces its readiness is waited for.
+READY_PATIENCE = 30.0
 
 _IGNORED_NOTIFICATIONS = (
     "$/logTrace",
     "telemetry/event",
-    "language/status",
 )
 _IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create")
 
@@ -50,8 +52,9 @@ class LspSession:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
         # Under the reaper: the server and all it starts die with this process, even killed -9.
-        leashed = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *command]
-        env = {"PATH": search_path(), "GATEWAY_REAPER_PARENT": str(os.getpid())}
+        launched, env = adapter.launch(command, root, search_path())
+        leashed = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *launched]
+        env = {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
         self._handler = LanguageServerHandler(ProcessLaunchInfo(cmd=leashed, cwd=str(root), env=env), start_independent_lsp_process=True)
         self.server_info: dict[str, Any] = {}
         self._working: set[str] = set()
@@ -59,6 +62,11 @@ class LspSession:
         self._load_errors: dict[str, str] = {}
         self._diagnosed: set[str] = set()
         self._reports = threading.Lock()
+        # A server that announces when it has loaded the workspace (jdtls) is not ready until it
+        # says so; `progress` is the last it said of its loading.
+        self.ready = not adapter.announces_ready
+        self.progress = ""
+        self._started_at = time.monotonic()
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -80,7 +88,7 @@ class LspSession:
         self._handler.on_request("workspace/configuration", self._configuration)
         self._handler.on_notification("$/progress", self._progress)
         self._handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
-        for method in ("window/showMessage", "window/logMessage"):
+        for method in ("window/showMessage", "window/logMessage", "language/status"):
             self._handler.on_notification(method, lambda params, method=method: self._report(method, params))
         await self._handler.start()
         result: Any = await self._handler.send.initialize(cast(Any, self.adapter.initialize_params(self.root)))
@@ -109,6 +117,9 @@ class LspSession:
 
     async def _report(self, method: str, params: Any) -> None:
         """What the server says about loading the workspace, as its adapter reads it."""
+        readiness = self.adapter.readiness(method, params)
+        if readiness is not None:
+            self.ready, self.progress = readiness
         report = self.adapter.workspace_report(method, params, self.root)
         if report is None:
             return
@@ -154,6 +165,19 @@ class LspSession:
             return self._analysed.get(uri, 0) >= self._versions.get(uri, 0)
 
         return self._run(analysed(), what="waiting for the server's analysis")
+
+    def wait_ready(self) -> bool:
+        """Whether the server has loaded the workspace, waiting for it until READY_PATIENCE
+        seconds (at most half the timeout) after it started; past that, not at all: a large
+        project's first import goes on while the caller answers without the server."""
+        patience = min(READY_PATIENCE, self.timeout / 2)
+
+        async def ready() -> bool:
+            while not self.ready and time.monotonic() < self._started_at + patience:
+                await asyncio.sleep(0.05)
+            return self.ready
+
+        return self.ready or self._run(ready(), what="waiting for the server to load the workspace")
 
     def wait_until_idle(self, limit: float) -> bool:
         """Wait (up to `limit` seconds) for announced work to end; False if it is still going."""

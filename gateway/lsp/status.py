@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
-from gateway.lsp.discovery import find_server, server_version
+from gateway.lsp.adapters import adapter_for
+from gateway.lsp.discovery import find_server, why_not_found
 
 if TYPE_CHECKING:
     from gateway.symbols.service import SymbolService
@@ -40,6 +41,7 @@ def server_status(registry: LanguageRegistry, use_servers: bool, service: Symbol
 
 def _row(lang: Language, use_servers: bool) -> dict[str, Any]:
     command = find_server(lang.server)
+    adapter = adapter_for(lang.server.adapter)
     if not lang.symbol_backend:
         backend, status = "none", "no symbol backend"
     elif command and use_servers:
@@ -52,12 +54,16 @@ def _row(lang: Language, use_servers: bool) -> dict[str, Any]:
         "command": " ".join(lang.server.command),
         "found": command is not None,
         "path": command[0] if command else None,
-        "version": server_version(command[0], lang.server.version_args) if command else None,
+        "version": adapter.version(command[0], lang.server.version_args) if command else None,
         "backend": backend,
         "install": None if command else lang.server.install,
         "status": status,
-        "reason": None,
+        # Not found: what the installed program that does not run answered. Broken: why the
+        # server could not load the workspace.
+        "reason": None if command else why_not_found(lang.server),
         "probed": None,
+        # Why the server's own rename is not used for the language (the checked tree-sitter one is).
+        "rename_fallback": adapter.renames(lang.name) if command and use_servers and lang.symbol_backend else None,
     }
 
 
@@ -74,7 +80,7 @@ def _first_files(service: SymbolService, wanted: set[str]) -> dict[str, Path]:
 
 
 def probe(service: SymbolService, lang: Language, path: Path) -> tuple[str, str | None]:
-    """("working", None) or ("broken", why): the server started in the workspace, asked for
+    """("working", None), ("loading", how far) or ("broken", why): the server started in the workspace, asked for
     `path`'s symbols, given time to analyse it, and heard on loading the workspace."""
     try:
         source = service.workspace.read(path)
@@ -89,4 +95,6 @@ def probe(service: SymbolService, lang: Language, path: Path) -> tuple[str, str 
     except GatewayError as error:
         return "broken", str(error)
     reasons = session.load_errors
-    return ("broken", "; ".join(reasons)) if reasons else ("working", None)
+    if reasons:
+        return "broken", "; ".join(reasons)
+    return ("working", None) if session.ready else ("loading", session.progress or "no progress reported yet")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +36,17 @@ class RawSymbol:
 
 class SymbolBackend(Protocol):
     name: str
+    note: str
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]: ...
 
 
 class TreeSitterBackend:
     name = "tree-sitter"
+
+    def __init__(self, note: str = "") -> None:
+        # Why tree-sitter answers where a server runs (it is still loading the workspace).
+        self.note = note
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         to_char = byte_to_char(text)
@@ -64,14 +70,12 @@ class LspBackend:
         self.lang = lang
         self.read = read
         self.name = f"lsp:{session.name}"
+        self.note = ""
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         self.session.refresh(self.read)
         self.session.sync(path, text, self.lang.server.language_id_for(path))
-        uri = path.as_uri()
-        reply = self.session.request(
-            "textDocument/documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}})
-        )
+        reply = self._document_symbols(path.as_uri(), bool(definitions))
         if reply is None:
             return []
         if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
@@ -86,6 +90,18 @@ class LspBackend:
             return found
         except (KeyError, TypeError, ValueError) as error:
             raise self.session.fail(f"malformed symbol in documentSymbol reply ({error!r})") from None
+
+
+    def _document_symbols(self, uri: str, expected: bool) -> Any:
+        """The server's documentSymbol reply; asked again while it answers none for a file
+        that has definitions, if its adapter says it answers so while analysing."""
+        patience = self.session.adapter.empty_symbols_while_analysing if expected else 0.0
+        deadline = time.monotonic() + min(patience, self.session.timeout)
+        while True:
+            reply = self.session.request("textDocument/documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
+            if reply or time.monotonic() >= deadline:
+                return reply
+            time.sleep(0.05)
 
 
 def _offset(index: LineIndex, position: dict[str, Any]) -> int:

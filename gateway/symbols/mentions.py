@@ -81,6 +81,9 @@ def _tokens(node: Node, name: bytes) -> Iterator[Node]:
 def _receiver(node: Node) -> Node | None:
     """The object a member access reads `node` from; None when `node` is not such a member."""
     parent = node.parent
+    if parent is not None and parent.type == "navigation_suffix":  # Kotlin's grammar names no fields
+        access = parent.parent
+        return access.named_children[0] if access is not None and access.named_children[0] != parent else None
     if parent is None or not any(parent.child_by_field_name(f) == node for f in _MEMBER_FIELDS):
         return None
     for field in _RECEIVER_FIELDS:
@@ -92,6 +95,8 @@ def _receiver(node: Node) -> Node | None:
 
 def _is_receiver(node: Node) -> bool:
     parent = node.parent
+    if parent is not None and parent.type == "navigation_expression":
+        return parent.named_children[0] == node
     return parent is not None and any(parent.child_by_field_name(f) == node for f in _RECEIVER_FIELDS)
 
 
@@ -111,16 +116,44 @@ def _in_import(node: Node) -> bool:
     return False
 
 
+_DECLARATIONS = ("var_spec", "variable_declarator", "typed_parameter", "variable_declaration")
+# Declared "types" that leave the type to the compiler.
+_INFERRED = {"var", "val", "auto", "let", "_"}
+
+
+def _declared_type(declaration: Node) -> Node | None:
+    kind = declaration.child_by_field_name("type")
+    if kind is None:  # Kotlin's grammar names no fields: `cart: Cart`
+        kind = next((c for c in declaration.named_children if c.type in ("user_type", "nullable_type")), None)
+    return kind
+
+
+def _constructed_type(declaration: Node) -> str | None:
+    """Kotlin's `val cart = Cart()`: the class a local is initialised with an instance of
+    (a capitalised callee, by the language's naming of classes and of factory functions)."""
+    holder = declaration.parent
+    if declaration.type != "variable_declaration" or holder is None or holder.type != "property_declaration":
+        return None
+    call = next((c for c in holder.named_children if c.type == "call_expression"), None)
+    callee = call.named_children[0] if call is not None else None
+    if callee is None or callee.type != "simple_identifier" or not (callee.text or b"")[:1].isupper():
+        return None
+    return (callee.text or b"").decode("utf-8", "replace")
+
+
 def _binding_type(function: Node, variable: bytes) -> str | None:
     """The declared type's text of `variable` among `function`'s parameters and declarations."""
     for token in _tokens(function, variable):
         declaration = token.parent
         while declaration is not None and declaration != function:
-            kind = declaration.child_by_field_name("type")
+            kind = _declared_type(declaration)
             if kind is not None and kind != token:
                 return kind.text.decode("utf-8", "replace") if kind.text else None
-            if "parameter" not in declaration.type and "pattern" not in declaration.type and declaration.type not in ("var_spec", "variable_declarator", "typed_parameter"):
+            if "parameter" not in declaration.type and "pattern" not in declaration.type and declaration.type not in _DECLARATIONS:
                 break
+            constructed = _constructed_type(declaration)
+            if constructed is not None:
+                return constructed
             declaration = declaration.parent
     return None
 
@@ -212,7 +245,7 @@ class MentionFinder:
                 return True, "member through self"
         function = _enclosing(token, _FUNCTION_WORDS)
         declared = _binding_type(function, receiver.text or b"") if function is not None and receiver.child_count == 0 else None
-        if declared is not None:
+        if declared is not None and declared.strip() not in _INFERRED:
             return (True, "member through its type") if _base_type(declared) == target.parent_name else None
         return False, "member of an object of unknown type"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -13,7 +13,7 @@ from typing import Any, cast
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.symbols.backends import LspBackend
+from gateway.symbols.backends import LspBackend, TreeSitterBackend
 from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
@@ -63,6 +63,9 @@ class RenamePlan:
 
     staged: list[StagedFile]
     loose: list[Mention]
+    backend: str
+    # Why the server was not asked (it cannot rename the language): the syntax trees renamed.
+    fallback: str | None = None
 
     def __iter__(self) -> Iterator[StagedFile]:
         return iter(self.staged)
@@ -89,6 +92,10 @@ def plan_rename(
     if not _IDENTIFIER.match(new_name):
         raise UsageError(f"{new_name!r} is not an identifier")
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
+    fallback = view.backend.session.adapter.renames(view.lang.name) if isinstance(view.backend, LspBackend) else None
+    if fallback is not None:
+        view = replace(view, backend=TreeSitterBackend())
+    fallback = fallback or view.backend.note or None
     sources = {view.source.path: view.source}
     staged: dict[Path, str] = {}
     texts = candidates(service, view, symbol)
@@ -104,9 +111,10 @@ def plan_rename(
         unknown = [m for m in loose if m.why.startswith("member of an object")]
         if unknown:
             places = ", ".join(m.place(service.workspace.display) for m in unknown[:8])
+            why, remedy = (f"{fallback}; by the syntax trees", "rename") if fallback else ("without a language server", "start the language server, or rename")
             raise Ambiguous(
-                f"{view.source.display}: without a language server, {symbol.name} at {places} may belong to another "
-                "type; nothing renamed (start the language server, or rename those places by hand)"
+                f"{view.source.display}: {why}, {symbol.name} at {places} may belong to another "
+                f"type; nothing renamed ({remedy} those places by hand)"
             )
     for file in sorted({m.path for m in mentions if m.tied}):
         if file not in sources:
@@ -122,7 +130,7 @@ def plan_rename(
         source = sources[file]
         verify(service.language(source), source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
         result.append(StagedFile(source, text))
-    return RenamePlan(result, loose)
+    return RenamePlan(result, loose, view.backend.name, fallback)
 
 
 def _server_edits(view: FileSymbols, symbol: Symbol, new_name: str, texts: dict[Path, tuple[Language, str]]) -> dict[Path, list[dict[str, Any]]]:
@@ -148,6 +156,7 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         service.commit(view.backend, [(s.source, s.text) for s in plan.staged])
     changed = [s for s in plan.staged if s.text != s.source.text]
     mentioned = list(dict.fromkeys(m.place(workspace.display) for m in plan.loose))
+    via = f"{plan.backend} ({plan.fallback}; the checked syntax-tree rename instead)" if plan.fallback else plan.backend
     scope = ""
     if mentioned:
         scope = f"; not complete: {len(mentioned)} place(s) still spell {symbol.name} and may refer to it: {', '.join(mentioned[:5])}"
@@ -155,12 +164,13 @@ def rename_symbol(service: SymbolService, name_path: str, path: str, new_name: s
         operation="rename_symbol",
         name_path=name_path,
         path=view.source.display,
-        backend=view.backend.name,
+        backend=plan.backend,
         start_line=symbol.start_line,
         end_line=symbol.end_line,
         diff="".join(unified_diff(s.source.display, s.source.text, s.text) for s in changed),
-        message=f"renamed {name_path} to {new_name} in {len(changed)} file(s) via {view.backend.name}{scope}",
-        details={"files": [s.source.display for s in changed], "new_name": new_name, "complete": not mentioned, "mentioned_in": mentioned},
+        message=f"renamed {name_path} to {new_name} in {len(changed)} file(s) via {via}{scope}",
+        details={"files": [s.source.display for s in changed], "new_name": new_name, "complete": not mentioned, "mentioned_in": mentioned,
+                 **({"fallback": plan.fallback} if plan.fallback else {})},
     )
 
 

@@ -89,7 +89,12 @@ class SymbolService:
 
     def backend(self, lang: Language) -> SymbolBackend:
         session = self.sessions.session_for(lang)
-        return LspBackend(session, lang, self._current_text) if session is not None else TreeSitterBackend()
+        if session is None:
+            return TreeSitterBackend()
+        if not session.wait_ready():
+            loading = f": {session.progress}" if session.progress else ""
+            return TreeSitterBackend(f"{session.name} is still loading the workspace{loading}")
+        return LspBackend(session, lang, self._current_text)
 
     def _current_text(self, path: Path) -> str | None:
         try:
@@ -150,7 +155,7 @@ class SymbolService:
             start_line=change.start_line,
             end_line=change.end_line,
             diff=unified_diff(source.display, source.text, change.text),
-            message=f"{operation} {name_path} in {source.display} (lines {change.start_line}-{change.end_line}) via {view.backend.name}",
+            message=f"{operation} {name_path} in {source.display} (lines {change.start_line}-{change.end_line}) via {via(view.backend)}",
         )
 
     def replace_symbol(self, name_path: str, path: str, body: str) -> OperationResult:
@@ -184,6 +189,12 @@ class SymbolService:
             result = self._apply("remove_symbol", name_path, view, change)
             removals.remember(view.source.path, view.source.text, symbol, change.replaced, change.text)
             return result
+
+
+def via(backend: SymbolBackend) -> str:
+    """The backend's name, with why tree-sitter answered where a server runs."""
+    note = backend.note
+    return f"{backend.name} ({note})" if note else backend.name
 
 
 def plan_replace(view: FileSymbols, text: str, symbol: Symbol, body: str) -> TextChange:

@@ -17,8 +17,9 @@ _MODULES = {
     "gopls": "gateway.lsp.adapters.gopls",
     "clangd": "gateway.lsp.adapters.clangd",
     "rust_analyzer": "gateway.lsp.adapters.rust_analyzer",
-    "jdtls": "gateway.lsp.adapters.signatures",
+    "jdtls": "gateway.lsp.adapters.jdtls",
     "kotlin": "gateway.lsp.adapters.signatures",
+    "bash": "gateway.lsp.adapters.bash",
     "csharp": "gateway.lsp.adapters.signatures",
     "ruby": "gateway.lsp.adapters.base",
 }

