@@ -725,6 +725,35 @@ end
      ("method", "Billing/Invoice/from_json"), ("method", "Billing/Invoice/to_s")),
 )
 
+BASH = Sample(
+    "deploy.sh",
+    '''#!/usr/bin/env bash
+set -euo pipefail
+
+# greet() { in a comment }
+greet() {
+  local name="$1"
+  echo "hello $name"
+}
+
+function shout {
+  greet "$1" | tr a-z A-Z
+}
+
+shout "world"
+''',
+    [
+        Case("body_only", '  echo "hello $name"', '  echo "hi $name"', "allow"),
+        Case("top_level_command", 'shout "world"', 'shout "you"', "allow"),
+        Case("comment_above_header", "# greet() { in a comment }\ngreet() {", "# greet in a comment\ngreet() {", "allow"),
+        Case("rename_function", "greet() {\n  local", "welcome() {\n  local", "block", "rename_symbol", ("greet",)),
+        Case("remove_function", "function shout {\n  greet \"$1\" | tr a-z A-Z\n}\n\n", "", "block", "remove_symbol", ("shout",)),
+        Case("insert_function", 'shout "world"\n', 'whisper() {\n  echo "$1"\n}\n\nshout "world"\n', "block", "insert_code",
+             ("whisper",)),
+    ],
+    (("function", "greet"), ("function", "shout")),
+)
+
 SAMPLES = {
     "python": PYTHON,
     "typescript": TYPESCRIPT,
@@ -738,4 +767,5 @@ SAMPLES = {
     "cpp": CPP,
     "csharp": CSHARP,
     "ruby": RUBY,
+    "bash": BASH,
 }

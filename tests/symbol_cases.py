@@ -25,6 +25,9 @@ SERVER_LANGUAGES = {
     "go": "lsp:gopls",
     "c": "lsp:clangd",
     "cpp": "lsp:clangd",
+    # Java and Kotlin in one folder of sources, no build file: one jdtls serves both.
+    "jvm": "lsp:jdtls",
+    "bash": "lsp:bash-language-server",
 }
 
 PY = "pkg/shapes.py"
@@ -161,10 +164,37 @@ CASES: dict[str, list[OpCase]] = {
     ],
 }
 
+CART, BASKET = "Cart.java", "kt/Basket.kt"
+CASES["jvm"] = [
+    OpCase("java_replace_method_keeping_javadoc", "replace_symbol", ("Cart/total", CART, "public int total() {\n    return sum * 2;\n}"),
+           ((CART, "        return sum;\n", "        return sum * 2;\n"),)),
+    OpCase("java_insert_method", "insert_code", ("Cart/add", CART, "public void clear() {\n    sum = 0;\n}", "after"),
+           ((CART, "        sum += price;\n    }\n", "        sum += price;\n    }\n\n    public void clear() {\n        sum = 0;\n    }\n"),)),
+    OpCase("java_remove_annotated_method", "remove_symbol", ("Cart/toString", CART),
+           ((CART, "\n\n    @Override\n    public String toString() {\n        return \"Cart \" + sum;\n    }", ""),)),
+    OpCase("java_rename_method_across_files", "rename_symbol", ("Cart/total", CART, "amount"),
+           ((CART, "public int total()", "public int amount()"), ("Main.java", "cart.total()", "cart.amount()"))),
+    OpCase("kotlin_replace_method", "replace_symbol", ("Basket/size", BASKET, "fun size(): Int {\n    return count * 1\n}"),
+           ((BASKET, "        return count\n", "        return count * 1\n"),)),
+    OpCase("kotlin_insert_method", "insert_code", ("Basket/put", BASKET, "fun clear() {\n    count = 0\n}", "after"),
+           ((BASKET, "        count += 1\n    }\n", "        count += 1\n    }\n\n    fun clear() {\n        count = 0\n    }\n"),)),
+    OpCase("kotlin_remove_annotated_method", "remove_symbol", ("Basket/items", BASKET),
+           ((BASKET, '\n\n    @Deprecated("use size")\n    fun items(): Int = size()', ""),)),
+]
+CASES["bash"] = [
+    OpCase("replace_function_keeping_comment", "replace_symbol", ("greet", "lib.sh", 'greet() {\n  echo "hi $1"\n}'),
+           (("lib.sh", 'echo "hello $1"', 'echo "hi $1"'),)),
+    OpCase("insert_function", "insert_code", ("shout", "lib.sh", 'whisper() {\n  echo "$1"\n}', "before"),
+           (("lib.sh", "shout() {", 'whisper() {\n  echo "$1"\n}\n\nshout() {'),)),
+    OpCase("remove_function_with_comment", "remove_symbol", ("greet", "lib.sh"),
+           (("lib.sh", '# Says hello.\ngreet() {\n  echo "hello $1"\n}\n\n', ""),)),
+    OpCase("rename_across_files", "rename_symbol", ("greet", "lib.sh", "welcome"),
+           (("lib.sh", "greet() {", "welcome() {"), ("lib.sh", '  greet "$1"', '  welcome "$1"'), ("deploy.sh", "greet you", "welcome you"))),
+]
 
 RS, JAVA, KT, CS, RB = "src/lib.rs", "src/Inventory.java", "User.kt", "Order.cs", "invoice.rb"
 
-# Languages whose servers do not install here: the tree-sitter backend, same name paths.
+# The tree-sitter backend (Rust, C# and Ruby have no server here; Java and Kotlin without jdtls), same name paths.
 TREE_SITTER_CASES: dict[str, list[OpCase]] = {
     "rust": [
         OpCase("replace_attributed_method_keeping_attribute", "replace_symbol",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from gateway.errors import NotFound
 from gateway.gate.checker import classify_edit
 from gateway.gate.effect import spans_lines
-from gateway.langs import default_registry
+from gateway.langs import LanguageRegistry, data_dir, default_registry
 from tests.gate_cases import PYTHON
 
 DEFINITION_TEXT = "def handler(request):\n    return request\n"
@@ -24,9 +25,13 @@ def test_prose_and_config_are_allowed(filename: str) -> None:
     assert (result.decision, result.reason, result.language) == ("allow", "not_source", None)
 
 
-def test_language_without_symbol_backend_is_allowed() -> None:
+def test_language_without_symbol_backend_is_allowed(tmp_path: Path) -> None:
+    shutil.copytree(data_dir("langs"), tmp_path / "langs")
+    toml = tmp_path / "langs" / "bash.toml"
+    toml.write_text(toml.read_text().replace("symbol_backend = true", "symbol_backend = false"))
+    registry = LanguageRegistry(tmp_path / "langs", data_dir("queries"))
     content = "greet() {\n  echo hi\n}\n"
-    result = classify_edit("run.sh", content, "", content=content)
+    result = classify_edit("run.sh", content, "", content=content, registry=registry)
     assert (result.decision, result.reason, result.language) == ("allow", "no_symbol_backend", "bash")
 
 

