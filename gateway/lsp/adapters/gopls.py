@@ -24,10 +24,24 @@ _ERROR = 1
 
 def one_line(reason: str, root: Path) -> str:
     """gopls's wording as one line: past its wrappers, with the workspace's paths relative."""
-    reason = reason.split("\n\tsnapshot=")[0]
+    reason = reason.split("\n\t")[0]  # gopls's key=value fields (view_id, snapshot, directory) follow
     reason = reason.rsplit("stderr: ", 1)[-1]
     reason = _TEMP_MOD.sub("go.mod", reason).replace(f"{root}/", "")
     return " ".join(reason.split()).rstrip(";: ")
+
+
+def _located(uri: str, diagnostic: dict[str, Any], root: Path) -> str:
+    """A diagnostic on go.mod or go.work as the go command words it: `go.mod:5: syntax error ...`
+    (gopls from v0.2x leaves the place to the diagnostic's range)."""
+    message = one_line(str(diagnostic.get("message", "")), root)
+    name = uri.rsplit("/", 1)[-1]
+    if message.startswith(name) or message.startswith("go:"):
+        return message
+    try:
+        line = int(diagnostic["range"]["start"]["line"]) + 1
+    except (KeyError, TypeError, ValueError):
+        return f"{name}: {message}"
+    return f"{name}:{line}: {message}"
 
 
 class GoplsAdapter(Adapter):
@@ -45,7 +59,7 @@ class GoplsAdapter(Adapter):
             if not uri.endswith(tuple("/" + name for name in _MODULE_FILES)):
                 return None
             errors = [d for d in params.get("diagnostics") or [] if isinstance(d, dict) and d.get("severity") == _ERROR]
-            return uri, one_line(str(errors[0].get("message", "")), root) if errors else None
+            return uri, _located(uri, errors[0], root) if errors else None
         message = str(params.get("message", ""))
         failed = _LOAD_FAILED.search(message)
         if method == "window/logMessage" and failed and params.get("type") == _ERROR:
