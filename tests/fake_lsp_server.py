@@ -1,4 +1,5 @@
-"""A fake language server for fault injection only: crash, hang or garbage, by $FAKE_LSP_MODE.
+"""A fake language server for fault injection only: crash, hang, garbage or a workspace that
+never finishes loading, or no symbols at all, by $FAKE_LSP_MODE.
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 """
@@ -26,6 +27,8 @@ def document_symbol(params: types.DocumentSymbolParams) -> object:
         return "not a list of symbols"
     if mode == "malformed":
         return [{"name": "f", "kind": 12}]
+    if mode == "empty":  # as a server does for a file outside the project it loaded
+        return []
     return [
         types.DocumentSymbol(
             name="f",
@@ -34,6 +37,12 @@ def document_symbol(params: types.DocumentSymbolParams) -> object:
             selection_range=types.Range(types.Position(0, 4), types.Position(0, 5)),
         )
     ]
+
+
+@server.feature(types.INITIALIZED)
+def initialized(params: types.InitializedParams) -> None:
+    if os.environ.get("FAKE_LSP_MODE") == "loading":  # says it is importing the project, and never that it is done
+        server.send_notification("language/status", {"type": "Starting", "message": "42% Importing projects"})
 
 
 if __name__ == "__main__":

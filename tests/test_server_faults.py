@@ -13,6 +13,8 @@ import pytest
 from gateway.api import Gateway
 from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry, data_dir
+from gateway.lsp import session as session_module
+from gateway.lsp.adapters import adapter_for
 
 FAKE = Path(__file__).parent / "fake_lsp_server.py"
 SOURCE = "def f():\n    return 1\n"
@@ -79,3 +81,36 @@ def test_fault_leaves_file_and_recovers(
         live_pid = _session_pid(gateway)
         assert _alive(live_pid) and live_pid != broken_pid
     assert not _alive(live_pid), "closing the gateway left the server running"
+
+
+def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitter(
+    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path
+) -> None:
+    """As jdtls on a large project's first import: the server is not killed for it, tree-sitter answers and says why."""
+    monkeypatch.setenv("FAKE_LSP_MODE", "loading")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    monkeypatch.setattr(session_module, "READY_PATIENCE", 0.5)
+    adapter = adapter_for("jedi")  # the registry's python server is the fake one: let it announce readiness as jdtls does
+    monkeypatch.setattr(adapter, "announces_ready", True)
+    monkeypatch.setattr(adapter, "readiness", lambda method, params: (False, params["message"]) if method == "language/status" else None)
+    with Gateway(workspace, registry=registry) as gateway:
+        listing = gateway.symbols("m.py")
+        assert listing["backend"] == "tree-sitter" and "is still loading the workspace" in listing["note"]
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        assert result["backend"] == "tree-sitter" and "is still loading the workspace" in result["message"]
+        assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"
+        renamed = gateway.rename_symbol("f", "m.py", "g")
+        assert renamed["backend"] == "tree-sitter" and "is still loading the workspace" in renamed["fallback"]
+        session = gateway.sessions.running()[0]
+        assert not session.broken and _alive(session.pid), "a server that is loading is left to load"
+
+
+def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_file(
+    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path
+) -> None:
+    monkeypatch.setenv("FAKE_LSP_MODE", "empty")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    with Gateway(workspace, registry=registry) as gateway:
+        listing = gateway.symbols("m.py")
+        assert listing["backend"] == "tree-sitter" and "reports no symbol in this file" in listing["note"]
+        assert [s["name_path"] for s in listing["symbols"]] == ["f"]

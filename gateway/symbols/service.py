@@ -103,9 +103,17 @@ class SymbolService:
             return None
 
     def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None) -> FileSymbols:
+        """The file's symbols; from tree-sitter (saying why) when the server reports none in a
+        file that has definitions: a file outside what it loaded (a Kotlin folder jdtls's Maven
+        import does not know as sources, say) is not an empty file."""
         lang = self.language(source)
         chosen = backend or self.backend(lang)
-        return FileSymbols(source, lang, chosen, symbols_of(lang, source.path, source.text, chosen))
+        tree = parse(lang, source.text.encode())
+        found = symbols_of(lang, source.path, source.text, chosen, tree)
+        if not found and isinstance(chosen, LspBackend) and definitions(lang, tree):
+            chosen = TreeSitterBackend(f"{chosen.session.name} reports no symbol in this file, outside what it loaded")
+            found = symbols_of(lang, source.path, source.text, chosen, tree)
+        return FileSymbols(source, lang, chosen, found)
 
     def symbols(self, path: str) -> FileSymbols:
         return self.file_symbols(self.workspace.read(path))
