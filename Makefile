@@ -82,7 +82,9 @@ lint: python-env
 test-fast: python-env
 	$(PY) -m pytest -q -n 3 -m "not slow and not hosts"
 
-# Third-party source for the language matrix beyond what setup brings (Debian packages).
+# Third-party source for the language matrix beyond what setup brings (Debian packages, and
+# the Kotlin standard library's sources from Maven Central).
+KOTLIN_SOURCES := $(HOME)/.m2/repository/org/jetbrains/kotlin/kotlin-stdlib/2.1.0/kotlin-stdlib-2.1.0-sources.jar
 corpus:
 	@if [ -d /usr/lib/ruby/3.1.0 ] && [ -f /usr/lib/jvm/openjdk-17/lib/src.zip ] && [ -d /usr/share/cargo/registry ]; then \
 		true; \
@@ -90,6 +92,13 @@ corpus:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ruby openjdk-17-source librust-serde-dev >/dev/null; \
 	else \
 		echo "for Ruby, Java and Rust corpora: sudo apt-get install ruby openjdk-17-source librust-serde-dev"; \
+	fi
+	@if [ -f $(KOTLIN_SOURCES) ]; then \
+		true; \
+	elif command -v mvn >/dev/null 2>&1; then \
+		mvn -q dependency:get -Dartifact=org.jetbrains.kotlin:kotlin-stdlib:2.1.0:jar:sources || echo "no Kotlin corpus: mvn could not fetch kotlin-stdlib's sources"; \
+	else \
+		echo "no Kotlin corpus: mvn not found (it fetches kotlin-stdlib's sources from Maven Central)"; \
 	fi
 
 # `make bench` records its results (RESULTS.md, benchmarks/results/); any benchmark run by hand

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from benchmarks.oracle import OracleDefinition
 
-COMMENT = {"python": "#", "ruby": "#"}
+COMMENT = {"python": "#", "ruby": "#", "bash": "#"}
 NEW_DEFINITION = {
     "python": "def added_helper():\n{i}    return None",
     "ruby": "def added_helper\n{i}  nil\n{i}end",
@@ -24,6 +24,7 @@ NEW_DEFINITION = {
     "java": "void addedHelper() {{\n{i}}}",
     "kotlin": "fun addedHelper(): Int {{\n{i}    return 0\n{i}}}",
     "csharp": "void AddedHelper() {{\n{i}}}",
+    "bash": "added_helper() {{\n{i}  return 0\n{i}}}",
 }
 JS_LIKE = "function addedHelper() {{\n{i}  return null;\n{i}}}"
 STRING = re.compile(r"""(["'])(?:(?!\1).){2,40}\1""")

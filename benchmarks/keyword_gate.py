@@ -21,11 +21,13 @@ KEYWORDS = {
     "cpp": ["struct", "class", "enum"],
     "csharp": ["class", "struct", "interface", "enum"],
     "ruby": ["def", "class"],
+    "bash": ["function"],
 }
 
 COMMENT_MARKERS = {
     "python": ("#",),
     "ruby": ("#",),
+    "bash": ("#",),
 }
 DEFAULT_COMMENT_MARKERS = ("//", "/*", "*")
 

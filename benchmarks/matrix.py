@@ -30,14 +30,16 @@ from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
+from benchmarks.oracle_bash import BashOracle  # noqa: E402
 from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.gate.effect import edit_effect  # noqa: E402
 from gateway.errors import Blocked, GatewayError  # noqa: E402
+from gateway.reaper import descendants  # noqa: E402
 from tests.roundtrip import definition_count, round_trip  # noqa: E402
 
-LANGUAGES = ["python", "typescript", "tsx", "javascript", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby"]
+LANGUAGES = ["python", "typescript", "tsx", "javascript", "go", "rust", "java", "kotlin", "c", "cpp", "csharp", "ruby", "bash"]
 PROFILES = {
     "quick": {"files": 3, "per_kind": 3, "round_trips": 2},
     "full": {"files": 16, "per_kind": 6, "round_trips": 4},
@@ -74,6 +76,8 @@ def _oracle(gateway: Gateway, lang_name: str) -> Oracle | None:
         return AstOracle()
     if lang_name == "ruby" and shutil.which("ruby"):
         return RubyOracle(str(shutil.which("ruby")))
+    if lang_name == "bash" and shutil.which("bash"):
+        return BashOracle(str(shutil.which("bash")))
     javac, java = shutil.which("javac"), shutil.which("java")
     if lang_name == "java" and javac and java:
         return JavaOracle(javac, java)
@@ -162,7 +166,8 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                     trips_exact += outcome[1]
                     if not outcome[1]:
                         failures.append(f"{source.name}: round trip of {outcome[0]} did not restore the bytes")
-        server_rss = [_peak_rss_mb(s.pid) for s in gateway.sessions._sessions.values()]
+        # The session's pid is its reaper's: the server is below it (jdtls's java two levels down).
+        server_rss = [sum(filter(None, map(_peak_rss_mb, descendants(s.pid)))) if s.pid else None for s in gateway.sessions._sessions.values()]
     shutil.rmtree(root, ignore_errors=True)
     all_latency = [v for values in latencies.values() for v in values]
     return {
@@ -204,7 +209,8 @@ def _percent(value: float | None) -> str:
 def render(rows: list[dict[str, Any]], profile_name: str) -> str:
     out = [
         f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracle: the server's documentSymbol where "
-        "one runs (definition kinds only), Python's `ast`, Ruby's Ripper, javac's parser; `–` where no oracle or no corpus exists here.",
+        "one runs (definition kinds only: gopls for Go, jdtls for Kotlin, as no kotlinc installs here), Python's `ast`, Ruby's Ripper, "
+        "javac's parser, bash's own (`bash --pretty-print`); `–` where no oracle or no corpus exists here.",
         "",
         "| language | files | edits (judged) | oracle | ours false-block | ours missed | keyword false-block | keyword missed "
         "| classify p50 ms | routed (exact) | round trips exact | server peak RSS MB |",

@@ -278,7 +278,8 @@ class LspOracle:
         """The server's symbols once it has analysed the text (where it says so) and two
         answers in a row agree: right after a change, clangd may answer from an older AST."""
         self.session.sync(path, text, self.lang.server.language_id_for(path))
-        self.session.wait_for_analysis(path, 30)
+        if self.session.versions_diagnostics:
+            self.session.wait_for_analysis(path, 30)
         uri = path.as_uri()
         reply = None
         for attempt in range(8):

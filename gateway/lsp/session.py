@@ -152,6 +152,11 @@ class LspSession:
 
         self._run(settled(), what="waiting for the server to load the workspace")
 
+    @property
+    def versions_diagnostics(self) -> bool:
+        """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
+        return bool(self._analysed)
+
     def wait_for_analysis(self, path: Path, limit: float) -> bool:
         """Wait (up to `limit` seconds) until the server has analysed the text last sent for
         `path`; False if it has not said so (or never versions its diagnostics)."""
