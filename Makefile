@@ -71,7 +71,7 @@ demo: setup
 	$(PY) -m gateway.demo
 
 test: setup
-	$(PY) -m pytest -q -n 3 --dist loadgroup  # three workers: most tests wait on language servers, not on a core; a language's server tests share one (xdist_group)
+	$(PY) -m pytest -q -n 3  # three workers: most tests wait on language servers, not on a core
 
 # ruff (pyflakes and pycodestyle's error classes) and pyright (basic) over the package.
 lint: python-env

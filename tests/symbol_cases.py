@@ -25,8 +25,6 @@ SERVER_LANGUAGES = {
     "go": "lsp:gopls",
     "c": "lsp:clangd",
     "cpp": "lsp:clangd",
-    # Java and Kotlin in one folder of sources, no build file: one jdtls serves both.
-    "jvm": "lsp:jdtls",
     "bash": "lsp:bash-language-server",
 }
 
@@ -164,8 +162,10 @@ CASES: dict[str, list[OpCase]] = {
     ],
 }
 
+# Java and Kotlin in one folder of sources, no build file: one jdtls serves both
+# (tests/test_symbols_jdtls.py runs them in one test, so that jdtls starts once).
 CART, BASKET = "Cart.java", "kt/Basket.kt"
-CASES["jvm"] = [
+JVM_CASES = [
     OpCase("java_replace_method_keeping_javadoc", "replace_symbol", ("Cart/total", CART, "public int total() {\n    return sum * 2;\n}"),
            ((CART, "        return sum;\n", "        return sum * 2;\n"),)),
     OpCase("java_insert_method", "insert_code", ("Cart/add", CART, "public void clear() {\n    sum = 0;\n}", "after"),

@@ -9,11 +9,11 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import Ambiguous, NotFound
-from tests.symbol_cases import CASES, FORCE, TREE_SITTER_CASES, OpCase
+from tests.symbol_cases import CASES, FORCE, JVM_CASES, TREE_SITTER_CASES, OpCase
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The server languages' cases too, minus renames (tree-sitter renames only within a file).
-ALL = {**TREE_SITTER_CASES, **{lang: [c for c in cases if c.operation != "rename_symbol"] for lang, cases in CASES.items()}}
+ALL = {**TREE_SITTER_CASES, **{lang: [c for c in cases if c.operation != "rename_symbol"] for lang, cases in {**CASES, "jvm": JVM_CASES}.items()}}
 PARAMS = [(lang, case) for lang, cases in ALL.items() for case in cases]
 
 

@@ -1,0 +1,75 @@
+"""Java and Kotlin through the real jdtls, on a bare folder of sources (no build file), the
+common agent case.
+
+One test, so that one jdtls starts (5-8 s, and its first rename indexes the JDK): under
+`make test`'s load distribution, separate tests would each start one on every worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+
+from gateway.errors import Ambiguous
+from tests.roundtrip import definition_count, round_trip
+from tests.symbol_cases import JVM_CASES
+from tests.test_symbols_servers import LanguageWorkspace, check_case
+
+JDTLS = "lsp:jdtls"
+
+
+def _kotlin_renames_through_the_checked_fallback(workspace: LanguageWorkspace) -> None:
+    result = workspace.gateway.rename_symbol("Basket/size", "kt/Basket.kt", "amount")
+    assert result["backend"] == "tree-sitter" and result["complete"] is True
+    assert "read-only" in result["fallback"] and "read-only" in result["message"]
+    basket = workspace.original["kt/Basket.kt"].decode()
+    assert workspace.text("kt/Basket.kt") == basket.replace("fun size()", "fun amount()").replace("= size()", "= amount()")
+    assert workspace.text("kt/Shop.kt") == workspace.original["kt/Shop.kt"].decode().replace("basket.size()", "basket.amount()")
+
+
+def _kotlin_rename_refuses_what_it_cannot_tie(workspace: LanguageWorkspace) -> None:
+    with pytest.raises(Ambiguous, match=r"read-only.*put at kt/Shop\.kt:8 may belong to another type; nothing renamed"):
+        workspace.gateway.rename_symbol("Basket/put", "kt/Basket.kt", "add")
+    assert all(workspace.text(name) == data.decode() for name, data in workspace.original.items())
+
+
+def _servers_rows(workspace: LanguageWorkspace) -> None:
+    rows = {row["language"]: row for row in workspace.gateway.servers()["languages"]}
+    assert (rows["java"]["status"], rows["kotlin"]["status"]) == ("working", "working")
+    assert rows["java"]["rename_fallback"] is None and "read-only" in rows["kotlin"]["rename_fallback"]
+    assert rows["java"]["version"].startswith("Eclipse JDT LS")
+
+
+def _round_trips(workspace: LanguageWorkspace) -> None:
+    for path in ("Cart.java", "kt/Basket.kt"):
+        outcomes = [round_trip(workspace.gateway, workspace.root, path, i) for i in range(definition_count(workspace.gateway, path))]
+        done = [outcome for outcome in outcomes if outcome is not None]
+        assert len(done) >= 2 and all(exact for _, exact in done), f"{path}: {done}"
+
+
+def _closing_ends_jdtls_and_its_java(workspace: LanguageWorkspace) -> None:
+    gateway = workspace.gateway
+    reaper = psutil.Process(next(s.pid for s in gateway.sessions.running() if s.name == "jdtls" and s.pid))
+    family = [reaper, *reaper.children(recursive=True)]
+    assert any(p.name() == "java" for p in family[1:]), [p.name() for p in family]
+    gateway.close()
+    _, alive = psutil.wait_procs(family, timeout=30)
+    assert not alive, f"left running: {[p.name() for p in alive]}"
+
+
+def test_java_and_kotlin_through_jdtls(tmp_path: Path) -> None:
+    workspace = LanguageWorkspace("jvm", tmp_path)
+    try:
+        listing = workspace.gateway.symbols("Cart.java")
+        assert listing["backend"] == JDTLS and [s["name_path"] for s in listing["symbols"]][:3] == ["Cart", "Cart/sum", "Cart/total"]
+        for case in JVM_CASES:  # Java replace, insert, remove, rename across files; Kotlin replace, insert, remove
+            workspace.reset()
+            check_case(workspace, case, JDTLS)
+        for check in (_kotlin_renames_through_the_checked_fallback, _kotlin_rename_refuses_what_it_cannot_tie, _servers_rows, _round_trips):
+            workspace.reset()
+            check(workspace)
+        _closing_ends_jdtls_and_its_java(workspace)
+    finally:
+        workspace.gateway.close()
