@@ -45,6 +45,7 @@ from gateway.symbols.operations import syntax_errors  # noqa: E402
 from gateway.symbols.routing import RouteRefused, plan_route  # noqa: E402
 from gateway.workspace import SourceFile  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
+from gateway.syntax import language_for  # noqa: E402
 
 SEED = 20261122
 SUFFIX = {"python": ".py", "typescript": ".ts", "tsx": ".tsx", "javascript": ".js", "go": ".go", "rust": ".rs",
@@ -182,7 +183,7 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
     """Route one blocked edit the way `edit --route` would, in memory, and compare R with A."""
     tally = run.routes
     tally.blocked += 1
-    lang = gateway.registry.for_path(path, edit.before)
+    lang = language_for(gateway.registry, path, edit.before)
     assert lang is not None
     clean = len(syntax_errors(lang, effect.after)) <= len(syntax_errors(lang, edit.before))
     tally.clean += clean

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -14,7 +15,7 @@ from pathlib import Path
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
-from gateway.langs import Language
+from gateway.langs import Language, LanguageRegistry
 
 
 @dataclass(frozen=True)
@@ -472,3 +473,16 @@ def error_count(lang: Language, source: bytes) -> int:
         return 0
     query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
     return len(QueryCursor(query).captures(tree.root_node).get("error", []))
+
+def pick(candidates: list[Language], text: str) -> Language | None:
+    """Of the languages that may claim a file, the one whose grammar reads `text` best."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    source = text.encode("utf-8", "surrogatepass")
+    return min(candidates, key=lambda lang: error_count(lang, source))
+
+
+def language_for(registry: LanguageRegistry, path: str | os.PathLike[str], text: str | None) -> Language | None:
+    """The file's language: by its name (or `#!` line), and where several claim it, by grammar."""
+    candidates = registry.candidates(path, text)
+    return pick(candidates, text) if text is not None else (candidates[0] if candidates else None)

@@ -22,7 +22,7 @@ from gateway.atomic import file_digest
 from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
-    from gateway.api import Gateway
+    from gateway.engine import Engine
 
 # anchor_regex runs with a time limit: a pattern that backtracks catastrophically is refused, not waited for.
 REGEX_SECONDS = 2.0
@@ -86,7 +86,7 @@ class _StepRefused(Exception):
         self.code = code
 
 
-def check_contract(gateway: Gateway, contract: Contract) -> Plan:
+def check_contract(gateway: Engine, contract: Contract) -> Plan:
     plan = Plan(contract, problems=list(contract.problems))
     scope = _scope(gateway, contract, plan)
     if not plan.problems:
@@ -114,7 +114,7 @@ def check_contract(gateway: Gateway, contract: Contract) -> Plan:
     return plan
 
 
-def _scope(gateway: Gateway, contract: Contract, plan: Plan) -> dict[str, str]:
+def _scope(gateway: Engine, contract: Contract, plan: Plan) -> dict[str, str]:
     """Each path the contract names -> its workspace-relative form; problems for what is outside."""
     workspace, scope = gateway.workspace, {}
     for entry in contract.files:
@@ -140,7 +140,7 @@ def _scope(gateway: Gateway, contract: Contract, plan: Plan) -> dict[str, str]:
     return scope
 
 
-def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
+def _staleness(gateway: Engine, contract: Contract, plan: Plan) -> None:
     root = gateway.workspace.root
     for entry in contract.files:
         if entry.sha256 is None:
@@ -166,7 +166,7 @@ def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
         plan.problems.append(Problem("stale", f"{changed}: changed since base {contract.base[:12]} (git-tracked)", line))
 
 
-def _load(gateway: Gateway, plan: Plan, display: str) -> FilePlan:
+def _load(gateway: Engine, plan: Plan, display: str) -> FilePlan:
     if display not in plan.files:
         path = gateway.workspace.root / display
         if path.exists():
@@ -195,7 +195,7 @@ def _anchor_span(text: str, step: Step) -> tuple[int, int]:
     return spans[0]
 
 
-def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: set[str]) -> None:
+def _apply_step(gateway: Engine, plan: Plan, step: Step, display: str, scope: set[str]) -> None:
     fp = _load(gateway, plan, display)
     if step.action == "create":
         if fp.source is not None or fp.created:
@@ -219,7 +219,7 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
     _symbol_step(gateway, plan, step, fp, scope)
 
 
-def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
+def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
     from gateway.namepath import NamePath
     from gateway.symbols.backends import LspBackend
     from gateway.symbols.rename import plan_rename

@@ -19,7 +19,7 @@ from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
-from gateway.syntax import definitions, find_definitions, parse
+from gateway.syntax import definitions, find_definitions, language_for, parse
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class SymbolService:
         self.sessions = sessions
 
     def language(self, source: SourceFile) -> Language:
-        lang = self.registry.for_path(source.path, source.text)
+        lang = language_for(self.registry, source.path, source.text)
         if lang is None or not lang.symbol_backend:
             what = f"{lang.name} has no symbol backend" if lang else "not source code of a supported language"
             raise UsageError(f"{source.display}: {what}; symbol operations do not apply")
