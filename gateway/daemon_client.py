@@ -35,8 +35,6 @@ KEYED_ENV = ("PATH", "GATEWAY_NO_SERVERS", "GATEWAY_LSP_TIMEOUT", "GATEWAY_TOOLS
 CONNECT_SECONDS = 1.0
 MAX_BASE = 60
 CALL_SECONDS = 600.0
-# The operations of `gateway.surface` that write the file named by their `path`.
-WRITING = frozenset({"edit", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"})
 
 
 class DaemonUnavailable(Exception):
@@ -190,24 +188,20 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
     return local()
 
 
-def method_for(operation: str) -> str:
-    """The JSON-RPC method of an operation: `replace_symbol` is `gateway/replaceSymbol`."""
-    first, *rest = operation.split("_")
-    return "gateway/" + first + "".join(part.title() for part in rest)
-
-
 def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any]) -> Any:
     """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
     raised as RemoteError. After the daemon died mid-call, `local()` runs for a writing operation
     only if the file it names is unchanged."""
+    from gateway.surface import OPERATIONS
+
     retry: Callable[[], bool] = lambda: True  # noqa: E731
     path = params.get("path") or params.get("file_path")  # agents send `file_path` (gateway.surface takes either)
-    if operation in WRITING and isinstance(path, str):
+    if OPERATIONS[operation].writes and isinstance(path, str):
         target = os.path.join(workspace, path)
         before = _contents(target)
         retry = lambda: _contents(target) == before  # noqa: E731
     try:
-        return through_daemon(workspace, method_for(operation), params, local, retry)
+        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry)
     except DaemonError as error:
         raise RemoteError(error.data or {"kind": "error", "message": str(error)}) from None
 

@@ -1,6 +1,7 @@
 """`gateway mcp`: the MCP server (official `mcp` SDK) over stdio.
 
-Each tool's description carries its obligations (gateway.descriptions), under a budget: the
+Each tool, with its description and parameters, comes from the operation table (gateway.surface);
+a description carries the tool's obligations, under a budget: the
 tool list is in the agent's context on every request. The typed-edit tool (`declare`, with
 the kind as an enum; a kind alone answers that kind's obligations) is listed only when the
 workspace turns typed edits on, contract tools only when it has contracts (`[mcp]` in
@@ -12,6 +13,7 @@ daemon when one runs (`daemon_client.invoke`).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from typing import Any, Literal
@@ -22,9 +24,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from gateway.api import Gateway
 from gateway.config import mcp_config
 from gateway.daemon_client import invoke
-from gateway.descriptions import CONTRACT_TOOLS, INSTRUCTIONS, TOOL_DESCRIPTIONS, TYPED_INSTRUCTIONS
 from gateway.errors import GatewayError
-from gateway.surface import call
+from gateway.surface import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
@@ -34,40 +35,44 @@ ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[val
 
 Run = Callable[[str, dict[str, Any]], dict[str, Any]]
 
+INSTRUCTIONS = (
+    "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
+    "edits that add, remove or rename definitions or change their headers are done as verified symbol "
+    "operations or refused with the tool to use. Symbol tools address definitions by name path (see "
+    "find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
+)
 
-def _core_tools(run: Run) -> dict[str, Callable[..., str]]:
-    """The gate and symbol tools (and the contract tools), each answering in compact JSON."""
+TYPED_INSTRUCTIONS = (
+    " Typed edits are on: declare the kind of change first (the declare tool) and get a short-lived "
+    "single-use grant bound to each file's current hash; given file_path, old_string and new_string it "
+    "also applies the edit through the gate. Pass the grant's token to a symbol tool for a structural "
+    "change. A refusal names what the declaration lacks."
+)
 
-    def edit_file(
-        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True, token: str | None = None
-    ) -> str:
-        return _text(run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "route": route, "token": token}))
 
-    def replace_symbol(name_path: str, path: str, body: str, token: str | None = None) -> str:
-        return _text(run("replace_symbol", {"name_path": name_path, "path": path, "body": body, "token": token}))
+def _tool(operation: Operation, run: Run) -> Callable[..., str]:
+    """The MCP tool of a table operation: its signature (hence its schema) from the table's
+    parameters, under the names agents use (`file_path`)."""
 
-    def insert_code(name_path: str, path: str, code: str, position: Literal["before", "after"], token: str | None = None) -> str:
-        return _text(run("insert_code", {"name_path": name_path, "path": path, "code": code, "position": position, "token": token}))
+    def tool(**given: Any) -> str:
+        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}))
 
-    def remove_symbol(name_path: str, path: str, token: str | None = None) -> str:
-        return _text(run("remove_symbol", {"name_path": name_path, "path": path, "token": token}))
+    tool.__signature__ = inspect.Signature([_parameter(param) for param in operation.params])  # type: ignore[attr-defined]
+    tool.__name__ = operation.tool or operation.name
+    return tool
 
-    def rename_symbol(name_path: str, path: str, new_name: str, token: str | None = None) -> str:
-        return _text(run("rename_symbol", {"name_path": name_path, "path": path, "new_name": new_name, "token": token}))
 
-    def symbols(path: str, depth: int | None = None) -> str:
-        return _text(run("symbols", {"path": path, "depth": depth}))
+def _parameter(param: Param) -> inspect.Parameter:
+    kind: Any = Literal[param.choices] if param.choices else param.kind
+    if param.required:
+        return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
+    default = param.default
+    return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if default is not None else kind | None,
+                             default=default)
 
-    def find_symbol(name_path: str, path: str | None = None, body: bool = False) -> str:
-        return _text(run("find_symbol", {"name_path": name_path, "path": path, "body": body}))
 
-    def contract_check(path: str) -> str:
-        return _text(run("contract_check", {"path": path}))
-
-    def contract_apply(path: str, keep_on_failure: bool = False) -> str:
-        return _text(run("contract_apply", {"path": path, "keep_on_failure": keep_on_failure}))
-
-    return {f.__name__: f for f in (edit_file, replace_symbol, insert_code, remove_symbol, rename_symbol, symbols, find_symbol, contract_check, contract_apply)}
+# The tools' parameter names where agents' names differ from the table's (edit_file's `file_path`).
+_NAMES = {operation.name: {p.agent_name: p.name for p in operation.params if p.agent_name != p.name} for operation in OPERATIONS.values()}
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -86,11 +91,12 @@ def build_server(gateway: Gateway) -> MCPServer:
                 return {**error.to_json()["classification"], "applied": False}
             raise ToolError(f"{error.kind}: {error}") from None
 
-    for name, tool in _core_tools(run).items():
-        if name not in CONTRACT_TOOLS or listed.contracts:
-            server.add_tool(tool, name=name, description=TOOL_DESCRIPTIONS[name], structured_output=False)
-    if listed.typed_edits:
-        server.add_tool(_declare_tool(run), name="declare", description=TOOL_DESCRIPTIONS["declare"], structured_output=False)
+    for operation in OPERATIONS.values():
+        if operation.tool and (operation.group != "contracts" or listed.contracts):
+            server.add_tool(_tool(operation, run), name=operation.tool, description=operation.description, structured_output=False)
+    if listed.typed_edits:  # one tool for the declaration and the edit it grants
+        declare = OPERATIONS["declare"]
+        server.add_tool(_declare_tool(run), name=declare.name, description=declare.description, structured_output=False)
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server

@@ -35,29 +35,11 @@ from gateway.api import Gateway
 from gateway.daemon_client import peer_uid
 from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
 from gateway.framing import MAX_BODY_BYTES, FrameError, FrameReader
-from gateway.surface import call
+from gateway.surface import OPERATIONS, call
 from gateway.userstate import private_file, state_home
 from gateway.workers import RequestPool
 
-METHODS = {
-    "gateway/classify": "classify",
-    "gateway/edit": "edit",
-    "gateway/symbols": "symbols",
-    "gateway/findSymbol": "find_symbol",
-    "gateway/replaceSymbol": "replace_symbol",
-    "gateway/insertCode": "insert_code",
-    "gateway/removeSymbol": "remove_symbol",
-    "gateway/renameSymbol": "rename_symbol",
-    "gateway/servers": "servers",
-    "gateway/kinds": "kinds",
-    "gateway/declare": "declare",
-    "gateway/auditLog": "audit_log",
-    "gateway/auditSummary": "audit_summary",
-    "gateway/auditVerify": "audit_verify",
-    "gateway/contractCheck": "contract_check",
-    "gateway/contractApply": "contract_apply",
-    "gateway/context": "context",
-}
+METHODS = {operation.method: name for name, operation in OPERATIONS.items()}
 AUTHENTICATE, STOP = "gateway/authenticate", "gateway/stop"
 # A TCP peer's first message is `gateway/authenticate` of at most PRE_AUTH_BYTES, sent within
 # AUTH_SECONDS of connecting; otherwise it is closed, having cost at most that much memory.
