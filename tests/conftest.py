@@ -4,7 +4,9 @@ directory of this test session, never in the developer's home."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from pathlib import Path
 
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
 # Surfaces start a workspace daemon by default; tests opt in (tests/test_daemon.py) instead of
@@ -28,3 +30,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The Python fixture project (tests/fixtures/python) in `tmp_path/ws`, so that `tmp_path`
+    is outside it. Modules that need another workspace define their own `workspace`."""
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "python", root)
+    return root
