@@ -221,7 +221,6 @@ def _apply_step(gateway: Engine, plan: Plan, step: Step, display: str, scope: se
 
 def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
     from gateway.namepath import NamePath
-    from gateway.symbols.backends import LspBackend
     from gateway.symbols.rename import plan_rename
     from gateway.symbols.service import plan_insert, plan_remove, plan_replace
 
@@ -229,11 +228,10 @@ def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: s
     assert fp.source is not None and step.symbol is not None
     view = service.file_symbols(dataclasses.replace(fp.source, text=fp.text))
     if step.action == "rename_symbol":
-        if isinstance(view.backend, LspBackend):
-            # The server renames across files: it must see every file as the earlier steps left it.
-            for other in plan.files.values():
-                if other.source and other.changed and other is not fp and service.registry.for_path(other.source.path) == view.lang:
-                    view.backend.session.sync(other.source.path, other.text, view.lang.server.language_id_for(other.source.path))
+        # A server renames across files: it must see every file as the earlier steps left it.
+        for other in plan.files.values():
+            if other.source and other.changed and other is not fp and service.registry.for_path(other.source.path) == view.lang:
+                view.backend.sync(other.source.path, other.text, view.lang.server.language_id_for(other.source.path))
 
         def read(path: Path) -> SourceFile:
             display = gateway.workspace.display(gateway.workspace.resolve(path))

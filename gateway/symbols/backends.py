@@ -34,13 +34,26 @@ class RawSymbol:
 
 
 class SymbolBackend(Protocol):
+    """Where a file's symbols come from, and what else it can do. `session`: the language
+    server behind it, which answers renames and references (None: the syntax trees alone)."""
+
     name: str
 
+    @property
+    def session(self) -> LspSession | None: ...
+
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]: ...
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        """Tell the backend a file's text now (after a write: `saved`)."""
 
 
 class TreeSitterBackend:
     name = "tree-sitter"
+    session = None
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        return None
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         to_char = byte_to_char(text)
@@ -64,6 +77,9 @@ class LspBackend:
         self.lang = lang
         self.read = read
         self.name = f"lsp:{session.name}"
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        self.session.sync(path, text, language_id, saved=saved)
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         self.session.refresh(self.read)

@@ -13,7 +13,6 @@ from typing import Any, cast
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
@@ -92,7 +91,7 @@ def plan_rename(
     sources = {view.source.path: view.source}
     staged: dict[Path, str] = {}
     texts = candidates(service, view, symbol)
-    if isinstance(view.backend, LspBackend):
+    if view.backend.session is not None:
         for file, edits in sorted(_server_edits(view, symbol, new_name, texts).items()):
             if file not in sources:
                 sources[file] = read(file)
@@ -100,7 +99,7 @@ def plan_rename(
         texts = {path: (lang, staged.get(path, text)) for path, (lang, text) in texts.items()}
     mentions = mentions_in(service, view, symbol, texts)
     loose = [m for m in mentions if not m.tied]
-    if not isinstance(view.backend, LspBackend):
+    if view.backend.session is None:  # the syntax trees cannot tell an object's type
         unknown = [m for m in loose if m.why.startswith("member of an object")]
         if unknown:
             places = ", ".join(m.place(service.workspace.display) for m in unknown[:8])

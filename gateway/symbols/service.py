@@ -135,9 +135,8 @@ class SymbolService:
             self.workspace.write(*changed[0])
         elif changed:
             self.workspace.write_all(changed)
-        if isinstance(backend, LspBackend):
-            for source, text in changed:
-                backend.session.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
+        for source, text in changed:
+            backend.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
 
     def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange) -> OperationResult:
         source = view.source
