@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.engine import EditResult, Engine
+from gateway.engine import Engine
+from gateway.results import EditResult
 from gateway.errors import Tampered, UsageError
 from gateway.typed.audit import select, summarize
 from gateway.typed.declaration import Declaration

@@ -167,10 +167,12 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
     except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
         if error.kind != "blocked" or operation.name != "edit":
             raise
-        classification = error.to_json()["classification"]
+        from gateway.results import refusal
+
+        refused = refusal(error)
         hint = "" if args.route or not _routes(args) else (
             "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
-        return {**classification, "applied": False}, classification["message"] + hint, EXIT_BLOCKED
+        return refused, refused["message"] + hint, EXIT_BLOCKED
     text, code = RENDER[operation.name](result, params)
     return result, text, code
 
@@ -318,10 +320,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     except GatewayError as error:
         _close(args)
         print(f"gateway: {error}", file=sys.stderr)
-        payload: dict[str, Any] = {"ok": False, "error": error.to_json()}
-        if args is not None and args.command == "edit":
-            payload["applied"] = False
-        _emit(args, payload, "")
+        from gateway.results import refusal
+
+        _emit(args, refusal(error), "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gateway.config import gate_config
@@ -15,6 +14,7 @@ from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
 from gateway.langs import LanguageRegistry, default_registry
+from gateway.results import EditResult
 from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
@@ -23,30 +23,6 @@ if TYPE_CHECKING:
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.routing import Route
     from gateway.symbols.service import SymbolService
-
-
-@dataclass(frozen=True)
-class EditResult:
-    classification: Classification
-    path: str
-    replacements: int
-    lines: tuple[int, ...]
-    diff: str
-    route: Route | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        result = {
-            **self.classification.to_json(),
-            "applied": True,
-            "path": self.path,
-            "replacements": self.replacements,
-            "lines": list(self.lines),
-            "diff": self.diff,
-        }
-        if self.route is not None:
-            result.update(decision="routed", message=self.route.summary(), **self.route.to_json())
-        return result
-
 
 
 class Engine:

@@ -25,6 +25,7 @@ from gateway.api import Gateway
 from gateway.config import mcp_config
 from gateway.daemon_client import invoke
 from gateway.errors import GatewayError
+from gateway.results import refusal
 from gateway.surface import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
@@ -88,7 +89,7 @@ def build_server(gateway: Gateway) -> MCPServer:
             return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params))
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
-                return {**error.to_json()["classification"], "applied": False}
+                return refusal(error)
             raise ToolError(f"{error.kind}: {error}") from None
 
     for operation in OPERATIONS.values():

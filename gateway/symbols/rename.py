@@ -17,7 +17,8 @@ from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
 from gateway.symbols.references import at_symbol, candidates, mentions_in, uri_path
-from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
+from gateway.results import OperationResult
+from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
 from gateway.workspace import SourceFile
 

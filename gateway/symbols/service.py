@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Tree
 
@@ -19,6 +19,7 @@ from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
+from gateway.results import OperationResult
 from gateway.syntax import definitions, find_definitions, language_for, parse
 from gateway.workspace import SourceFile, Workspace
 
@@ -26,33 +27,6 @@ if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
 
 SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
-
-
-@dataclass(frozen=True)
-class OperationResult:
-    operation: str
-    name_path: str
-    path: str
-    backend: str
-    start_line: int
-    end_line: int
-    diff: str
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "operation": self.operation,
-            "name_path": self.name_path,
-            "path": self.path,
-            "backend": self.backend,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "diff": self.diff,
-            "message": self.message,
-            **self.details,
-        }
 
 
 @dataclass(frozen=True)
