@@ -8,13 +8,14 @@ parameters and results are the same snake_case objects everywhere (the CLI print
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import shlex
+from typing import Any, Callable
 
 from gateway.errors import UsageError
 
-if TYPE_CHECKING:
-    from gateway.api import Gateway
-    from gateway.typed.declaration import Declaration
+# What an operation runs on: the `gateway.api.Gateway` facade (typed loosely so that this table,
+# pure data, sits below everything that renders its operations, the gate's advice included).
+Gateway = Any
 
 # A description is in the agent's context on every request: each says only what is particular
 # to its tool (when to use it, when not, the test that must come with it, when to stop and ask).
@@ -70,25 +71,6 @@ _EDIT_TEXT = (
     Param("new_string", str, cli="text", flag="new", help="the new text"),
     Param("replace_all", bool, False, False, cli="switch", help="every occurrence"),
 )
-
-
-def declaration_from(params: dict[str, Any]) -> Declaration:
-    """A Declaration from snake_case parameters (the JSON-RPC/MCP object, the CLI's flags)."""
-    from gateway.typed.declaration import Declaration
-
-    for name in ("files", "test_files", "additional_files"):
-        if not all(isinstance(item, str) for item in params.get(name) or []):
-            raise UsageError(f"declare: {name} must be a list of paths")
-    return Declaration(
-        kind=params["kind"],
-        files=tuple(params["files"]),
-        provenance=params["provenance"],
-        rationale=params["rationale"],
-        target=params.get("target"),
-        test_files=tuple(params.get("test_files") or ()),
-        execution_state=params.get("execution_state") or "normal",
-        additional_files=tuple(params.get("additional_files") or ()),
-    )
 
 
 EDIT_FILE = (
@@ -151,6 +133,12 @@ CONTRACT_APPLY = (
     'DO NOT USE to improvise. TESTS: the validations run in the call. STOP AND ASK after a rollback.'
 )
 
+def _declaration(params: dict[str, Any]) -> Any:
+    from gateway.typed.declaration import Declaration
+
+    return Declaration.from_params(params)
+
+
 _TABLE = (
     Operation(
         "classify", (_path(), *_EDIT_TEXT),
@@ -187,8 +175,8 @@ _TABLE = (
     Operation(
         "insert_code",
         (Param("name_path", str, metavar="NAME_PATH", help="the sibling; '/' is the file itself"), _path(),
-         Param("code", str, cli="text", help="the code to insert"),
-         Param("position", str, cli="flag", choices=("before", "after"), help="before or after the sibling"), _TOKEN),
+         Param("position", str, cli="flag", choices=("before", "after"), help="before or after the sibling"),
+         Param("code", str, cli="text", help="the code to insert"), _TOKEN),
         lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"], p["token"]),
         "insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, command="insert-code", tool="insert_code",
     ),
@@ -220,7 +208,7 @@ _TABLE = (
             Param("additional_files", list, False, [], cli="flag", flag="additional-file", many=True, metavar="PATH",
                   help="another file a workflow kind writes"),
         ),
-        lambda g, p: g.declare(declaration_from(p)),
+        lambda g, p: g.declare(_declaration(p)),
         "declare a typed edit; issues a single-use grant", DECLARE, command="declare", group="typed",
     ),
     Operation(
@@ -290,3 +278,22 @@ def checked(operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
 def call(gateway: Gateway, operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
     """Validate `params` against the operation's table entry and run it."""
     return OPERATIONS[operation].run(gateway, checked(operation, params))
+
+
+def command_line(operation: str, values: dict[str, str]) -> str:
+    """The `gateway` command that performs `operation` with `values`; a text parameter's value
+    names a file holding the text (`--body-file NEW_DEFINITION_FILE`)."""
+    spec = OPERATIONS[operation]
+    words = ["gateway", str(spec.command), *([spec.word] if spec.word else [])]
+    flags: list[str] = []
+    for param in spec.params:
+        value = values.get(param.name)
+        if value is None:
+            continue
+        if param.cli in ("positional", "file"):
+            words.append(shlex.quote(value))
+        elif param.cli == "switch":
+            flags.append(f"--{param.flag}")
+        else:
+            flags += [f"--{param.flag}-file" if param.cli == "text" else f"--{param.flag}", shlex.quote(value)]
+    return " ".join(words + flags)
