@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from gateway import progress
 from gateway.cli_daemon import add_daemon_commands
 from gateway.cli_render import RENDER
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
@@ -58,17 +59,22 @@ def _gateway(args: argparse.Namespace) -> Any:
     return args.gateway
 
 
-def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The operation answered by the workspace's daemon when one runs (started for next time
-    when none does), else computed here; the same answer either way."""
-    from gateway.daemon_client import invoke
+def _local(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The operation computed in this process; what it waits on for more than 2 seconds is said on stderr."""
+    from gateway.surface import call
 
-    def local() -> dict[str, Any]:
-        from gateway.surface import call
-
+    with progress.reporting(progress.StreamSink(sys.stderr), operation):
         return call(_gateway(args), operation, params)
 
-    return invoke(args.workspace, operation, params, local)
+
+def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The operation answered by the workspace's daemon when one runs (started for next time
+    when none does), else computed here; the same answer either way, and the same lines on
+    stderr while it waits (the daemon's, forwarded)."""
+    from gateway.daemon_client import invoke
+
+    sink = progress.StreamSink(sys.stderr)
+    return invoke(args.workspace, operation, params, lambda: _local(args, operation, params), progress.from_remote(sink))
 
 
 def _stdin_edit() -> tuple[str, str, str, bool]:
@@ -161,9 +167,7 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
         if operation.warm:
             result = _through_daemon(args, operation.name, params)
         else:
-            from gateway.surface import call
-
-            result = call(_gateway(args), operation.name, params)
+            result = _local(args, operation.name, params)
     except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
         if error.kind != "blocked" or operation.name != "edit":
             raise

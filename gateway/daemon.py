@@ -20,13 +20,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from gateway import progress
 from gateway.api import Gateway
 from gateway.config import daemon_config
 from gateway.daemon_client import DaemonUnavailable, daemon_file
 from gateway.errors import UsageError
 from gateway.reaper import descendants
 from gateway.rpc import GatewayServer, plain, run_until_stopped
-from gateway.surface import call
 from gateway.userstate import private_file
 
 HOOK, STATUS = "gateway/hook", "gateway/status"
@@ -75,11 +75,22 @@ class DaemonServer(GatewayServer):
         self.active = self.requests = 0
         self.idle_seconds = idle_seconds
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: _hook(plain(params)), HOOK_SECONDS))
+        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(plain(params))), HOOK_SECONDS))
         self.feature(STATUS)(self._counted(lambda params: self.status()))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
-        return self._counted(lambda params: call(self.gateway, operation, plain(params)))
+        counted = self._counted(lambda work: work())
+
+        async def handle(params: Any) -> dict[str, Any]:
+            return await counted(self.reported(operation, plain(params)))
+
+        return handle
+
+    @staticmethod
+    def _logged(what: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A hook's long waits go to the daemon's log: the hook's host must not see them."""
+        with progress.reporting(progress.StreamSink(sys.stderr), what):
+            return work()
 
     def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         async def handle(params: Any) -> dict[str, Any]:

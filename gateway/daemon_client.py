@@ -118,7 +118,7 @@ def _frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def _answer(sock: _socket.socket, wanted: int) -> Any:
+def _answer(sock: _socket.socket, wanted: int, on_progress: Callable[[Any], None] | None = None) -> Any:
     reader = FrameReader()
     while True:
         chunk = sock.recv(1 << 16)
@@ -131,15 +131,21 @@ def _answer(sock: _socket.socket, wanted: int) -> Any:
                 if isinstance(error, dict):
                     raise DaemonError(int(error.get("code", -32603)), str(error.get("message", "")), error.get("data"))
                 return message.get("result")
+            if on_progress is not None and isinstance(message, dict) and message.get("method") == "$/progress":
+                on_progress(message.get("params"))
 
 
-def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS) -> Any:
-    """One JSON-RPC call to the workspace's daemon. DaemonUnavailable when none answers."""
+def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS,
+            on_progress: Callable[[Any], None] | None = None) -> Any:
+    """One JSON-RPC call to the workspace's daemon. DaemonUnavailable when none answers.
+    With `on_progress`, the daemon's `$/progress` params for the call are handed to it."""
     sock = connect(workspace)
     try:
         sock.settimeout(timeout)
+        if on_progress is not None:
+            params = {**params, "workDoneToken": "gateway"}
         sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        return _answer(sock, 1)
+        return _answer(sock, 1, on_progress)
     except (OSError, FrameError, ValueError) as error:
         raise DaemonUnavailable(f"the daemon stopped answering ({error})", sent=True) from None
     finally:
@@ -168,7 +174,7 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 
 
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
-                   retry_local: Callable[[], bool] = lambda: True) -> Any:
+                   retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
     unless autostart is off; a second daemon started meanwhile exits at once). If the daemon
     died after the request was sent, `local()` runs only when `retry_local()` says nothing was
@@ -176,7 +182,7 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
     if disabled():
         return local()
     try:
-        return request(workspace, method, params)
+        return request(workspace, method, params, on_progress=on_progress)
     except DaemonUnavailable as unavailable:
         try:
             if _autostart_allowed(workspace):
@@ -188,7 +194,8 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
     return local()
 
 
-def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any]) -> Any:
+def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],
+           on_progress: Callable[[Any], None] | None = None) -> Any:
     """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
     raised as RemoteError. After the daemon died mid-call, `local()` runs for a writing operation
     only if the file it names is unchanged."""
@@ -201,7 +208,7 @@ def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, 
         before = _contents(target)
         retry = lambda: _contents(target) == before  # noqa: E731
     try:
-        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry)
+        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry, on_progress)
     except DaemonError as error:
         raise RemoteError(error.data or {"kind": "error", "message": str(error)}) from None
 

@@ -8,19 +8,25 @@ workspace turns typed edits on, contract tools only when it has contracts (`[mcp
 .gateway/config.toml overrides both). A result is sent
 once, as compact JSON text. A gate refusal is an ordinary result naming the tool to use; other
 failures are tool errors with the gateway's one-line message. Calls go to the workspace's
-daemon when one runs (`daemon_client.invoke`).
+daemon when one runs (`daemon_client.invoke`). A call that waits more than 2 seconds (a
+language server starting or indexing) sends progress notifications, when the client asked
+for them with a progressToken.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from gateway import progress
 from gateway.api import Gateway
 from gateway.config import mcp_config
 from gateway.daemon_client import invoke
@@ -34,7 +40,7 @@ KindName = Literal[tuple(catalogue().kinds)]  # type: ignore[valid-type]
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
 
-Run = Callable[[str, dict[str, Any]], dict[str, Any]]
+Run = Callable[[str, dict[str, Any], "Context | None"], dict[str, Any]]
 
 INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
@@ -55,10 +61,12 @@ def _tool(operation: Operation, run: Run) -> Callable[..., str]:
     """The MCP tool of a table operation: its signature (hence its schema) from the table's
     parameters, under the names agents use (`file_path`)."""
 
-    def tool(**given: Any) -> str:
-        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}))
+    def tool(ctx: Context | None = None, **given: Any) -> str:
+        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}, ctx))
 
-    tool.__signature__ = inspect.Signature([_parameter(param) for param in operation.params])  # type: ignore[attr-defined]
+    # `ctx` (the SDK's request context, found by its annotation) is left out of the schema.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context | None, default=None)
+    tool.__signature__ = inspect.Signature([*map(_parameter, operation.params), context])  # type: ignore[attr-defined]
     tool.__name__ = operation.tool or operation.name
     return tool
 
@@ -84,9 +92,15 @@ def build_server(gateway: Gateway) -> MCPServer:
     listed = mcp_config(gateway.workspace.root)
     server = MCPServer("gateway", instructions=INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else ""), version="0.1.0")
 
-    def run(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
+        sink = _progress_sink(ctx)
+
+        def local() -> dict[str, Any]:
+            with progress.reporting(sink, operation):
+                return call(gateway, operation, params)
+
         try:
-            return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params))
+            return invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink))
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
                 return refusal(error)
@@ -101,6 +115,24 @@ def build_server(gateway: Gateway) -> MCPServer:
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server
+
+
+def _progress_sink(ctx: Context | None) -> progress.Sink:
+    """Progress notifications for the tool call, sent from whatever thread says them; the SDK
+    sends nothing when the client gave no progressToken. The number is a count, so it grows."""
+    try:
+        loop = anyio.from_thread.run_sync(asyncio.get_running_loop) if ctx is not None else None
+    except RuntimeError:  # not on one of the SDK's worker threads
+        loop = None
+    if ctx is None or loop is None:
+        return lambda update: None
+    said = itertools.count(1)
+
+    def send(update: progress.Update) -> None:
+        if update.kind != "end":  # the result ends it
+            asyncio.run_coroutine_threadsafe(ctx.report_progress(next(said), None, update.text), loop).result(timeout=5)
+
+    return send
 
 
 def _compact_schema(schema: Any) -> Any:
@@ -133,6 +165,7 @@ def _declare_tool(run: Run) -> Callable[..., str]:
         old_string: str | None = None,
         new_string: str | None = None,
         replace_all: bool = False,
+        ctx: Context | None = None,
     ) -> str:
         if provenance is None and rationale is None and not files and file_path is None:
             return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
@@ -150,12 +183,12 @@ def _declare_tool(run: Run) -> Callable[..., str]:
             "test_files": test_files or [],
             "execution_state": execution_state,
             "additional_files": additional_files or [],
-        })
+        }, ctx)
         if not declared["issued"] or file_path is None:
             return _text(declared)
         try:
             applied = run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string,
-                                   "replace_all": replace_all, "token": declared["token"]})
+                                   "replace_all": replace_all, "token": declared["token"]}, ctx)
         except ToolError as error:
             applied = {"applied": False, "error": str(error)}
         return _text({**declared, "edit": applied})

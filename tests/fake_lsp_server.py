@@ -1,10 +1,13 @@
 """A fake language server for fault injection only: crash, hang or garbage, by $FAKE_LSP_MODE.
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
+$FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
+first documentSymbol answer it announces work ($/progress "Indexing", 40%) for as long.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
@@ -13,10 +16,34 @@ from lsprotocol import types
 from pygls.server import LanguageServer
 
 server = LanguageServer("fake-lsp", "0.1")
+SLOW = float(os.environ.get("FAKE_LSP_SLOW", "0"))
+indexed = False
+
+
+@server.feature(types.INITIALIZE)
+def initialize(params: types.InitializeParams) -> None:
+    time.sleep(SLOW)  # runs before the reply to initialize is sent
+
+
+async def index() -> None:
+    global indexed
+    token = "fake-indexing"
+    await server.progress.create_async(token)
+    server.progress.begin(token, types.WorkDoneProgressBegin(title="Indexing", percentage=0))
+    server.progress.report(token, types.WorkDoneProgressReport(message="2/5 files", percentage=40))
+    await asyncio.sleep(SLOW)
+    server.progress.end(token, types.WorkDoneProgressEnd())
+    indexed = True
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-def document_symbol(params: types.DocumentSymbolParams) -> object:
+async def document_symbol(params: types.DocumentSymbolParams) -> object:
+    if SLOW and not indexed:
+        await index()
+    return symbols()
+
+
+def symbols() -> object:
     mode = os.environ.get("FAKE_LSP_MODE", "ok")
     if mode == "crash":
         os._exit(3)

@@ -216,3 +216,13 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     assert _status(workspace)["requests"] >= 2  # the hook was answered by the daemon
     bad = gateway(env, "hook", "claude-code", stdin='{"tool_name": "Edit", "tool_input": 3}')
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "tool_input must be an object" in bad.stderr
+
+
+def test_the_daemon_forwards_what_it_waits_on_to_the_cli_that_asked(env: dict[str, str], workspace: Path) -> None:
+    assert gateway({**env, "GATEWAY_PROGRESS_AFTER": "0"}, "daemon", "start", "--workspace", str(workspace)).returncode == 0
+    # The CLI would wait 1000 s before saying anything itself: what it says comes from the daemon.
+    done = gateway({**env, "GATEWAY_PROGRESS_AFTER": "1000"}, "symbols", "pkg/shapes.py", "--json", "--workspace", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["backend"] == "lsp:jedi-language-server"
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("gateway: symbols") and lines[-1].startswith("gateway: symbols: done ("), lines

@@ -3,8 +3,6 @@ a fresh server on the next call, no process left behind. The fake server is pygl
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import psutil
@@ -12,20 +10,9 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import ServerFailed
-from gateway.langs import LanguageRegistry, data_dir
+from gateway.langs import LanguageRegistry
 
-FAKE = Path(__file__).parent / "fake_lsp_server.py"
 SOURCE = "def f():\n    return 1\n"
-
-
-@pytest.fixture
-def registry(tmp_path: Path) -> LanguageRegistry:
-    langs = tmp_path / "langs"
-    shutil.copytree(data_dir("langs"), langs)
-    python = langs / "python.toml"
-    text = python.read_text().replace('command = ["jedi-language-server"]', f'command = ["{sys.executable}", "{FAKE}"]')
-    python.write_text(text.replace('alternatives = [["pyright-langserver", "--stdio"], ["pylsp"]]', "alternatives = []"))
-    return LanguageRegistry(langs, data_dir("queries"))
 
 
 @pytest.fixture
@@ -58,12 +45,12 @@ def _session_pid(gateway: Gateway) -> int | None:
     ],
 )
 def test_fault_leaves_file_and_recovers(
-    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path, mode: str, reason: str
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path, mode: str, reason: str
 ) -> None:
     # Only the hang needs a short timeout; the other faults must not race a slow start on a busy machine.
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
-    with Gateway(workspace, registry=registry) as gateway:
+    with Gateway(workspace, registry=fake_registry) as gateway:
         with pytest.raises(ServerFailed, match=reason) as failed:
             gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert "\n" not in str(failed.value)

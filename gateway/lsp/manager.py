@@ -7,6 +7,7 @@ import os
 import threading
 from pathlib import Path
 
+from gateway import progress
 from gateway.errors import UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
@@ -43,10 +44,14 @@ class SessionManager:
         """
         if not self.use_servers:
             return None
-        command = find_server(lang.server)
+        with progress.doing(f"looking for {lang.server.name}"):
+            command = find_server(lang.server)
         if command is None:
             return None
-        with self._lock:
+        if not self._lock.acquire(blocking=False):
+            with progress.doing("waiting while another language server starts"):
+                self._lock.acquire()
+        try:
             session = self._sessions.get(command)
             if session is not None and session.broken:
                 session.close()
@@ -57,6 +62,8 @@ class SessionManager:
                 session.start()
                 self._sessions[command] = session
             return session
+        finally:
+            self._lock.release()
 
     def running(self) -> list[LspSession]:
         with self._lock:

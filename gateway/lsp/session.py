@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from multilspy.lsp_protocol_handler.server import Error as LspError
 from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
 
+from gateway import progress
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
@@ -54,7 +55,7 @@ class LspSession:
         env = {"PATH": search_path(), "GATEWAY_REAPER_PARENT": str(os.getpid())}
         self._handler = LanguageServerHandler(ProcessLaunchInfo(cmd=leashed, cwd=str(root), env=env), start_independent_lsp_process=True)
         self.server_info: dict[str, Any] = {}
-        self._working: set[str] = set()
+        self._working: dict[str, tuple[str, str]] = {}  # token: (title, what the server says it is doing)
         self._analysed: dict[str, int] = {}
         self._load_errors: dict[str, str] = {}
         self._diagnosed: set[str] = set()
@@ -93,11 +94,21 @@ class LspSession:
         """Work the server announces (project loading, indexing), tracked until it ends."""
         if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
             return
-        token, kind = str(params.get("token")), params["value"].get("kind")
-        if kind == "begin":
-            self._working.add(token)
-        elif kind == "end":
-            self._working.discard(token)
+        token, value = str(params.get("token")), params["value"]
+        if value.get("kind") == "begin":
+            title = str(value.get("title") or "")
+            self._working[token] = (title, _work(title, value))
+        elif value.get("kind") == "report" and token in self._working:
+            title = self._working[token][0]
+            self._working[token] = (title, _work(title, value))
+        elif value.get("kind") == "end":
+            self._working.pop(token, None)
+
+    def activity(self, what: str) -> str:
+        """What a caller waiting on `what` waits for, with the work the server announced."""
+        doing = f"starting {self.name}" if what == "initialize" else f"{self.name}: {what.rpartition('/')[2]}"
+        work = "; ".join(text for _, text in list(self._working.values()) if text)
+        return f"{doing} — {work}" if work else doing
 
     async def _diagnostics(self, params: Any) -> None:
         """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
@@ -178,7 +189,8 @@ class LspSession:
             raise ServerFailed(f"{self.name}: {self.broken}")
         future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine), self._loop)
         try:
-            return future.result(timeout=self.timeout + 5)
+            with progress.doing(lambda: self.activity(what)):
+                return future.result(timeout=self.timeout + 5)
         except FutureTimeout:
             future.cancel()
             self.broken = f"no answer to {what} within {self.timeout:g}s"
@@ -291,3 +303,10 @@ class LspSession:
             pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+
+
+def _work(title: str, value: dict[str, Any]) -> str:
+    """A `$/progress` begin or report as one phrase: `Indexing: 12/345 (3%)`."""
+    message, percentage = value.get("message"), value.get("percentage")
+    text = ": ".join(str(part) for part in (title, message) if part)
+    return f"{text} ({percentage:g}%)" if isinstance(percentage, int | float) and not isinstance(percentage, bool) else text
