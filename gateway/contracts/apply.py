@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gateway import progress
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
@@ -69,7 +70,8 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
     finally:
         os.close(status_write)
     try:
-        output, _ = process.communicate(timeout=validation.timeout + REAPER_GRACE_SECONDS)
+        with progress.doing(f"validating: {validation.run}"):
+            output, _ = process.communicate(timeout=validation.timeout + REAPER_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
