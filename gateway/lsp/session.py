@@ -59,6 +59,8 @@ class LspSession:
         self._analysed: dict[str, int] = {}
         self._load_errors: dict[str, str] = {}
         self._diagnosed: set[str] = set()
+        # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
+        self._unversioned: set[str] = set()
         self._reports = threading.Lock()
 
     def start(self) -> LspSession:
@@ -114,6 +116,8 @@ class LspSession:
         """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
         if isinstance(params, dict) and isinstance(params.get("version"), int):
             self._analysed[str(params.get("uri"))] = params["version"]
+        elif isinstance(params, dict):
+            self._unversioned.add(str(params.get("uri")))
         if isinstance(params, dict):
             self._diagnosed.add(str(params.get("uri")))
         await self._report("textDocument/publishDiagnostics", params)
@@ -154,15 +158,19 @@ class LspSession:
 
     def wait_for_analysis(self, path: Path, limit: float) -> bool:
         """Wait (up to `limit` seconds) until the server has analysed the text last sent for
-        `path`; False if it has not said so (or never versions its diagnostics)."""
+        `path`: diagnostics of that version, or unversioned ones sent after it (gopls answers a
+        didOpen so); False if it has not said so."""
         uri = path.as_uri()
+
+        def done() -> bool:
+            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0) or uri in self._unversioned
 
         async def analysed() -> bool:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + limit
-            while self._analysed.get(uri, 0) < self._versions.get(uri, 0) and loop.time() < deadline:
+            while not done() and loop.time() < deadline:
                 await asyncio.sleep(0.02)
-            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0)
+            return done()
 
         return self._run(analysed(), what="waiting for the server's analysis")
 
@@ -248,6 +256,8 @@ class LspSession:
         """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""
         uri = path.as_uri()
         with self._lock:
+            if uri not in self._versions or self._sent[uri] != text:
+                self._unversioned.discard(uri)
             if uri not in self._versions:
                 self._versions[uri] = 1
                 self._notify(lambda h: h.notify.did_open_text_document(
