@@ -8,6 +8,7 @@ way: Serena lists Go methods flat, so the Go targets are functions.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sysconfig
 from dataclasses import dataclass, field
@@ -45,7 +46,9 @@ def _goroot() -> str:
         return "/usr/local/go"
 
 
-def _cases() -> dict[str, Case]:
+@functools.cache
+def cases() -> dict[str, Case]:
+    """Per language: the files copied, the symbols operated on and the code inserted."""
     return {
         "python": Case(
             "python", "python_jedi", sysconfig.get_paths()["stdlib"], ("argparse.py",), "argparse.py",
@@ -64,8 +67,6 @@ def _cases() -> dict[str, Case]:
         ),
     }
 
-
-CASES = _cases()
 
 
 def marked(definition: str, marker: str, comment: str) -> str:

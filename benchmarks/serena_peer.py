@@ -39,7 +39,7 @@ from mcp.client.stdio import stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.peer_cases import CASES, Case, marked  # noqa: E402
+from benchmarks.peer_cases import Case, cases, marked  # noqa: E402
 from benchmarks.report import machine, record, result_path  # noqa: E402
 
 SERENA = ROOT / ".tools" / "serena" / "bin" / "serena"
@@ -295,7 +295,7 @@ async def _main(languages: list[str], runs: int) -> list[dict[str, Any]]:
     rows = []
     try:
         for language in languages:
-            rows.append(await _run_case(CASES[language], runs, parent, env))
+            rows.append(await _run_case(cases()[language], runs, parent, env))
             print(json.dumps(rows[-1]["medians_ms"]), file=sys.stderr)
     finally:
         for workspace in parent.glob("*-gateway"):
@@ -306,9 +306,9 @@ async def _main(languages: list[str], runs: int) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description="Head to head with Serena: the same operations through both MCP servers.")
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--languages", default=",".join(CASES))
+    parser.add_argument("--languages", default=",".join(cases()))
     parser.add_argument("--record", action="store_true", help="write RESULTS.md and results/ (else results/local/)")
     args = parser.parse_args()
     if not SERENA.exists():
