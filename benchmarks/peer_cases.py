@@ -28,6 +28,8 @@ class Case:
     anchor: str  # name path the code is inserted after
     insert: str  # the code inserted, the same text to both tools
     comment: str  # the language's line comment
+    rename: str  # name path renamed (to `new_name`), then renamed again after the files are put back
+    new_name: str
     exclude: str = ""
     extra_files: dict[str, str] = field(default_factory=dict)
 
@@ -53,17 +55,19 @@ def cases() -> dict[str, Case]:
         "python": Case(
             "python", "python_jedi", sysconfig.get_paths()["stdlib"], ("argparse.py",), "argparse.py",
             "ArgumentParser/format_usage", "ArgumentParser/format_help",
-            "    def extra(self):\n        return 0\n", "#",
+            "    def extra(self):\n        return 0\n", "#", "_get_action_name", "_action_name",
         ),
         "go": Case(
             "go", "go", str(Path(_goroot()) / "src" / "go" / "ast"), ("*.go",), "ast.go",
             "stripTrailingWhitespace", "NewIdent", "func Extra() int {\n\treturn 0\n}\n", "//",
+            "isDirective", "isCommentDirective",
             exclude="*_test.go", extra_files={"go.mod": "module bench\n\ngo 1.21\n"},
         ),
         "typescript": Case(
             "typescript", "typescript", str(ROOT / ".tools" / "hosts" / "node_modules" / "node-pty" / "src"),
             ("*.ts", "*/*.ts", "tsconfig.json"), "unixTerminal.ts", "UnixTerminal/resize", "UnixTerminal/clear",
-            "  public extra(): number {\n    return 0;\n  }\n", "//", exclude="*.test.ts",
+            "  public extra(): number {\n    return 0;\n  }\n", "//",
+            "UnixTerminal/_sanitizeEnv", "_cleanEnv", exclude="*.test.ts",
         ),
     }
 

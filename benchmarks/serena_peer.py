@@ -51,8 +51,9 @@ STEPS = [
     ("find_symbol", "changed", True), ("find_symbol", "unchanged", False),
     ("replace_symbol", "unchanged", False), ("replace_symbol", "changed", True),
     ("insert_code", "unchanged", False), ("insert_code", "changed", True),
+    ("rename_symbol", "unchanged", False), ("rename_symbol", "changed", True),
 ]
-WRITES = ("replace_symbol", "insert_code")
+WRITES = ("replace_symbol", "insert_code", "rename_symbol")
 
 
 class Peer:
@@ -61,6 +62,16 @@ class Peer:
     def __init__(self, name: str, session: ClientSession, root: Path, case: Case) -> None:
         self.name, self.session, self.root, self.case = name, session, root, case
         self.file = root / case.path
+        self.files = sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+    def snapshot(self) -> dict[str, str]:
+        return {relative: (self.root / relative).read_text() for relative in self.files}
+
+    def rewrite(self, files: dict[str, str]) -> None:
+        """The benchmark's own edit, as another program would make it: every file written anew."""
+        for relative, text in files.items():
+            (self.root / relative).write_text(text)
 
     def request(self, operation: str, text: str | None) -> tuple[str, dict[str, Any]]:
         c = self.case
@@ -70,12 +81,14 @@ class Peer:
                 "find_symbol": ("find_symbol", {"name_path_pattern": c.target, "relative_path": c.path, "include_body": True}),
                 "replace_symbol": ("replace_symbol_body", {"name_path": c.target, "relative_path": c.path, "body": text}),
                 "insert_code": ("insert_after_symbol", {"name_path": c.anchor, "relative_path": c.path, "body": c.insert}),
+                "rename_symbol": ("rename_symbol", {"name_path": c.rename, "relative_path": c.path, "new_name": c.new_name}),
             }[operation]
         return {  # depth 2 here is Serena's depth 1: top-level symbols and their children
             "symbols": ("symbols", {"path": c.path, "depth": 2}),
             "find_symbol": ("find_symbol", {"name_path": c.target, "path": c.path, "body": True}),
             "replace_symbol": ("replace_symbol", {"name_path": c.target, "path": c.path, "body": text}),
             "insert_code": ("insert_code", {"name_path": c.anchor, "path": c.path, "code": c.insert, "position": "after"}),
+            "rename_symbol": ("rename_symbol", {"name_path": c.rename, "path": c.path, "new_name": c.new_name}),
         }[operation]
 
     async def call(self, operation: str, text: str | None = None) -> tuple[float, str]:
@@ -86,7 +99,7 @@ class Peer:
         result = await self.session.call_tool(tool, arguments)
         elapsed = (time.perf_counter() - started) * 1000
         answer = "".join(getattr(part, "text", "") for part in result.content)
-        if result.is_error or answer.startswith("Error") or '"ok":false' in answer:
+        if result.is_error or answer.startswith("Error") or '"ok":false' in answer or '"applied":false' in answer:
             raise RuntimeError(f"{self.name} {tool} on {self.case.language}: {answer[:400]}")
         if operation in WRITES and self.file.read_bytes() == before:
             raise RuntimeError(f"{self.name} {tool} on {self.case.language} wrote nothing: {answer[:400]}")
@@ -169,14 +182,19 @@ class Tally:
         self.samples.setdefault(step, {}).setdefault(peer, []).append(ms)
 
     def compare(self, step: tuple[str, str], peers: list[Peer]) -> None:
-        texts = {peer.name: peer.file.read_text() for peer in peers}
+        """Whether every peer's copy of every file holds the same bytes; the first difference kept."""
+        files = {peer.name: peer.snapshot() for peer in peers}
+        same = all(files[peer.name] == files[GATEWAY] for peer in peers)
         counts = self.same.setdefault(step, [0, 0])
-        counts[0] += len(set(texts.values())) == 1
+        counts[0] += same
         counts[1] += 1
-        if len(set(texts.values())) > 1 and step not in self.diffs:
-            diff = difflib.unified_diff(texts[GATEWAY].splitlines(keepends=True), texts[PEER].splitlines(keepends=True),
-                                        f"{GATEWAY}/{peers[0].case.path}", f"{PEER}/{peers[0].case.path}", n=2)
-            self.diffs[step] = "".join(list(diff)[:40])
+        if not same and step not in self.diffs:
+            ours, theirs = files[GATEWAY], files[PEER]
+            lines = []
+            for relative in sorted(set(ours) | set(theirs)):
+                lines += difflib.unified_diff(ours.get(relative, "").splitlines(keepends=True), theirs.get(relative, "").splitlines(keepends=True),
+                                              f"{GATEWAY}/{relative}", f"{PEER}/{relative}", n=2)
+            self.diffs[step] = "".join(lines[:40]) or "(the gateway's copy and Serena's agree; the gateway without its daemon differs)"
 
 
 async def _definition(peers: list[Peer]) -> tuple[str, bool]:
@@ -191,16 +209,17 @@ async def _definition(peers: list[Peer]) -> tuple[str, bool]:
     return ours, bodies[PEER] == ours.lstrip() and bodies[LOCAL] == ours
 
 
-async def _one_run(peers: list[Peer], run: int, original: str, definition: str, tally: Tally | None) -> None:
-    comment = peers[0].case.comment
-    outside = {"a": original.replace(definition, marked(definition, f"edited outside, run {run} a", comment)),
-               "b": original.replace(definition, marked(definition, f"edited outside, run {run} b", comment))}
+async def _one_run(peers: list[Peer], run: int, original: dict[str, str], definition: str, tally: Tally | None) -> None:
+    case = peers[0].case
+    comment, text = case.comment, original[case.path]
+    outside = {key: {**original, case.path: text.replace(definition, marked(definition, f"edited outside, run {run} {key}", comment))}
+               for key in "ab"}
     replacement = {"unchanged": marked(definition, f"replaced, run {run} a", comment),
                    "changed": marked(definition, f"replaced, run {run} b", comment)}
     for operation, state, rewrite in STEPS:
         for peer in peers:
             if rewrite:
-                peer.file.write_text(outside["b" if operation == "find_symbol" else "a"])
+                peer.rewrite(outside["b" if operation == "find_symbol" else "a"])
             ms, answer = await peer.call(operation, replacement[state] if operation == "replace_symbol" else None)
             if operation == "find_symbol" and state == "changed" and f"run {run} b" not in answer:
                 raise RuntimeError(f"{peer.name} answered find_symbol from a stale file: {answer[:300]}")
@@ -222,15 +241,15 @@ async def _run_case(case: Case, runs: int, parent: Path, env: dict[str, str]) ->
             await session.initialize()
             peers.append(Peer(name, session, root, case))
         definition, agree = await _definition(peers)
-        original = peers[0].file.read_text()
+        original = peers[0].snapshot()
         for run in range(runs + 1):  # run 0 warms every peer up and is not counted
             started = time.perf_counter()
             await _one_run(peers if run % 2 else peers[::-1], run, original, definition, tally if run else None)
             print(f"{case.language}: run {run} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     medians = {f"{op} {state}": {peer: statistics.median(values) for peer, values in by_peer.items()}
                for (op, state), by_peer in tally.samples.items()}
-    return {"language": case.language, "file": case.path, "lines": original.count("\n"), "target": case.target,
-            "anchor": case.anchor, "find_bodies_agree": agree, "medians_ms": medians,
+    return {"language": case.language, "file": case.path, "lines": original[case.path].count("\n"), "target": case.target,
+            "anchor": case.anchor, "rename": f"{case.rename} to {case.new_name}", "files": len(original), "find_bodies_agree": agree, "medians_ms": medians,
             "same_bytes": {f"{op} {state}": counts for (op, state), counts in tally.same.items()},
             "first_difference": {f"{op} {state}": diff for (op, state), diff in tally.diffs.items()}}
 
@@ -244,7 +263,7 @@ def _versions(env: dict[str, str]) -> dict[str, str]:
         return (done.stdout or done.stderr).strip().splitlines()[0] if (done.stdout or done.stderr).strip() else "?"
 
     return {
-        "serena": first_line([str(SERENA), "--version"]),
+        "serena": "serena-agent " + first_line([str(SERENA.parent / "python"), "-c", "import importlib.metadata as m; print(m.version('serena-agent'))"]),
         "jedi-language-server": first_line([str(Path(sys.executable).parent / "jedi-language-server"), "--version"]),
         "gopls": f"{shutil.which('gopls', path=env['PATH'])} ({first_line(['go', 'version', '-m', shutil.which('gopls', path=env['PATH']) or 'gopls'])})",
         "typescript-language-server": first_line([str(TS_SERVER), "--version"]),
@@ -265,7 +284,7 @@ def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int) -> s
     ]
     for row in rows:
         out += ["", f"**{row['language']}**: `{row['file']}` ({row['lines']} lines); find and replace "
-                f"`{row['target']}`, insert after `{row['anchor']}`.", "",
+                f"`{row['target']}`, insert after `{row['anchor']}`, rename `{row['rename']}` ({row['files']} files in the workspace).", "",
                 "| operation | file | gateway | no daemon | Serena | gateway ÷ Serena | no daemon ÷ Serena | same bytes |",
                 "|---|---|---:|---:|---:|---:|---:|---:|"]
         for step, medians in row["medians_ms"].items():
