@@ -56,6 +56,10 @@ STEPS = [
 WRITES = ("replace_symbol", "insert_code", "rename_symbol")
 
 
+class CallFailed(Exception):
+    """A tool's error, a write that wrote nothing or an answer from a stale file: the run stops there."""
+
+
 class Peer:
     """One MCP server over stdio, with its own copy of the workspace."""
 
@@ -100,9 +104,9 @@ class Peer:
         elapsed = (time.perf_counter() - started) * 1000
         answer = "".join(getattr(part, "text", "") for part in result.content)
         if result.is_error or answer.startswith("Error") or '"ok":false' in answer or '"applied":false' in answer:
-            raise RuntimeError(f"{self.name} {tool} on {self.case.language}: {answer[:400]}")
+            raise CallFailed(f"{self.name} {tool}: {answer[:300]}")
         if operation in WRITES and self.file.read_bytes() == before:
-            raise RuntimeError(f"{self.name} {tool} on {self.case.language} wrote nothing: {answer[:400]}")
+            raise CallFailed(f"{self.name} {tool} wrote nothing: {answer[:300]}")
         return elapsed, answer
 
 
@@ -177,6 +181,7 @@ class Tally:
         self.samples: dict[tuple[str, str], dict[str, list[float]]] = {}
         self.same: dict[tuple[str, str], list[int]] = {}
         self.diffs: dict[tuple[str, str], str] = {}
+        self.failures: list[str] = []
 
     def add(self, step: tuple[str, str], peer: str, ms: float) -> None:
         self.samples.setdefault(step, {}).setdefault(peer, []).append(ms)
@@ -222,7 +227,7 @@ async def _one_run(peers: list[Peer], run: int, original: dict[str, str], defini
                 peer.rewrite(outside["b" if operation == "find_symbol" else "a"])
             ms, answer = await peer.call(operation, replacement[state] if operation == "replace_symbol" else None)
             if operation == "find_symbol" and state == "changed" and f"run {run} b" not in answer:
-                raise RuntimeError(f"{peer.name} answered find_symbol from a stale file: {answer[:300]}")
+                raise CallFailed(f"{peer.name} find_symbol answered from a stale file: {answer[:300]}")
             if tally is not None:
                 tally.add((operation, state), peer.name, ms)
         if tally is not None and operation in WRITES:
@@ -244,14 +249,20 @@ async def _run_case(case: Case, runs: int, parent: Path, env: dict[str, str]) ->
         original = peers[0].snapshot()
         for run in range(runs + 1):  # run 0 warms every peer up and is not counted
             started = time.perf_counter()
-            await _one_run(peers if run % 2 else peers[::-1], run, original, definition, tally if run else None)
+            try:
+                await _one_run(peers if run % 2 else peers[::-1], run, original, definition, tally if run else None)
+            except CallFailed as failed:  # counted and shown; the next run puts every file back first
+                tally.failures.append(f"run {run}: {failed}")
+                print(f"{case.language}: run {run} stopped: {failed}", file=sys.stderr)
+                continue
             print(f"{case.language}: run {run} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     medians = {f"{op} {state}": {peer: statistics.median(values) for peer, values in by_peer.items()}
                for (op, state), by_peer in tally.samples.items()}
     return {"language": case.language, "file": case.path, "lines": original[case.path].count("\n"), "target": case.target,
             "anchor": case.anchor, "rename": f"{case.rename} to {case.new_name}", "files": len(original), "find_bodies_agree": agree, "medians_ms": medians,
             "same_bytes": {f"{op} {state}": counts for (op, state), counts in tally.same.items()},
-            "first_difference": {f"{op} {state}": diff for (op, state), diff in tally.diffs.items()}}
+            "first_difference": {f"{op} {state}": diff for (op, state), diff in tally.diffs.items()},
+            "failures": tally.failures}
 
 
 def _versions(env: dict[str, str]) -> dict[str, str]:
@@ -289,7 +300,7 @@ def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int) -> s
                 "|---|---|---:|---:|---:|---:|---:|---:|"]
         for step, medians in row["medians_ms"].items():
             operation, state = step.split()
-            ours, local, theirs = medians[GATEWAY], medians[LOCAL], medians[PEER]
+            ours, local, theirs = (medians.get(peer, float("nan")) for peer in (GATEWAY, LOCAL, PEER))
             same = row["same_bytes"].get(step)
             out.append(f"| {operation} | {state} | {ours:.1f} | {local:.1f} | {theirs:.1f} | {ours / theirs:.2f} | "
                        f"{local / theirs:.2f} | {f'{same[0]}/{same[1]}' if same else ''} |")
@@ -297,17 +308,19 @@ def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int) -> s
 
 
 def _differences(rows: list[dict[str, Any]]) -> list[str]:
-    out = ["", "Differences in what the tools did:"]
+    out = ["", "Differences in what the tools did, and calls that failed:"]
     for row in rows:
+        out += [f"- {row['language']}, failed call ({'warm-up, ' if failure.startswith('run 0:') else ''}the rest of that run skipped): "
+                f"{failure.replace(chr(10), ' ')}" for failure in row["failures"]]
         if not row["find_bodies_agree"]:
             out.append(f"- {row['language']}: find_symbol bodies differ beyond Serena's starting at the name")
         for step, diff in row["first_difference"].items():
             out += [f"- {row['language']}, {step} (first run that differed; `-` gateway, `+` Serena):", "",
                     "```diff", diff.rstrip("\n"), "```"]
-    return out if len(out) > 2 else out + ["- none: every write left the same bytes in both tools' copies"]
+    return out if len(out) > 2 else out + ["- none: every call answered, and every write left the same bytes in both tools' copies"]
 
 
-async def _main(languages: list[str], runs: int) -> list[dict[str, Any]]:
+async def _main(languages: list[str], runs: int, keep: bool) -> list[dict[str, Any]]:
     parent = Path(tempfile.mkdtemp(prefix="peer-", dir="/tmp"))  # short: the daemon's socket lives under it
     env = _environment(parent)
     _serena_home(parent)
@@ -320,7 +333,10 @@ async def _main(languages: list[str], runs: int) -> list[dict[str, Any]]:
         for workspace in parent.glob("*-gateway"):
             subprocess.run([sys.executable, str(ROOT / "scripts" / "gateway"), "daemon", "stop", "--workspace", str(workspace)],
                            env=env, capture_output=True)
-        shutil.rmtree(parent, ignore_errors=True)
+        if keep:
+            print(f"kept {parent} (workspaces, and each MCP server's stderr in *.log)", file=sys.stderr)
+        else:
+            shutil.rmtree(parent, ignore_errors=True)
     return rows
 
 
@@ -328,12 +344,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Head to head with Serena: the same operations through both MCP servers.")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--languages", default=",".join(cases()))
+    parser.add_argument("--keep", action="store_true", help="keep the temporary workspaces and the servers' logs")
     parser.add_argument("--record", action="store_true", help="write RESULTS.md and results/ (else results/local/)")
     args = parser.parse_args()
     if not SERENA.exists():
         sys.exit(f"{SERENA} not found: run `make serena` (Serena in a virtualenv of its own)")
     languages = args.languages.split(",")
-    rows = asyncio.run(_main(languages, args.runs))
+    rows = asyncio.run(_main(languages, args.runs, args.keep))
     versions = _versions({**os.environ, "PATH": _path()})
     markdown = render(rows, versions, args.runs)
     print(markdown)
