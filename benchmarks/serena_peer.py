@@ -281,9 +281,9 @@ def _versions(env: dict[str, str]) -> dict[str, str]:
     }
 
 
-def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int) -> str:
+def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int, load: str = "") -> str:
     out = [
-        f"Machine: {machine()}. {versions['serena']} against this gateway, both through their MCP servers over "
+        f"Machine: {machine()}{load}. {versions['serena']} against this gateway, both through their MCP servers over "
         f"stdio from one client (the `mcp` SDK), on the same server binaries: jedi-language-server "
         f"{versions['jedi-language-server']}, gopls {versions['gopls']}, typescript-language-server "
         f"{versions['typescript-language-server']}. Medians of {runs} interleaved runs after one warm-up run, "
@@ -295,7 +295,7 @@ def render(rows: list[dict[str, Any]], versions: dict[str, str], runs: int) -> s
     ]
     for row in rows:
         out += ["", f"**{row['language']}**: `{row['file']}` ({row['lines']} lines); find and replace "
-                f"`{row['target']}`, insert after `{row['anchor']}`, rename `{row['rename']}` ({row['files']} files in the workspace).", "",
+                f"`{row['target']}`, insert after `{row['anchor']}`, rename `{row['rename']}` ({row['files']} file{'s' if row['files'] != 1 else ''} in the workspace).", "",
                 "| operation | file | gateway | no daemon | Serena | gateway ÷ Serena | no daemon ÷ Serena | same bytes |",
                 "|---|---|---:|---:|---:|---:|---:|---:|"]
         for step, medians in row["medians_ms"].items():
@@ -352,9 +352,10 @@ def main() -> None:
     languages = args.languages.split(",")
     rows = asyncio.run(_main(languages, args.runs, args.keep))
     versions = _versions({**os.environ, "PATH": _path()})
-    markdown = render(rows, versions, args.runs)
+    load = ", load average {:.1f} / {:.1f} / {:.1f} at the end".format(*os.getloadavg())  # other work slows both tools alike
+    markdown = render(rows, versions, args.runs, load)
     print(markdown)
-    result_path("serena_peer.json").write_text(json.dumps({"machine": machine(), "versions": versions, "runs": args.runs,
+    result_path("serena_peer.json").write_text(json.dumps({"machine": machine() + load, "versions": versions, "runs": args.runs,
                                                            "languages": rows}, indent=2) + "\n")
     record(markdown, "serena-peer", "Head to head: gateway and Serena (issue 24)")
 
