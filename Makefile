@@ -7,10 +7,10 @@ NODE_DIR := .tools/node
 NPM_SERVERS := typescript-language-server@5.3.0 typescript@5.9.3
 # Agent host CLIs the end-to-end tests drive (tests/hosts): pinned, in the project's tool folder.
 HOSTS_DIR := .tools/hosts
+NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
 # Serena, the peer in benchmarks/serena_peer.py: a virtualenv of its own, since its pins clash with ours.
 SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
-NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-serena serena clean
