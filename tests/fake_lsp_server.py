@@ -1,4 +1,5 @@
-"""A fake language server for fault injection only: crash, hang or garbage, by $FAKE_LSP_MODE.
+"""A fake language server for fault injection only: crash, hang or garbage, by $FAKE_LSP_MODE
+("flaky": its first documentSymbol fails as jedi's now and then do).
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
@@ -18,6 +19,7 @@ from pygls.server import LanguageServer
 server = LanguageServer("fake-lsp", "0.1")
 SLOW = float(os.environ.get("FAKE_LSP_SLOW", "0"))
 indexed = False
+asked = 0
 
 
 @server.feature(types.INITIALIZE)
@@ -44,7 +46,11 @@ async def document_symbol(params: types.DocumentSymbolParams) -> object:
 
 
 def symbols() -> object:
+    global asked
     mode = os.environ.get("FAKE_LSP_MODE", "ok")
+    asked += 1
+    if mode == "flaky" and asked == 1:  # as jedi on CPython 3.11 now and then
+        raise SystemError("AST constructor recursion depth mismatch (before=63, after=7)")
     if mode == "crash":
         os._exit(3)
     if mode == "hang":

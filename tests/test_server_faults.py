@@ -66,3 +66,12 @@ def test_fault_leaves_file_and_recovers(
         live_pid = _session_pid(gateway)
         assert _alive(live_pid) and live_pid != broken_pid
     assert not _alive(live_pid), "closing the gateway left the server running"
+
+
+def test_an_error_the_adapter_knows_to_pass_is_asked_again(monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path) -> None:
+    monkeypatch.setenv("FAKE_LSP_MODE", "flaky")
+    with Gateway(workspace, registry=fake_registry) as gateway:
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        assert result["backend"].startswith("lsp:")
+        assert not list(gateway.sessions._sessions.values())[0].broken
+    assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"

@@ -249,7 +249,13 @@ class LspSession:
         return ServerFailed(f"{self.name}: {reason}")
 
     def request(self, method: str, make: Callable[[LanguageServerHandler], Awaitable[T]]) -> T:
+        """The server's answer; asked once more after an error reply its adapter knows to pass."""
         with self._lock:
+            try:
+                return self._run(make(self._handler), what=method)
+            except ServerFailed as failure:
+                if self.broken or not any(part in str(failure) for part in self.adapter.transient_errors):
+                    raise
             return self._run(make(self._handler), what=method)
 
     def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:

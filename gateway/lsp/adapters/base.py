@@ -27,6 +27,8 @@ class Adapter:
     # Whether the server publishes a file's diagnostics only after it has tried to load the
     # workspace (gopls): then what it says about loading can be waited for.
     diagnoses_after_loading = False
+    # Parts of error replies the server gives now and then and not again (asked again, it answers).
+    transient_errors: tuple[str, ...] = ()
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,
