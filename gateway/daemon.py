@@ -3,8 +3,11 @@ parser and language servers warm for the hook, the CLI and MCP.
 
 It speaks the JSON-RPC of `gateway serve` (same methods, framing and limits) on a Unix socket
 that only its user can reach (`daemon_client`), plus `gateway/hook` (the hook's whole answer)
-and `gateway/status`. A lock file makes it one per workspace and environment; a socket left by
-a killed daemon is removed by the next. It exits after `[daemon] idle_minutes` without requests,
+and `gateway/status`. A lock file makes it one per workspace and user, whatever the callers'
+environments: each request is answered with the settings it carries (`gateway.callerenv`), or
+refused as NotServed when the daemon cannot answer as the caller's own process would (another
+state directory), and the caller answers it in process. A socket left by a killed daemon is
+removed by the next. It exits after `[daemon] idle_minutes` without requests,
 on `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
 with it (`gateway.lsp.session`).
 """
@@ -21,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from gateway import progress
+from gateway import callerenv
 from gateway.api import Gateway
 from gateway.config import daemon_config
 from gateway.daemon_client import DaemonUnavailable, daemon_file
-from gateway.errors import UsageError
+from gateway.errors import NotServed, UsageError
 from gateway.reaper import descendants
 from gateway.rpc import GatewayServer, plain, run_until_stopped
 from gateway.userstate import private_file
@@ -68,23 +72,21 @@ def _warm() -> None:
 
 
 class DaemonServer(GatewayServer):
-    """`GatewayServer` with the hook, a status report and an idle clock."""
+    """`GatewayServer` with the hook, a status report, an idle clock, and each request answered
+    with its caller's settings."""
 
     def __init__(self, gateway: Gateway, idle_seconds: float) -> None:
         self.started = self.last_active = time.monotonic()
         self.active = self.requests = 0
         self.idle_seconds = idle_seconds
+        self.own = callerenv.snapshot()
+        self.not_served: dict[str, Any] = {"requests": 0, "last_reasons": []}
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(plain(params))), HOOK_SECONDS))
-        self.feature(STATUS)(self._counted(lambda params: self.status()))
+        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(params)), HOOK_SECONDS))
+        self.feature(STATUS)(self._counted(self.status, anyone=True))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
-        counted = self._counted(lambda work: work())
-
-        async def handle(params: Any) -> dict[str, Any]:
-            return await counted(self.reported(operation, plain(params)))
-
-        return handle
+        return self._counted(lambda work: work(), prepare=lambda params: self.reported(operation, params))
 
     @staticmethod
     def _logged(what: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -92,22 +94,55 @@ class DaemonServer(GatewayServer):
         with progress.reporting(progress.StreamSink(sys.stderr), what):
             return work()
 
-    def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+    def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None, anyone: bool = False,
+                 prepare: Callable[[dict[str, Any]], Any] | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        """`work` on a worker (given the params, or what `prepare` makes of them on the loop),
+        answered with the caller's settings; unless `anyone` may ask, NotServed for a caller the
+        daemon cannot answer as its own process would."""
+
         async def handle(params: Any) -> dict[str, Any]:
-            self.active += 1
+            params = plain(params)
+            caller = self._caller(params)
             self.requests += 1
+            if not anyone:
+                self._check_served(caller)
+            argument = prepare(params) if prepare is not None else params
+            self.active += 1
             try:
-                return await self.pool.run(work, params, seconds=seconds)  # type: ignore[no-any-return]
+                return await self.pool.run(self._as_caller, work, caller, argument, seconds=seconds)  # type: ignore[no-any-return]
             finally:
                 self.active -= 1
                 self.last_active = time.monotonic()
 
         return handle
 
-    def status(self) -> dict[str, Any]:
+    def _caller(self, params: Any) -> dict[str, str | None]:
+        """The settings the request carries (taken out of its params); the daemon's own for a
+        client that sends none, which has no process of its own to agree with."""
+        if not isinstance(params, dict) or "caller" not in params:
+            return self.own
+        caller = callerenv.valid(params.pop("caller"))
+        if caller is None:
+            raise UsageError("caller: must be the settings gateway.callerenv.snapshot() gives")
+        return caller
+
+    def _check_served(self, caller: dict[str, str | None]) -> None:
+        """NotServed when answering with `caller`'s settings could differ from its own process's answer."""
+        reasons = callerenv.mismatches(caller, self.own)
+        if reasons:
+            self.not_served = {"requests": self.not_served["requests"] + 1, "last_reasons": reasons}
+            raise NotServed(f"answered in the caller's own process: {'; '.join(reasons)}")
+
+    @staticmethod
+    def _as_caller(work: Callable[[Any], dict[str, Any]], caller: dict[str, str | None], params: Any) -> dict[str, Any]:
+        with callerenv.Serving(caller):
+            return work(params)
+
+    def status(self, params: Any = None) -> dict[str, Any]:
         pid = os.getpid()
         servers = [{"server": s.name, "pid": s.server_pid, "broken": s.broken} for s in self.gateway.sessions.running()]
         children = descendants(pid)
+        reasons = callerenv.mismatches(callerenv.current() or self.own, self.own)
         return {
             "running": True,
             "pid": pid,
@@ -117,6 +152,10 @@ class DaemonServer(GatewayServer):
             "idle_minutes": self.idle_seconds / 60,
             "servers": servers,
             "memory": {"daemon_rss_bytes": _rss(pid), "servers_rss_bytes": sum(_rss(child) for child in children)},
+            "environment": self.own,
+            "serves_caller": not reasons,
+            "caller_not_served_because": reasons,
+            "not_served": self.not_served,
         }
 
     def watch_idle(self) -> None:

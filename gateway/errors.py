@@ -180,6 +180,13 @@ class Unauthenticated(GatewayError):
     kind = "unauthenticated"
 
 
+class NotServed(GatewayError):
+    """The daemon cannot answer as the caller's own process would (another state directory, say);
+    the caller answers in process instead (`gateway.daemon_client.NOT_SERVED`)."""
+
+    kind = "not_served"
+
+
 class RemoteError(GatewayError):
     """An error the workspace's daemon reported: its kind, message and fields as it sent them,
     with the exit code that kind has here."""
@@ -211,6 +218,7 @@ RPC_CODES = {
     "collision": -32008,
     "referenced": -32009,
     "tampered": -32010,
+    "not_served": -32011,
     "usage": -32602,
 }
 RPC_OTHER = -32000

@@ -1,4 +1,5 @@
-"""Where the language servers are: PATH, the gateway's own interpreter, the project's npm folder."""
+"""Where the language servers are: PATH, the gateway's own interpreter, the project's npm folder,
+as the call being answered sees them (`gateway.callerenv`: in the daemon, the caller's)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,19 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from gateway import callerenv
 from gateway.langs import ServerSpec
 
 
 def tool_dirs() -> list[str]:
-    override = os.environ.get("GATEWAY_TOOLS_DIR")
+    override = callerenv.get("GATEWAY_TOOLS_DIR")
     checkout = Path(__file__).resolve().parents[2]
     node_bin = Path(override) if override else checkout / ".tools" / "node" / "node_modules" / ".bin"
-    return [str(Path(sys.executable).parent), str(node_bin)]
+    return [str(Path(callerenv.get("executable") or sys.executable).parent), str(node_bin)]
 
 
 def search_path() -> str:
-    return os.pathsep.join([*tool_dirs(), os.environ.get("PATH", "")])
+    return os.pathsep.join([*tool_dirs(), callerenv.get("PATH") or ""])
 
 
 def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
@@ -37,16 +39,43 @@ def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
     return None
 
 
-@cache
 def server_version(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
     """The first line the program prints for its version, or None if it does not run."""
+    return _version(program, version_args, search_path())
+
+
+def launch_key(command: tuple[str, ...], programs: tuple[str, ...] = ()) -> tuple[str | None, ...]:
+    """What decides how a server runs beside its command, since it gets only PATH from us: the
+    programs it finds there (the interpreter of a `#!/usr/bin/env` line, and those its adapter
+    names, as gopls's `go`). Calls with the same key can share one server."""
+    path = search_path()
+    return (*command, None, *(shutil.which(name, path=path) for name in (*_env_interpreter(command[0]), *programs)))
+
+
+@cache
+def _env_interpreter(program: str) -> tuple[str, ...]:
+    """The program named by a `#!/usr/bin/env NAME` first line, looked up on PATH when it runs."""
+    try:
+        with open(program, "rb") as handle:
+            line = handle.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return ()
+    words = line[2:].decode("utf-8", "replace").split() if line.startswith(b"#!") else []
+    if not words or os.path.basename(words[0]) != "env":
+        return ()
+    names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return (names[0],) if names else ()
+
+
+@cache
+def _version(program: str, version_args: tuple[str, ...], path: str) -> str | None:
     try:
         done = subprocess.run(
             [program, *version_args],
             capture_output=True,
             text=True,
             timeout=15,
-            env={**os.environ, "PATH": search_path()},
+            env={**os.environ, "PATH": path},
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):

@@ -32,18 +32,19 @@ _IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability",
 
 
 class LspSession:
-    """A started server for one workspace; every request is bounded by `timeout` seconds.
+    """A started server for one workspace; every request is bounded by `timeout` seconds (a
+    number, or a function giving the call's own: in the daemon, the caller's).
 
     A request that times out, or a server that exits, raises ServerFailed and leaves the
     session broken; the manager replaces a broken session on the next call.
     """
 
-    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float) -> None:
+    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float | Callable[[], float]) -> None:
         self.name = name
         self.command = command
         self.root = root
         self.adapter = adapter
-        self.timeout = timeout
+        self._timeout = timeout
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
         self._sent: dict[str, str] = {}
@@ -62,6 +63,10 @@ class LspSession:
         # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
         self._unversioned: set[str] = set()
         self._reports = threading.Lock()
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout() if callable(self._timeout) else self._timeout
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -195,13 +200,14 @@ class LspSession:
         """Run on the session's loop; a dead process or a timeout breaks the session."""
         if self.broken:
             raise ServerFailed(f"{self.name}: {self.broken}")
-        future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine), self._loop)
+        limit = self.timeout  # read here, on the caller's thread: the caller's own
+        future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine, limit), self._loop)
         try:
             with progress.doing(lambda: self.activity(what)):
-                return future.result(timeout=self.timeout + 5)
+                return future.result(timeout=limit + 5)
         except FutureTimeout:
             future.cancel()
-            self.broken = f"no answer to {what} within {self.timeout:g}s"
+            self.broken = f"no answer to {what} within {limit:g}s"
         except ServerFailed as failure:
             self.broken = str(failure).removeprefix(f"{self.name}: ")
         except OSError as error:  # the pipe to a killed server: ConnectionResetError, BrokenPipeError
@@ -210,14 +216,14 @@ class LspSession:
             raise ServerFailed(f"{self.name}: {what} failed: {error}") from None
         raise ServerFailed(f"{self.name}: {self.broken}")
 
-    async def _guarded(self, coroutine: Awaitable[T]) -> T:
+    async def _guarded(self, coroutine: Awaitable[T], limit: float) -> T:
         request = asyncio.ensure_future(coroutine)
         watchers: set[asyncio.Future[Any]] = {request}
         process = self._handler.process
         exited = asyncio.ensure_future(process.wait()) if process else None
         if exited:
             watchers.add(exited)
-        done, _ = await asyncio.wait(watchers, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(watchers, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
         if exited:
             exited.cancel()
         if request in done:
@@ -225,7 +231,7 @@ class LspSession:
         request.cancel()
         if exited in done:
             raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
-        raise ServerFailed(f"{self.name}: no answer within {self.timeout:g}s")
+        raise ServerFailed(f"{self.name}: no answer within {limit:g}s")
 
     @property
     def pid(self) -> int | None:

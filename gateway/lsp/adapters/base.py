@@ -29,6 +29,9 @@ class Adapter:
     diagnoses_after_loading = False
     # Parts of error replies the server gives now and then and not again (asked again, it answers).
     transient_errors: tuple[str, ...] = ()
+    # Programs the server runs, found on the PATH it is given: two callers whose PATHs find
+    # different ones get servers of their own (`discovery.launch_key`).
+    path_programs: tuple[str, ...] = ()
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,

@@ -32,6 +32,7 @@ def one_line(reason: str, root: Path) -> str:
 
 class GoplsAdapter(Adapter):
     diagnoses_after_loading = True
+    path_programs = ("go",)
 
     def name_segments(self, name: str) -> list[str]:
         match = _METHOD.match(name)

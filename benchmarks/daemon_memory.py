@@ -1,0 +1,209 @@
+"""The workspace daemon's memory on a real repository: one daemon, its language servers and
+their children, measured while 200 mixed operations run through it.
+
+Run: `python benchmarks/daemon_memory.py CHECKOUT [--ops N] [--record]`, CHECKOUT being a
+checkout of a real repository with Python files (measured on sphinx-doc/sphinx, 2,059 files).
+The checkout is copied to a temporary workspace first (it is never written). The operations
+cycle over 40 of its Python files: `symbols`, `find_symbol` (with a path, and now and then over
+the whole workspace), `classify` of a header change, Claude Code's PreToolUse hook on a body
+edit (then written, as the host would), `edit` of a body and `replace_symbol`. Memory is the
+sum over the daemon's process tree (daemon, reapers, servers and what they start) of VmRSS
+(/proc/PID/status) and of PSS (/proc/PID/smaps_rollup, shared pages divided among sharers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.report import machine, record  # noqa: E402
+from gateway import daemon_client  # noqa: E402
+from gateway.reaper import descendants  # noqa: E402
+
+GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
+FILES = 40
+TARGET_MIB = 300.0
+SKIP = {".git", "node_modules", "build", "dist", ".tox", ".venv"}
+
+
+def _kib(path: str, field: str) -> int:
+    try:
+        with open(path) as handle:
+            for line in handle:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            words = [w.decode(errors="replace") for w in handle.read().split(b"\0") if w]
+    except OSError:
+        return "?"
+    useful = [w for w in words if not w.startswith("-") and "reaper" not in w and not w.endswith(("python", "python3", "node"))]
+    return Path(useful[0]).name if useful else Path(words[0]).name if words else "?"
+
+
+def memory(pid: int) -> dict[str, Any]:
+    """RSS and PSS in MiB of `pid` and every process below it, with each process's share."""
+    family = [pid, *descendants(pid)]
+    rss = {p: _kib(f"/proc/{p}/status", "VmRSS:") / 1024 for p in family}
+    pss = {p: _kib(f"/proc/{p}/smaps_rollup", "Pss:") / 1024 for p in family}
+    return {
+        "rss": sum(rss.values()), "pss": sum(pss.values()), "daemon_rss": rss[pid],
+        "processes": [(p, _name(p), rss[p], pss[p]) for p in family],
+    }
+
+
+def _copy(checkout: Path) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="gateway-memory-bench-")) / checkout.name
+    shutil.copytree(checkout, root, ignore=lambda _d, names: [n for n in names if n in SKIP], symlinks=True)
+    return root
+
+
+def _python_files(root: Path) -> list[str]:
+    found = []
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIP and not d.startswith("."))
+        for name in sorted(files):
+            path = Path(directory) / name
+            if name.endswith(".py") and 2_000 <= path.stat().st_size <= 60_000:
+                found.append(str(path.relative_to(root)))
+    step = max(len(found) // FILES, 1)
+    return found[::step][:FILES]
+
+
+class Run:
+    """The operations, sent to the daemon as the CLI, MCP and the hook send them."""
+
+    def __init__(self, root: Path, files: list[str]) -> None:
+        self.root, self.files, self.count = root, files, 0
+        self.functions: dict[str, list[str]] = {}
+        self.failures: dict[str, int] = {}
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        self.count += 1
+        try:
+            return daemon_client.request(self.root, method, params)
+        except daemon_client.DaemonError as error:  # a refusal is an answer too; counted, not fatal
+            self.failures[method] = self.failures.get(method, 0) + 1
+            return {"error": str(error)}
+
+    def names(self, path: str) -> list[str]:
+        if path not in self.functions:
+            symbols = self.call("gateway/symbols", {"path": path}).get("symbols", [])
+            self.functions[path] = [s["name_path"] for s in symbols if s["kind"] in ("function", "method")] or [""]
+        return self.functions[path]
+
+    def body_line(self, path: str, name: str) -> tuple[str, str] | None:
+        """A line inside `name`'s body that occurs once in the file, and the file's text."""
+        found = self.call("gateway/findSymbol", {"name_path": name, "path": path, "body": True})
+        matches = found.get("matches") or []
+        text = (self.root / path).read_text()
+        if not matches or not matches[0].get("body"):
+            return None
+        for line in matches[0]["body"].splitlines(keepends=True)[1:]:
+            if line.strip() and not line.strip().startswith(("#", '"', "'")) and text.count(line) == 1:
+                return line, text
+        return None
+
+    def operation(self, k: int) -> None:
+        path = self.files[k % len(self.files)]
+        names = self.names(path)
+        name = names[k % len(names)]
+        kind = k % 6
+        if kind == 0:
+            self.call("gateway/symbols", {"path": path})
+        elif kind == 1:
+            self.call("gateway/findSymbol", {"name_path": name.rpartition("/")[2] or "setup", "path": None if k % 48 == 1 else path})
+        elif kind == 2:
+            self.call("gateway/classify", {"path": path, "old_string": f"def {name.rpartition('/')[2]}(", "new_string": f"def {name.rpartition('/')[2]}_x("})
+        elif name and (found := self.body_line(path, name)):
+            line, text = found
+            indent = line[: len(line) - len(line.lstrip())]
+            new = f"{indent}pass  # bench {k}\n{line}"
+            if kind == 3:
+                self._hook(path, line, new, text)
+            elif kind == 4:
+                self.call("gateway/edit", {"path": path, "old_string": line, "new_string": new})
+            else:
+                body = self.call("gateway/findSymbol", {"name_path": name, "path": path, "body": True})["matches"][0]["body"]
+                self.call("gateway/replaceSymbol", {"name_path": name, "path": path, "body": body.replace(line, new, 1)})
+
+    def _hook(self, path: str, old: str, new: str, text: str) -> None:
+        payload = {"tool_name": "Edit", "cwd": str(self.root), "hook_event_name": "PreToolUse", "session_id": "bench",
+                   "tool_input": {"file_path": path, "old_string": old, "new_string": new}}
+        params = {"host": "claude-code", "event": None, "input": json.dumps(payload), "context": {"cwd": str(self.root), "project_dir": None}}
+        answer = self.call("gateway/hook", params)
+        if answer.get("exit_code") == 0 and "deny" not in str(answer.get("stdout")):
+            (self.root / path).write_text(text.replace(old, new, 1))  # what the host does with an allowed edit
+
+
+def measure(checkout: Path, operations: int) -> tuple[list[tuple[str, dict[str, Any], float]], Run]:
+    root = _copy(checkout)
+    runtime = tempfile.mkdtemp(prefix="gw-mem-", dir="/tmp")
+    os.environ.pop("GATEWAY_NO_DAEMON", None)
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    os.environ.setdefault("XDG_STATE_HOME", tempfile.mkdtemp(prefix="gw-mem-state-"))
+    samples: list[tuple[str, dict[str, Any], float]] = []
+    started = subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root), "--json"], capture_output=True, text=True, check=True)
+    pid = json.loads(started.stdout)["pid"]
+    run = Run(root, _python_files(root))
+    try:
+        clock = time.perf_counter()
+        samples.append(("started", memory(pid), 0.0))
+        for k in range(operations):
+            run.operation(k)
+            if (k + 1) % 50 == 0 or k + 1 == operations:
+                samples.append((f"after {k + 1} operations ({run.count} requests)", memory(pid), time.perf_counter() - clock))
+    finally:
+        subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], capture_output=True)
+        shutil.rmtree(root.parent, ignore_errors=True)
+        shutil.rmtree(runtime, ignore_errors=True)
+    return samples, run
+
+
+def report(checkout: Path, samples: list[tuple[str, dict[str, Any], float]], run: Run) -> str:
+    files = sum(len(f) for _, _, f in os.walk(checkout) if ".git" not in _)
+    lines = [
+        f"Machine: {machine()}. Repository: {checkout.name} ({files:,} files), {len(run.files)} of its Python files operated on; "
+        f"MiB summed over the daemon's process tree. Requests refused (counted, not fatal): {run.failures or 'none'}.",
+        "", "| when | daemon RSS | daemon + servers RSS | daemon + servers PSS | seconds |", "|---|---:|---:|---:|---:|",
+    ]
+    for when, sample, seconds in samples:
+        lines.append(f"| {when} | {sample['daemon_rss']:.0f} | {sample['rss']:.0f} | {sample['pss']:.0f} | {seconds:.0f} |")
+    last = samples[-1][1]
+    lines += ["", "At the end, per process (MiB):", "", "| pid | process | RSS | PSS |", "|---|---|---:|---:|"]
+    lines += [f"| {pid} | {name} | {rss:.0f} | {pss:.0f} |" for pid, name, rss, pss in last["processes"]]
+    met = last["rss"] <= TARGET_MIB
+    lines += ["", f"- {'met' if met else '**not met**'}: daemon + servers ≤ {TARGET_MIB:.0f} MiB RSS after the run: {last['rss']:.0f} MiB"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if a != "--record"]
+    if not args or not Path(args[0]).is_dir():
+        sys.exit("usage: python benchmarks/daemon_memory.py CHECKOUT [--ops N] [--record]")
+    operations = int(args[args.index("--ops") + 1]) if "--ops" in args else 200
+    checkout = Path(args[0]).resolve()
+    samples, run = measure(checkout, operations)
+    text = report(checkout, samples, run)
+    print(text)
+    record(text, "daemon_memory", "Daemon memory on a real repository (issue 24)")
+
+
+if __name__ == "__main__":
+    main()
