@@ -8,7 +8,10 @@ cycle over 40 of its Python files: `symbols`, `find_symbol` (with a path, and no
 the whole workspace), `classify` of a header change, Claude Code's PreToolUse hook on a body
 edit (then written, as the host would), `edit` of a body and `replace_symbol`. Memory is the
 sum over the daemon's process tree (daemon, reapers, servers and what they start) of VmRSS
-(/proc/PID/status) and of PSS (/proc/PID/smaps_rollup, shared pages divided among sharers).
+(/proc/PID/status) and of PSS (/proc/PID/smaps_rollup, shared pages divided among sharers),
+read after every operation (the highest is reported), and again at rest, 3 s after the last.
+The same operations then run again with language servers never restarted for their growth
+(`[daemon] server_growth_mib`), for what the bound costs in time.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from gateway.reaper import descendants  # noqa: E402
 GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
 FILES = 40
 TARGET_MIB = 300.0
+REST_SECONDS = 3.0  # past the daemon's tidying between requests (gateway.daemon.TIDY_SECONDS)
 SKIP = {".git", "node_modules", "build", "dist", ".tox", ".venv"}
+STARTS = ("#", '"', "'", "@", "def ", "async def ", "class ")  # lines before which a comment could change a definition
 
 
 def _kib(path: str, field: str) -> int:
@@ -93,6 +98,9 @@ class Run:
         self.root, self.files, self.count = root, files, 0
         self.functions: dict[str, list[str]] = {}
         self.failures: dict[str, int] = {}
+        self.restarted, self.growth, self.seconds = 0, None, 0.0
+        self.peak: dict[str, Any] = {}
+        self.samples: list[tuple[str, dict[str, Any], float]] = []
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         self.count += 1
@@ -116,9 +124,16 @@ class Run:
         if not matches or not matches[0].get("body"):
             return None
         for line in matches[0]["body"].splitlines(keepends=True)[1:]:
-            if line.strip() and not line.strip().startswith(("#", '"', "'")) and text.count(line) == 1:
+            if line.strip() and not line.lstrip().startswith(STARTS) and text.count(line) == 1:
                 return line, text
         return None
+
+    def header(self, path: str, name: str) -> str | None:
+        """`name`'s `def` line, if it occurs once in the file."""
+        text = (self.root / path).read_text()
+        word = name.rpartition("/")[2]
+        lines = [line for line in text.splitlines(keepends=True) if line.lstrip().startswith((f"def {word}(", f"async def {word}("))]
+        return lines[0] if len(lines) == 1 and text.count(lines[0]) == 1 else None
 
     def operation(self, k: int) -> None:
         path = self.files[k % len(self.files)]
@@ -130,11 +145,12 @@ class Run:
         elif kind == 1:
             self.call("gateway/findSymbol", {"name_path": name.rpartition("/")[2] or "setup", "path": None if k % 48 == 1 else path})
         elif kind == 2:
-            self.call("gateway/classify", {"path": path, "old_string": f"def {name.rpartition('/')[2]}(", "new_string": f"def {name.rpartition('/')[2]}_x("})
+            header = self.header(path, name) or "\n"
+            self.call("gateway/classify", {"path": path, "old_string": header, "new_string": header.replace("(", "(_bench, ", 1)})
         elif name and (found := self.body_line(path, name)):
             line, text = found
             indent = line[: len(line) - len(line.lstrip())]
-            new = f"{indent}pass  # bench {k}\n{line}"
+            new = f"{indent}# bench {k}\n{line}"
             if kind == 3:
                 self._hook(path, line, new, text)
             elif kind == 4:
@@ -152,44 +168,69 @@ class Run:
             (self.root / path).write_text(text.replace(old, new, 1))  # what the host does with an allowed edit
 
 
-def measure(checkout: Path, operations: int) -> tuple[list[tuple[str, dict[str, Any], float]], Run]:
+def measure(checkout: Path, operations: int, growth_mib: float | None = None) -> Run:
+    """The operations through a fresh daemon on a copy of `checkout`, its memory read after each;
+    `growth_mib` sets `[daemon] server_growth_mib` (default: the daemon's own)."""
     root = _copy(checkout)
+    if growth_mib is not None:
+        (root / ".gateway").mkdir(exist_ok=True)
+        (root / ".gateway" / "config.toml").write_text(f"[daemon]\nserver_growth_mib = {growth_mib}\n")
     runtime = tempfile.mkdtemp(prefix="gw-mem-", dir="/tmp")
     os.environ.pop("GATEWAY_NO_DAEMON", None)
     os.environ["XDG_RUNTIME_DIR"] = runtime
     os.environ.setdefault("XDG_STATE_HOME", tempfile.mkdtemp(prefix="gw-mem-state-"))
-    samples: list[tuple[str, dict[str, Any], float]] = []
     started = subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root), "--json"], capture_output=True, text=True, check=True)
     pid = json.loads(started.stdout)["pid"]
     run = Run(root, _python_files(root))
     try:
         clock = time.perf_counter()
-        samples.append(("started", memory(pid), 0.0))
+        run.samples.append(("started", memory(pid), 0.0))
         for k in range(operations):
             run.operation(k)
+            sample = memory(pid)
+            if sample["rss"] > run.peak.get("rss", 0):
+                run.peak = {**sample, "after": k + 1}
             if (k + 1) % 50 == 0 or k + 1 == operations:
-                samples.append((f"after {k + 1} operations ({run.count} requests)", memory(pid), time.perf_counter() - clock))
+                run.samples.append((f"after {k + 1} operations ({run.count} requests)", sample, time.perf_counter() - clock))
+        run.seconds = time.perf_counter() - clock
+        time.sleep(REST_SECONDS)
+        run.samples.append((f"{REST_SECONDS:g} s later, at rest", memory(pid), time.perf_counter() - clock))
+        status = daemon_client.request(root, "gateway/status", {})
+        run.restarted, run.growth = status.get("servers_restarted", 0), status.get("server_growth_mib")
+    except daemon_client.DaemonUnavailable:
+        for log in Path(runtime).glob("gateway/*.log"):
+            print(log.read_text()[-4000:], file=sys.stderr)
+        raise
     finally:
         subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], capture_output=True)
         shutil.rmtree(root.parent, ignore_errors=True)
         shutil.rmtree(runtime, ignore_errors=True)
-    return samples, run
+    return run
 
 
-def report(checkout: Path, samples: list[tuple[str, dict[str, Any], float]], run: Run) -> str:
-    files = sum(len(f) for _, _, f in os.walk(checkout) if ".git" not in _)
+def report(checkout: Path, run: Run, unbounded: Run) -> str:
+    files = sum(len(names) for directory, _, names in os.walk(checkout) if ".git" not in Path(directory).relative_to(checkout).parts)
     lines = [
         f"Machine: {machine()}. Repository: {checkout.name} ({files:,} files), {len(run.files)} of its Python files operated on; "
         f"MiB summed over the daemon's process tree. Requests refused (counted, not fatal): {run.failures or 'none'}.",
         "", "| when | daemon RSS | daemon + servers RSS | daemon + servers PSS | seconds |", "|---|---:|---:|---:|---:|",
     ]
-    for when, sample, seconds in samples:
+    for when, sample, seconds in run.samples:
         lines.append(f"| {when} | {sample['daemon_rss']:.0f} | {sample['rss']:.0f} | {sample['pss']:.0f} | {seconds:.0f} |")
-    last = samples[-1][1]
-    lines += ["", "At the end, per process (MiB):", "", "| pid | process | RSS | PSS |", "|---|---|---:|---:|"]
+    busy, last = run.samples[-2][1], run.samples[-1][1]
+    lines += ["", "At rest, per process (MiB):", "", "| pid | process | RSS | PSS |", "|---|---|---:|---:|"]
     lines += [f"| {pid} | {name} | {rss:.0f} | {pss:.0f} |" for pid, name, rss, pss in last["processes"]]
-    met = last["rss"] <= TARGET_MIB
-    lines += ["", f"- {'met' if met else '**not met**'}: daemon + servers ≤ {TARGET_MIB:.0f} MiB RSS after the run: {last['rss']:.0f} MiB"]
+    lines += [
+        "", "The same operations with servers never restarted (`server_growth_mib` unbounded), run just after:", "",
+        "| `[daemon] server_growth_mib` | servers restarted | highest RSS (after operation) | RSS after the last | seconds for the operations |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, one in ((f"{run.growth:g} (the default)", run), ("unbounded", unbounded)):
+        lines.append(f"| {label} | {one.restarted} | {one.peak['rss']:.0f} ({one.peak['after']}) | {one.samples[-2][1]['rss']:.0f} | {one.seconds:.0f} |")
+    lines += ["", f"Time with restarts: {run.seconds / unbounded.seconds:.2f}× the time without.", ""]
+    for when, sample in (("at its highest, after any operation", run.peak), ("right after the last operation", busy), ("at rest", last)):
+        met = sample["rss"] <= TARGET_MIB
+        lines.append(f"- {'met' if met else '**not met**'}: daemon + servers ≤ {TARGET_MIB:.0f} MiB RSS {when}: {sample['rss']:.0f} MiB")
     return "\n".join(lines)
 
 
@@ -199,8 +240,9 @@ def main() -> None:
         sys.exit("usage: python benchmarks/daemon_memory.py CHECKOUT [--ops N] [--record]")
     operations = int(args[args.index("--ops") + 1]) if "--ops" in args else 200
     checkout = Path(args[0]).resolve()
-    samples, run = measure(checkout, operations)
-    text = report(checkout, samples, run)
+    run = measure(checkout, operations)
+    unbounded = measure(checkout, operations, growth_mib=float(1 << 20))
+    text = report(checkout, run, unbounded)
     print(text)
     record(text, "daemon_memory", "Daemon memory on a real repository (issue 24)")
 

@@ -266,3 +266,20 @@ def test_a_caller_with_another_state_directory_is_answered_in_process_without_a_
     assert len(list(Path(env["XDG_RUNTIME_DIR"], "gateway").glob("*.pid"))) == 1
     status = _status(workspace)
     assert status["pid"] == pid and status["not_served"]["requests"] == 1 and status["serves_caller"]
+
+
+def test_a_language_server_grown_past_its_budget_is_restarted_between_requests(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nserver_growth_mib = 0.001\n")
+    _start(env, workspace)
+    first = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
+    server = _status(workspace)["servers"][0]["pid"]
+
+    def restarted() -> bool:
+        daemon_client.request(workspace, "gateway/findSymbol", {"name_path": "Shape", "path": "pkg/shapes.py"})
+        return _status(workspace)["servers_restarted"] >= 1
+
+    assert _wait_for(restarted, 60), "the grown server was never restarted"
+    assert _gone([server])
+    again = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
+    assert again == first and first["backend"] == "lsp:jedi-language-server"

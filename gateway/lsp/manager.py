@@ -88,6 +88,13 @@ class SessionManager:
         finally:
             self._lock.release()
 
+    def retire(self, session: LspSession) -> None:
+        """Forget `session` at once, so that the next call starts a fresh server, and shut it
+        down in the background. Only for a session no call is using."""
+        with self._lock:
+            self._sessions = {key: known for key, known in self._sessions.items() if known is not session}
+        threading.Thread(target=session.close, daemon=True, name=f"lsp-{session.name}-retire").start()
+
     def running(self) -> list[LspSession]:
         with self._lock:
             return list(self._sessions.values())

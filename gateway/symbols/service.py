@@ -20,7 +20,7 @@ from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
 from gateway.results import OperationResult
-from gateway.syntax import definitions, find_definitions, language_for, parse
+from gateway.syntax import definitions, find_definitions, language_for, parse, parse_once
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
@@ -71,10 +71,13 @@ class SymbolService:
         except GatewayError:
             return None
 
-    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None) -> FileSymbols:
+    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None, keep_tree: bool = True) -> FileSymbols:
+        """The file's symbols; `keep_tree=False` for walks over many files, whose trees would
+        only push the trees of the files being edited out of the cache (`syntax.parse_once`)."""
         lang = self.language(source)
         chosen = backend or self.backend(lang)
-        return FileSymbols(source, lang, chosen, symbols_of(lang, source.path, source.text, chosen))
+        tree = None if keep_tree else parse_once(lang, source.text.encode())
+        return FileSymbols(source, lang, chosen, symbols_of(lang, source.path, source.text, chosen, tree))
 
     def symbols(self, path: str) -> FileSymbols:
         return self.file_symbols(self.workspace.read(path))
@@ -85,7 +88,7 @@ class SymbolService:
         files = (
             [self.symbols(path)]
             if path
-            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend()) for p in self.source_files()]
+            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend(), keep_tree=False) for p in self.source_files()]
         )
         found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
