@@ -1,17 +1,19 @@
 """The workspace daemon's memory on a real repository: one daemon, its language servers and
 their children, measured while 200 mixed operations run through it.
 
-Run: `python benchmarks/daemon_memory.py CHECKOUT [--ops N] [--record]`, CHECKOUT being a
-checkout of a real repository with Python files (measured on sphinx-doc/sphinx, 2,059 files).
-The checkout is copied to a temporary workspace first (it is never written). The operations
-cycle over 40 of its Python files: `symbols`, `find_symbol` (with a path, and now and then over
-the whole workspace), `classify` of a header change, Claude Code's PreToolUse hook on a body
-edit (then written, as the host would), `edit` of a body and `replace_symbol`. Memory is the
+Run: `python benchmarks/daemon_memory.py [CHECKOUT] [--ops N] [--record]`, CHECKOUT being a
+checkout of a real repository with Python files; without one, Sphinx 8.1.3's source
+distribution from PyPI (1,867 files). The checkout is copied to a temporary workspace first
+(it is never written). The operations cycle over 40 of its Python files: `symbols`,
+`find_symbol` (with a path, and now and then over the whole workspace), `classify` of a header
+change, Claude Code's PreToolUse hook on a body edit (then written, as the host would), `edit`
+of a body and `replace_symbol`. Memory is the
 sum over the daemon's process tree (daemon, reapers, servers and what they start) of VmRSS
 (/proc/PID/status) and of PSS (/proc/PID/smaps_rollup, shared pages divided among sharers),
 read after every operation (the highest is reported), and again at rest, 3 s after the last.
-The same operations then run again with language servers never restarted for their growth
-(`[daemon] server_growth_mib`), for what the bound costs in time.
+The same operations run beside them, operation by operation, on a second copy whose daemon
+never restarts its language servers for their growth (`[daemon] server_growth_mib`
+unbounded), for what the bound costs in time.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from gateway.reaper import descendants  # noqa: E402
 GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
 FILES = 40
 TARGET_MIB = 300.0
+DEFAULT = ("sphinx", "8.1.3")  # the repository measured when no checkout is given: its sdist on PyPI
 REST_SECONDS = 3.0  # past the daemon's tidying between requests (gateway.daemon.TIDY_SECONDS)
 SKIP = {".git", "node_modules", "build", "dist", ".tox", ".venv"}
 STARTS = ("#", '"', "'", "@", "def ", "async def ", "class ")  # lines before which a comment could change a definition
@@ -98,7 +101,7 @@ class Run:
         self.root, self.files, self.count = root, files, 0
         self.functions: dict[str, list[str]] = {}
         self.failures: dict[str, int] = {}
-        self.restarted, self.growth, self.seconds = 0, None, 0.0
+        self.restarted, self.growth, self.seconds, self.pid = 0, None, 0.0, 0
         self.peak: dict[str, Any] = {}
         self.samples: list[tuple[str, dict[str, Any], float]] = []
 
@@ -168,44 +171,59 @@ class Run:
             (self.root / path).write_text(text.replace(old, new, 1))  # what the host does with an allowed edit
 
 
-def measure(checkout: Path, operations: int, growth_mib: float | None = None) -> Run:
-    """The operations through a fresh daemon on a copy of `checkout`, its memory read after each;
-    `growth_mib` sets `[daemon] server_growth_mib` (default: the daemon's own)."""
+def _started(checkout: Path, growth_mib: float | None) -> Run:
+    """A copy of `checkout` with its daemon started; `growth_mib` sets `[daemon] server_growth_mib`."""
     root = _copy(checkout)
     if growth_mib is not None:
         (root / ".gateway").mkdir(exist_ok=True)
         (root / ".gateway" / "config.toml").write_text(f"[daemon]\nserver_growth_mib = {growth_mib}\n")
+    started = subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root), "--json"], capture_output=True, text=True, check=True)
+    run = Run(root, _python_files(root))
+    run.pid = json.loads(started.stdout)["pid"]
+    run.samples.append(("started", memory(run.pid), 0.0))
+    return run
+
+
+def _step(run: Run, k: int, operations: int) -> None:
+    clock = time.perf_counter()
+    run.operation(k)
+    run.seconds += time.perf_counter() - clock
+    sample = memory(run.pid)
+    if sample["rss"] > run.peak.get("rss", 0):
+        run.peak = {**sample, "after": k + 1}
+    if (k + 1) % 50 == 0 or k + 1 == operations:
+        run.samples.append((f"after {k + 1} operations ({run.count} requests)", sample, run.seconds))
+
+
+def measure(checkout: Path, operations: int, growths: list[float | None]) -> list[Run]:
+    """The operations through one fresh daemon per `growths` entry (each on its own copy of
+    `checkout`), interleaved operation by operation so that their times compare; memory read
+    after each operation, and again at rest."""
     runtime = tempfile.mkdtemp(prefix="gw-mem-", dir="/tmp")
     os.environ.pop("GATEWAY_NO_DAEMON", None)
     os.environ["XDG_RUNTIME_DIR"] = runtime
     os.environ.setdefault("XDG_STATE_HOME", tempfile.mkdtemp(prefix="gw-mem-state-"))
-    started = subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root), "--json"], capture_output=True, text=True, check=True)
-    pid = json.loads(started.stdout)["pid"]
-    run = Run(root, _python_files(root))
+    runs: list[Run] = []
     try:
-        clock = time.perf_counter()
-        run.samples.append(("started", memory(pid), 0.0))
+        runs.extend(_started(checkout, growth) for growth in growths)
         for k in range(operations):
-            run.operation(k)
-            sample = memory(pid)
-            if sample["rss"] > run.peak.get("rss", 0):
-                run.peak = {**sample, "after": k + 1}
-            if (k + 1) % 50 == 0 or k + 1 == operations:
-                run.samples.append((f"after {k + 1} operations ({run.count} requests)", sample, time.perf_counter() - clock))
-        run.seconds = time.perf_counter() - clock
+            for run in runs:
+                _step(run, k, operations)
         time.sleep(REST_SECONDS)
-        run.samples.append((f"{REST_SECONDS:g} s later, at rest", memory(pid), time.perf_counter() - clock))
-        status = daemon_client.request(root, "gateway/status", {})
-        run.restarted, run.growth = status.get("servers_restarted", 0), status.get("server_growth_mib")
+        for run in runs:
+            run.samples.append((f"{REST_SECONDS:g} s later, at rest", memory(run.pid), run.seconds))
+            status = daemon_client.request(run.root, "gateway/status", {})
+            run.restarted, run.growth = status.get("servers_restarted", 0), status.get("server_growth_mib")
     except daemon_client.DaemonUnavailable:
         for log in Path(runtime).glob("gateway/*.log"):
             print(log.read_text()[-4000:], file=sys.stderr)
         raise
     finally:
-        subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], capture_output=True)
-        shutil.rmtree(root.parent, ignore_errors=True)
+        for run in runs:
+            subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(run.root)], capture_output=True)
+            shutil.rmtree(run.root.parent, ignore_errors=True)
         shutil.rmtree(runtime, ignore_errors=True)
-    return run
+    return runs
 
 
 def report(checkout: Path, run: Run, unbounded: Run) -> str:
@@ -213,7 +231,7 @@ def report(checkout: Path, run: Run, unbounded: Run) -> str:
     lines = [
         f"Machine: {machine()}. Repository: {checkout.name} ({files:,} files), {len(run.files)} of its Python files operated on; "
         f"MiB summed over the daemon's process tree. Requests refused (counted, not fatal): {run.failures or 'none'}.",
-        "", "| when | daemon RSS | daemon + servers RSS | daemon + servers PSS | seconds |", "|---|---:|---:|---:|---:|",
+        "", "| when | daemon RSS | daemon + servers RSS | daemon + servers PSS | seconds of operations |", "|---|---:|---:|---:|---:|",
     ]
     for when, sample, seconds in run.samples:
         lines.append(f"| {when} | {sample['daemon_rss']:.0f} | {sample['rss']:.0f} | {sample['pss']:.0f} | {seconds:.0f} |")
@@ -221,7 +239,8 @@ def report(checkout: Path, run: Run, unbounded: Run) -> str:
     lines += ["", "At rest, per process (MiB):", "", "| pid | process | RSS | PSS |", "|---|---|---:|---:|"]
     lines += [f"| {pid} | {name} | {rss:.0f} | {pss:.0f} |" for pid, name, rss, pss in last["processes"]]
     lines += [
-        "", "The same operations with servers never restarted (`server_growth_mib` unbounded), run just after:", "",
+        "", "The same operations on a second copy whose daemon never restarts its servers (`server_growth_mib` unbounded), run beside it, "
+        "operation by operation (seconds: the operations' own time):", "",
         "| `[daemon] server_growth_mib` | servers restarted | highest RSS (after operation) | RSS after the last | seconds for the operations |",
         "|---|---:|---:|---:|---:|",
     ]
@@ -234,14 +253,31 @@ def report(checkout: Path, run: Run, unbounded: Run) -> str:
     return "\n".join(lines)
 
 
+def default_checkout() -> Path:
+    """Sphinx 8.1.3's source distribution from PyPI (1,867 files, 696 of them Python), unpacked
+    once under results/corpus/ (not tracked)."""
+    from benchmarks.replay_corpus import CORPUS, Source, _unpack, fetch
+
+    target = CORPUS / f"daemon-memory-{DEFAULT[0]}-{DEFAULT[1]}"
+    if not (target / "pyproject.toml").is_file():
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        _unpack(fetch(Source("pypi", DEFAULT[0], (DEFAULT[1],), ("python",)), DEFAULT[1]), target)
+    return target
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if a != "--record"]
-    if not args or not Path(args[0]).is_dir():
-        sys.exit("usage: python benchmarks/daemon_memory.py CHECKOUT [--ops N] [--record]")
-    operations = int(args[args.index("--ops") + 1]) if "--ops" in args else 200
-    checkout = Path(args[0]).resolve()
-    run = measure(checkout, operations)
-    unbounded = measure(checkout, operations, growth_mib=float(1 << 20))
+    if "--ops" in args:
+        index = args.index("--ops")
+        operations = int(args[index + 1])
+        del args[index : index + 2]
+    else:
+        operations = 200
+    if len(args) > 1 or (args and not Path(args[0]).is_dir()):
+        sys.exit("usage: python benchmarks/daemon_memory.py [CHECKOUT] [--ops N] [--record]")
+    checkout = Path(args[0]).resolve() if args else default_checkout()
+    run, unbounded = measure(checkout, operations, [None, float(1 << 20)])
     text = report(checkout, run, unbounded)
     print(text)
     record(text, "daemon_memory", "Daemon memory on a real repository (issue 24)")

@@ -10,8 +10,9 @@ state directory), and the caller answers it in process. A socket left by a kille
 removed by the next. It exits after `[daemon] idle_minutes` without requests,
 on `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
 with it (`gateway.lsp.session`). Its memory is bounded between requests: the C heap's free
-pages go back to the system, and a language server grown by more than `[daemon]
-server_growth_mib` since its first answer (its caches, which no request can bound) is restarted.
+pages go back to the system, and a language server whose caches have no bound of their own
+(jedi's; `Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
+server_growth_mib` since its first answer.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class DaemonServer(GatewayServer):
         self.idle_seconds = idle_seconds
         self.server_growth = int(server_growth_mib * 2**20)
         self._first_rss: dict[LspSession, int] = {}
-        self._tidying: asyncio.TimerHandle | None = None
+        self._tidying: asyncio.Handle | None = None
         self._tidied = 0.0
         self.own = callerenv.snapshot()
         self.not_served: dict[str, Any] = {"requests": 0, "last_reasons": []}
@@ -145,9 +146,11 @@ class DaemonServer(GatewayServer):
         return handle
 
     def _tidy_soon(self) -> None:
-        """Tidy now if that was not done in the last TIDY_SECONDS, else when they have passed."""
+        """Tidy at once (before the answer goes out, so before its client can ask again) if that
+        was not done in the last TIDY_SECONDS, else when they have passed."""
         if self._tidying is None:
-            self._tidying = self.loop.call_later(max(0.0, self._tidied + TIDY_SECONDS - time.monotonic()), self._tidy)
+            due = self._tidied + TIDY_SECONDS - time.monotonic()
+            self._tidying = self.loop.call_soon(self._tidy) if due <= 0 else self.loop.call_later(due, self._tidy)
 
     def _tidy(self) -> None:
         """Between requests (none running, none given up still running): trim the heap, and
@@ -163,7 +166,7 @@ class DaemonServer(GatewayServer):
             running = self.gateway.sessions.running()
         except GatewayError:  # the daemon's own GATEWAY_LSP_TIMEOUT is bad: then it has no sessions
             running = []
-        for session in running:
+        for session in (s for s in running if s.adapter.restart_when_grown):
             rss = _tree_rss(session.pid)
             first = first_rss[session] = self._first_rss.get(session, rss)
             if rss - first > self.server_growth:

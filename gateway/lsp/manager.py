@@ -41,6 +41,7 @@ class SessionManager:
         if timeout is None:
             _timeout_from_env()  # a bad value is refused at once, before any server is asked
         self._sessions: dict[tuple[str | None, ...], LspSession] = {}
+        self._retiring: dict[tuple[str | None, ...], threading.Thread] = {}  # sessions shutting down, by key
         self._lock = threading.Lock()
         atexit.register(self.close)
 
@@ -80,6 +81,10 @@ class SessionManager:
                 session.close()
                 session = None
             if session is None:
+                retiring = self._retiring.pop(key, None)
+                if retiring is not None:  # the server it replaces is gone first: never both at once
+                    with progress.doing(f"waiting for the {Path(command[0]).name} it replaces to stop"):
+                        retiring.join()
                 name = Path(command[0]).name
                 session = LspSession(name, command, self.root, adapter, lambda: self.timeout)
                 session.start()
@@ -89,11 +94,14 @@ class SessionManager:
             self._lock.release()
 
     def retire(self, session: LspSession) -> None:
-        """Forget `session` at once, so that the next call starts a fresh server, and shut it
-        down in the background. Only for a session no call is using."""
+        """Forget `session` at once, so that the next call starts a fresh server (once this one
+        has stopped), and shut it down in the background. Only for a session no call is using."""
+        closing = threading.Thread(target=session.close, daemon=True, name=f"lsp-{session.name}-retire")
         with self._lock:
-            self._sessions = {key: known for key, known in self._sessions.items() if known is not session}
-        threading.Thread(target=session.close, daemon=True, name=f"lsp-{session.name}-retire").start()
+            for key in [key for key, known in self._sessions.items() if known is session]:
+                del self._sessions[key]
+                self._retiring[key] = closing
+        closing.start()
 
     def running(self) -> list[LspSession]:
         with self._lock:

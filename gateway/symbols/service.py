@@ -88,14 +88,18 @@ class SymbolService:
         files = (
             [self.symbols(path)]
             if path
-            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend(), keep_tree=False) for p in self.source_files()]
+            else (self.file_symbols(self.workspace.read(p), TreeSitterBackend(), keep_tree=False) for p in self.source_files())
         )
-        found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
+        found: list[tuple[FileSymbols, Symbol]] = []
+        seen: list[Symbol] = []
+        for file in files:  # one file's text at a time: a workspace's worth at once is what a warm process keeps after
+            found += [(file, s) for s in file.symbols if pattern.matches(s.name_path)]
+            seen += file.symbols
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
         if found:
             return found, []
-        return found, nearest_name_paths([s for f in files for s in f.symbols], pattern)
+        return found, nearest_name_paths(seen, pattern)
 
     def source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):
