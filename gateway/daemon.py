@@ -136,7 +136,7 @@ class DaemonServer(GatewayServer):
             argument = prepare(params) if prepare is not None else params
             self.active += 1
             try:
-                return await self.pool.run(self._as_caller, work, caller, argument, seconds=seconds)  # type: ignore[no-any-return]
+                return await self.pool.run(self._as_caller, work, caller or self.own, argument, seconds=seconds)  # type: ignore[no-any-return]
             finally:
                 self.active -= 1
                 if not anyone:  # asking for the status keeps no daemon alive
@@ -177,19 +177,17 @@ class DaemonServer(GatewayServer):
                 self.gateway.sessions.retire(session)
         self._first_rss = first_rss
 
-    def _caller(self, params: Any) -> dict[str, str | None]:
-        """The settings the request carries (taken out of its params); the daemon's own for a
-        client that sends none, which has no process of its own to agree with."""
+    def _caller(self, params: Any) -> dict[str, str | None] | None:
+        """The settings the request carries (taken out of its params): the daemon's own for a
+        client that sends none, which has no process of its own to agree with; None for
+        settings of another shape (another version of the gateway sent them)."""
         if not isinstance(params, dict) or "caller" not in params:
             return self.own
-        caller = callerenv.valid(params.pop("caller"))
-        if caller is None:
-            raise UsageError("caller: must be the settings gateway.callerenv.snapshot() gives")
-        return caller
+        return callerenv.valid(params.pop("caller"))
 
-    def _check_served(self, caller: dict[str, str | None]) -> None:
+    def _check_served(self, caller: dict[str, str | None] | None) -> None:
         """NotServed when answering with `caller`'s settings could differ from its own process's answer."""
-        reasons = callerenv.mismatches(caller, self.own)
+        reasons = callerenv.mismatches(caller, self.own) if caller is not None else ["settings of another version of the gateway"]
         if reasons:
             self.not_served = {"requests": self.not_served["requests"] + 1, "last_reasons": reasons}
             raise NotServed(f"answered in the caller's own process: {'; '.join(reasons)}")
