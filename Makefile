@@ -11,9 +11,12 @@ GOPLS_VERSION := v0.23.0
 # Agent host CLIs the end-to-end tests drive (tests/hosts): pinned, in the project's tool folder.
 HOSTS_DIR := .tools/hosts
 NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
+# Serena, the peer in benchmarks/serena_peer.py: a virtualenv of its own, since its pins clash with ours.
+SERENA_DIR := .tools/serena
+SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-serena serena clean
 
 setup: python-env servers hosts
 
@@ -103,7 +106,7 @@ corpus:
 
 # `make bench` records its results (RESULTS.md, benchmarks/results/); any benchmark run by hand
 # without --record writes to benchmarks/results/local/, which git ignores.
-bench: setup corpus
+bench: setup corpus serena
 	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py --record
 	$(PY) benchmarks/round_trips.py --record
@@ -112,7 +115,20 @@ bench: setup corpus
 	$(PY) benchmarks/typed_latency.py --record
 	$(PY) benchmarks/shell_snapshot.py --record
 	$(PY) benchmarks/daemon_latency.py --record
+	$(PY) benchmarks/daemon_memory.py --record
 	$(PY) benchmarks/host_latency.py --record
+	$(PY) benchmarks/serena_peer.py --record
+
+# The head-to-head with Serena (issue 24): both MCP servers side by side on the same files.
+bench-serena: setup serena
+	$(PY) benchmarks/serena_peer.py --record
+
+serena: $(SERENA_DIR)/.installed
+
+$(SERENA_DIR)/.installed: Makefile
+	test -x $(SERENA_DIR)/bin/python || $(PYTHON) -m venv $(SERENA_DIR)
+	$(SERENA_DIR)/bin/pip install -q --disable-pip-version-check serena-agent==$(SERENA_VERSION)
+	touch $@
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick

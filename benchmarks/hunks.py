@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.langs import LanguageRegistry
+from gateway.syntax import language_for
 
 SKIPPED_PARTS = {"dist", "build", "node_modules", "vendor", "third_party", "__pycache__"}
 GENERATED = (".d.ts", ".min.js", ".pb.go", "_pb2.py")
@@ -115,7 +116,7 @@ def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: 
             before, after = _show(repo, parent, path), _show(repo, commit, path)
             if before is None or after is None or GENERATED_MARK.search(before, 0, 2000):
                 continue
-            lang = registry.for_path(path, before)
+            lang = language_for(registry, path, before)
             if lang is None or (languages is not None and lang.name not in languages):
                 continue
             for hunk in _hunks(repo, parent, commit, path):

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
+from benchmarks.meter import Meter, metered  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
 from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
@@ -45,6 +46,7 @@ from gateway.symbols.operations import syntax_errors  # noqa: E402
 from gateway.symbols.routing import RouteRefused, plan_route  # noqa: E402
 from gateway.workspace import SourceFile  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
+from gateway.syntax import language_for  # noqa: E402
 
 SEED = 20261122
 SUFFIX = {"python": ".py", "typescript": ".ts", "tsx": ".tsx", "javascript": ".js", "go": ".go", "rust": ".rs",
@@ -182,7 +184,7 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
     """Route one blocked edit the way `edit --route` would, in memory, and compare R with A."""
     tally = run.routes
     tally.blocked += 1
-    lang = gateway.registry.for_path(path, edit.before)
+    lang = language_for(gateway.registry, path, edit.before)
     assert lang is not None
     clean = len(syntax_errors(lang, effect.after)) <= len(syntax_errors(lang, edit.before))
     tally.clean += clean
@@ -266,14 +268,19 @@ def _flags(root: Path, language: str) -> str:
     return "\n".join(flags + [f"-I{root}"]) + "\n"
 
 
-def run_language(language: str, edits: list[ReplayEdit]) -> LanguageRun:
-    """The edits of one language, grouped by the commit they come from. A language server
-    sees each edit in a checkout of its commit's parent, so headers and imports resolve."""
-    run: LanguageRun | None = None
+def by_commit(edits: list[ReplayEdit]) -> dict[tuple[Path, str], list[ReplayEdit]]:
     groups: dict[tuple[Path, str], list[ReplayEdit]] = defaultdict(list)
     for edit in edits:
         groups[(edit.repo, edit.parent)].append(edit)
-    for (repo, parent), group in groups.items():
+    return groups
+
+
+def run_language(language: str, edits: list[ReplayEdit], meter: Meter) -> LanguageRun:
+    """The edits of one language, grouped by the commit they come from. A language server
+    sees each edit in a checkout of its commit's parent, so headers and imports resolve."""
+    run: LanguageRun | None = None
+    meter.stage = language
+    for (repo, parent), group in by_commit(edits).items():
         root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
         if language not in ("python", "ruby", "java", "typescript", "tsx", "javascript"):
             checkout(repo, parent, root)
@@ -286,7 +293,9 @@ def run_language(language: str, edits: list[ReplayEdit]) -> LanguageRun:
                 path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
                 cache = caches.setdefault(path, OracleCache(oracle, path)) if oracle else None
                 judge(run, edit, cache, gateway, path)
+                meter.edits += 1
         shutil.rmtree(root, ignore_errors=True)
+        meter.done += 1
     return run or LanguageRun(language, None)
 
 
@@ -360,18 +369,32 @@ def main() -> None:
     parser.add_argument("--max-edits", type=int, default=600, help="edits per language at most, sampled (default 600)")
     parser.add_argument("--record", action="store_true", help="write results/replay.json, replay.png and RESULTS.md")
     args = parser.parse_args()
+    with metered("replay", Meter()) as meter:
+        corpus, rows = replay(args, meter)
+    publish(args, corpus, rows)
+
+
+def replay(args: argparse.Namespace, meter: Meter) -> tuple[str, list[dict[str, Any]]]:
+    """The corpus's description and one row per language; progress on stderr as it goes."""
     languages = set(args.languages.split(",")) if args.languages else None
     if args.repo:
         repos, corpus = args.repo, ", ".join(f"{repo_name(p)} (last {args.commits} commits)" for p in args.repo)
     else:
+        meter.stage = "building the corpus"
         built = build_all(languages)
         repos, args.commits = [repo for _, repo in built], 1000
         corpus = "releases of " + ", ".join(f"{s.package} ({s.registry}, {len(s.versions)})" for s, _ in built)
+    meter.stage = "collecting edits from git"
     edits = collect(repos, args.commits, languages, args.max_edits)
+    meter.start(sum(len(by_commit(found)) for found in edits.values()))
     rows = []
     for language, found in edits.items():
         print(f"replay: {language}: {len(found)} edits", file=sys.stderr)
-        rows.append(run_language(language, found).to_json())
+        rows.append(run_language(language, found, meter).to_json())
+    return corpus, rows
+
+
+def publish(args: argparse.Namespace, corpus: str, rows: list[dict[str, Any]]) -> None:
     if args.record:  # where each disagreement is, without the third-party code itself
         for row in rows:
             row["disagreements"] = [{k: v for k, v in d.items() if k not in ("old", "new")} for d in row["disagreements"]]

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.report import machine, percentile, process_median_ms, record  # noqa: E402
 from gateway.typed.state import state_dir  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
-from gateway.surface import declaration_from  # noqa: E402
+from gateway.typed.declaration import Declaration  # noqa: E402
 
 RUNS = 15
 IN_PROCESS_RUNS = 200
@@ -57,7 +57,7 @@ def in_process(workspace: Path) -> dict[str, float]:
     with Gateway(workspace, use_servers=False) as gw:
         for number in range(IN_PROCESS_RUNS):
             started = time.perf_counter()
-            token = gw.declare(declaration_from(params))["token"]
+            token = gw.declare(Declaration.from_params(params))["token"]
             declare.append((time.perf_counter() - started) * 1000)
             old, new = ("width * height", "height * width") if number % 2 == 0 else ("height * width", "width * height")
             started = time.perf_counter()

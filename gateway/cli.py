@@ -1,4 +1,5 @@
-"""The `gateway` command: argument parsing and rendering only; the work is in `Gateway`."""
+"""The `gateway` command: its operation commands are generated from the table in gateway.surface
+(shown as gateway.cli_render says); the process commands (serve, mcp, hook, daemon) are its own."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from gateway import progress
 from gateway.cli_daemon import add_daemon_commands
-from gateway.cli_plans import add_plan_commands
-from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK, GatewayError, UsageError, exit_code_for
+from gateway.cli_render import RENDER
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
+from gateway.surface import OPERATIONS, Operation, Param
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -47,30 +50,6 @@ def _read_text_file(name: str) -> str:
         raise UsageError(f"cannot read {name}: {error.strerror}") from None
 
 
-def _text_arg(args: argparse.Namespace, name: str) -> str:
-    inline, file = getattr(args, name), getattr(args, f"{name}_file")
-    if inline is None and file is None:
-        raise UsageError(f"one of --{name} or --{name}-file is required")
-    return inline if inline is not None else _read_text_file(file)
-
-
-def _add_text_arg(parser: argparse.ArgumentParser, name: str, what: str) -> None:
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument(f"--{name}", metavar="TEXT", help=what)
-    group.add_argument(f"--{name}-file", metavar="F", help=f"read {what} from file F")
-
-
-def _add_edit_text_args(parser: argparse.ArgumentParser, required: bool) -> None:
-    for name in ("old", "new"):
-        group = parser.add_mutually_exclusive_group(required=required)
-        group.add_argument(f"--{name}", metavar="TEXT", help=f"the {name} text")
-        group.add_argument(f"--{name}-file", metavar="F", help=f"read the {name} text from file F")
-
-
-def _add_token_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--token", metavar="TOKEN", help="the grant from `gateway declare` (default: a live grant for the file)")
-
-
 def _gateway(args: argparse.Namespace) -> Any:
     """The run's one Gateway, closed (servers shut down) when the command ends."""
     if getattr(args, "gateway", None) is None:
@@ -80,92 +59,22 @@ def _gateway(args: argparse.Namespace) -> Any:
     return args.gateway
 
 
-def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The operation answered by the workspace's daemon when one runs (started for next time
-    when none does), else computed here; the same answer either way."""
-    from gateway.daemon_client import invoke
+def _local(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The operation computed in this process; what it waits on for more than 2 seconds is said on stderr."""
+    from gateway.surface import call
 
-    def local() -> dict[str, Any]:
-        from gateway.surface import call
-
+    with progress.reporting(progress.StreamSink(sys.stderr), operation):
         return call(_gateway(args), operation, params)
 
-    return invoke(args.workspace, operation, params, local)
 
+def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The operation answered by the workspace's daemon when one runs (started for next time
+    when none does), else computed here; the same answer either way, and the same lines on
+    stderr while it waits (the daemon's, forwarded)."""
+    from gateway.daemon_client import invoke
 
-def _cmd_classify(args: argparse.Namespace) -> Outcome:
-    params = {"path": args.path, "old_string": _text_arg(args, "old"), "new_string": _text_arg(args, "new"), "replace_all": args.replace_all}
-    result = _through_daemon(args, "classify", params)
-    return result, result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
-
-
-def _operation(result: dict[str, Any]) -> Outcome:
-    return result, result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else ""), EXIT_OK
-
-
-def _cmd_symbols(args: argparse.Namespace) -> Outcome:
-    result = _through_daemon(args, "symbols", {"path": args.path, "depth": args.depth})
-    lines = [f"{result['path']} ({result['language']}, {result['backend']})"]
-    for symbol in result["symbols"]:
-        depth = symbol["name_path"].count("/")
-        lines.append(f"{'  ' * (depth + 1)}{symbol['kind']} {symbol['name_path']}  {symbol['start_line']}-{symbol['end_line']}")
-    return result, "\n".join(lines), EXIT_OK
-
-
-def _cmd_find_symbol(args: argparse.Namespace) -> Outcome:
-    result = _through_daemon(args, "find_symbol", {"name_path": args.name_path, "path": args.path, "body": args.body})
-    lines = []
-    for match in result["matches"]:
-        lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
-        if args.body:
-            lines.append(match["body"])
-    nearest = f"; nearest: {', '.join(result['nearest'])}" if result.get("nearest") else ""
-    return result, "\n".join(lines) or f"no symbol matches {args.name_path}{nearest}", EXIT_OK if result["matches"] else EXIT_ERROR
-
-
-def _cmd_replace_symbol(args: argparse.Namespace) -> Outcome:
-    params = {"name_path": args.name_path, "path": args.path, "body": _text_arg(args, "body"), "token": args.token}
-    return _operation(_through_daemon(args, "replace_symbol", params))
-
-
-def _cmd_insert_code(args: argparse.Namespace) -> Outcome:
-    params = {"name_path": args.name_path, "path": args.path, "code": _text_arg(args, "code"), "position": args.position, "token": args.token}
-    return _operation(_through_daemon(args, "insert_code", params))
-
-
-def _cmd_remove_symbol(args: argparse.Namespace) -> Outcome:
-    params = {"name_path": args.name_path, "path": args.path, "token": args.token, "force": args.force}
-    return _operation(_through_daemon(args, "remove_symbol", params))
-
-
-def _cmd_rename_symbol(args: argparse.Namespace) -> Outcome:
-    params = {"name_path": args.name_path, "path": args.path, "new_name": args.new_name, "token": args.token}
-    result, text, code = _operation(_through_daemon(args, "rename_symbol", params))
-    return result, text, EXIT_INCOMPLETE if result.get("complete") is False else code
-
-
-def _server_state(row: dict[str, Any]) -> str:
-    """How the server did in this workspace, when it was started here."""
-    if row["status"] == "working":
-        return f"; working (asked about {row['probed']})"
-    if row["status"] == "broken":
-        return f"; BROKEN: {row['reason']}"
-    if row["status"] == "loading":
-        return f"; still loading the workspace ({row['reason']}): tree-sitter answers until it has"
-    return "; not started (no file of the language here)" if row["status"] == "not started" else ""
-
-
-def _cmd_servers(args: argparse.Namespace) -> Outcome:
-    result = _gateway(args).servers()
-    lines = []
-    for row in result["languages"]:
-        if row["found"]:
-            found = f"found {row['path']} ({row['version'] or 'version unknown'})"
-        else:
-            found = f"not found ({row['reason']}); {row['install']}" if row["reason"] else f"not found; {row['install']}"
-        renames = f"; renames through tree-sitter: {row['rename_fallback']}" if row["rename_fallback"] else ""
-        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}{renames}")
-    return result, "\n".join(lines), EXIT_OK
+    sink = progress.StreamSink(sys.stderr)
+    return invoke(args.workspace, operation, params, lambda: _local(args, operation, params), progress.from_remote(sink))
 
 
 def _stdin_edit() -> tuple[str, str, str, bool]:
@@ -181,30 +90,120 @@ def _stdin_edit() -> tuple[str, str, str, bool]:
     return payload["file_path"], payload["old_string"], payload["new_string"], bool(payload.get("replace_all"))
 
 
-def _cmd_edit(args: argparse.Namespace) -> Outcome:
-    if args.stdin:
-        if args.path or args.old is not None or args.old_file or args.new is not None or args.new_file:
-            raise UsageError("--stdin takes no PATH, --old or --new")
-        path, old, new, replace_all = _stdin_edit()
-    else:
+def _add_param(parser: argparse.ArgumentParser, param: Param, grouped: bool) -> None:
+    """One table parameter as the command takes it (see `surface.Param`); in a command whose
+    second word picks the operation (`grouped`), nothing is required by the parser."""
+    required = param.required and not grouped
+    if param.cli in ("positional", "file"):
+        parser.add_argument(param.name, metavar=param.metavar or param.name.upper(), nargs=None if required else "?", help=param.help or None)
+    elif param.cli == "switch":
+        parser.add_argument(f"--{param.flag}", dest=param.name, action="store_true", help=param.help)
+    elif param.cli == "text":
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument(f"--{param.flag}", metavar="TEXT", help=param.help)
+        group.add_argument(f"--{param.flag}-file", metavar="F", help=f"read {param.help} from file F")
+    elif param.cli == "flag":
+        parser.add_argument(f"--{param.flag}", dest=param.name, metavar=param.metavar, required=required, help=param.help,
+                            choices=param.choices or None, type=param.kind if param.kind in (int, str) else str,
+                            action="append" if param.many else "store")
+
+
+def _param_value(args: argparse.Namespace, param: Param) -> Any:
+    if param.cli == "text":
+        inline, file = getattr(args, param.flag.replace("-", "_")), getattr(args, f"{param.flag.replace('-', '_')}_file")
+        if inline is None and file is None:
+            return None
+        return inline if inline is not None else _read_text_file(file)
+    value = getattr(args, param.name, None)
+    if param.cli == "file" and value is not None:
+        return os.path.abspath(value)
+    return value
+
+
+def _given(args: argparse.Namespace, param: Param) -> bool:
+    value = _param_value(args, param)
+    return value not in (None, False, [])
+
+
+def _params_of(args: argparse.Namespace, operation: Operation) -> dict[str, Any]:
+    """The operation's parameters from the command line; a missing required one, or one that
+    belongs to another operation of the same command, is a usage error."""
+    params = {param.name: _param_value(args, param) for param in operation.params}
+    own = {param.name for param in operation.params}
+    command = " ".join(filter(None, (operation.command, operation.word)))
+    for other in args.operations.values():
+        for param in other.params:
+            if param.name not in own and _given(args, param):
+                raise UsageError(f"{command} takes no {_shown(param)}")
+    for param in operation.params:
+        if param.required and params[param.name] is None:
+            what = f"one of --{param.flag} or --{param.flag}-file" if param.cli == "text" else _shown(param)
+            raise UsageError(f"{what} is required" if param.cli == "text" else f"usage: gateway {command} needs {what}")
+    return params
+
+
+def _shown(param: Param) -> str:
+    return param.metavar or param.name.upper() if param.cli in ("positional", "file") else f"--{param.flag}"
+
+
+def _edit_params(args: argparse.Namespace, operation: Operation) -> dict[str, Any]:
+    """`gateway edit`: PATH and the texts, or one JSON object on stdin (--stdin)."""
+    if not args.stdin:
         if not args.path:
             raise UsageError("PATH is required (or --stdin)")
-        path, old, new, replace_all = args.path, _text_arg(args, "old"), _text_arg(args, "new"), args.replace_all
-    params = {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token}
+        return _params_of(args, operation)
+    if args.path or any(_given(args, p) for p in operation.params if p.cli == "text"):
+        raise UsageError("--stdin takes no PATH, --old or --new")
+    path, old, new, replace_all = _stdin_edit()
+    return {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token}
+
+
+def _run_operation(args: argparse.Namespace) -> Outcome:
+    """A table operation: its parameters from the command line, its answer (from the daemon for
+    `warm` operations), shown as cli_render says."""
+    operation = args.operations[getattr(args, "word", None)]
+    params = _edit_params(args, operation) if operation.name == "edit" else _params_of(args, operation)
     try:
-        result = _through_daemon(args, "edit", params)
+        if operation.warm:
+            result = _through_daemon(args, operation.name, params)
+        else:
+            result = _local(args, operation.name, params)
     except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
-        if error.kind != "blocked":
+        if error.kind != "blocked" or operation.name != "edit":
             raise
-        classification = error.to_json()["classification"]
+        from gateway.results import refusal
+
+        refused = refusal(error)
         hint = "" if args.route or not _routes(args) else (
             "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
-        return {**classification, "applied": False}, classification["message"] + hint, EXIT_BLOCKED
-    lines = ", ".join(map(str, result["lines"]))
-    text = f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines})."
-    if result.get("decision") == "routed":
-        text = f"{result['message']}\n{result['diff'].rstrip()}"
-    return result, text, EXIT_OK
+        return refused, refused["message"] + hint, EXIT_BLOCKED
+    text, code = RENDER[operation.name](result, params)
+    return result, text, code
+
+
+def _add_table_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """A command for each operation of the table; operations that share a command are told
+    apart by its second word (`audit log|summary|verify`, `contract check|apply|new`)."""
+    by_command: dict[str, list[Operation]] = {}
+    for operation in OPERATIONS.values():
+        if operation.command:
+            by_command.setdefault(operation.command, []).append(operation)
+    for command, operations in by_command.items():
+        words = [op.word for op in operations]
+        grouped = words != [None]
+        summary = operations[0].summary if not grouped else f"{command}: " + ", ".join(f"{op.word} ({op.summary})" for op in operations)
+        parser = commands.add_parser(command, parents=[common], help=summary, epilog=operations[0].epilog or None)
+        if grouped:
+            parser.add_argument("word", choices=words, metavar="|".join(str(w) for w in words))
+        added: set[str] = set()
+        for operation in operations:
+            for param in operation.params:
+                if param.name not in added:
+                    _add_param(parser, param, grouped or (operation.name == "edit" and param.name == "path"))
+                    added.add(param.name)
+        if command == "edit":
+            parser.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
+        parser.set_defaults(handler=_run_operation, operations={op.word: op for op in operations})
 
 
 def _routes(args: argparse.Namespace) -> bool:
@@ -281,63 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print one JSON object")
     common.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
 
-    classify = commands.add_parser("classify", parents=[common], help="classify a proposed edit")
-    classify.add_argument("path", metavar="PATH")
-    _add_edit_text_args(classify, required=False)
-    classify.add_argument("--replace-all", action="store_true", help="judge every occurrence")
-    classify.set_defaults(handler=_cmd_classify)
-
-    edit = commands.add_parser("edit", parents=[common], help="apply an exact-match edit through the gate")
-    edit.add_argument("path", metavar="PATH", nargs="?")
-    _add_edit_text_args(edit, required=False)
-    edit.add_argument("--replace-all", action="store_true", help="replace every occurrence")
-    edit.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
-    edit.add_argument("--route", action="store_true", help="perform a structural edit as verified symbol operations instead of refusing it")
-    _add_token_arg(edit)
-    edit.set_defaults(handler=_cmd_edit)
-
-    symbols = commands.add_parser("symbols", parents=[common], help="a file's symbol tree")
-    symbols.add_argument("path", metavar="PATH")
-    symbols.add_argument("--depth", type=int, metavar="N", help="show N levels")
-    symbols.set_defaults(handler=_cmd_symbols)
-
-    find = commands.add_parser("find-symbol", parents=[common], help="find symbols by name path")
-    find.add_argument("name_path", metavar="NAME_PATH")
-    find.add_argument("path", metavar="PATH", nargs="?")
-    find.add_argument("--body", action="store_true", help="print each symbol's text")
-    find.set_defaults(handler=_cmd_find_symbol)
-
-    replace = commands.add_parser("replace-symbol", parents=[common], help="replace a whole definition")
-    replace.add_argument("name_path", metavar="NAME_PATH")
-    replace.add_argument("path", metavar="PATH")
-    _add_text_arg(replace, "body", "the new definition")
-    _add_token_arg(replace)
-    replace.set_defaults(handler=_cmd_replace_symbol)
-
-    insert = commands.add_parser("insert-code", parents=[common], help="insert code as a sibling of a symbol")
-    insert.add_argument("name_path", metavar="NAME_PATH", help="the sibling; '/' is the file itself")
-    insert.add_argument("path", metavar="PATH")
-    _add_text_arg(insert, "code", "the code to insert")
-    insert.add_argument("--position", choices=("before", "after"), required=True)
-    _add_token_arg(insert)
-    insert.set_defaults(handler=_cmd_insert_code)
-
-    remove = commands.add_parser("remove-symbol", parents=[common], help="remove a definition")
-    remove.add_argument("name_path", metavar="NAME_PATH")
-    remove.add_argument("path", metavar="PATH")
-    remove.add_argument("--force", action="store_true", help="remove it even while other code still refers to it")
-    _add_token_arg(remove)
-    remove.set_defaults(handler=_cmd_remove_symbol)
-
-    rename = commands.add_parser(
-        "rename-symbol", parents=[common], help="rename a symbol across the workspace",
-        epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name",
-    )
-    rename.add_argument("name_path", metavar="NAME_PATH")
-    rename.add_argument("path", metavar="PATH")
-    rename.add_argument("new_name", metavar="NEW_NAME")
-    _add_token_arg(rename)
-    rename.set_defaults(handler=_cmd_rename_symbol)
+    _add_table_commands(commands, common)
 
     serve = commands.add_parser("serve", help="run the JSON-RPC server (pygls) for middleware")
     serve.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
@@ -361,11 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
     mcp.set_defaults(handler=_cmd_mcp, json=False)
 
-    add_plan_commands(commands, common, _gateway)
     add_daemon_commands(commands, common)
-
-    servers = commands.add_parser("servers", parents=[common], help="language servers and the backend each language uses")
-    servers.set_defaults(handler=_cmd_servers)
     return parser
 
 
@@ -385,10 +324,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     except GatewayError as error:
         _close(args)
         print(f"gateway: {error}", file=sys.stderr)
-        payload: dict[str, Any] = {"ok": False, "error": error.to_json()}
-        if args is not None and args.command == "edit":
-            payload["applied"] = False
-        _emit(args, payload, "")
+        from gateway.results import refusal
+
+        _emit(args, refusal(error), "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)

@@ -27,11 +27,21 @@ def _status(workspace: str) -> dict[str, Any] | None:
 def _describe(status: dict[str, Any]) -> str:
     memory = status["memory"]
     servers = ", ".join(f"{s['server']} (pid {s['pid']})" for s in status["servers"]) or "none"
-    return (
+    total = (memory["daemon_rss_bytes"] + memory["servers_rss_bytes"]) / 2**20
+    environment = status.get("environment") or {}
+    lines = [
         f"gateway daemon: running for {status['workspace']} (pid {status['pid']}), up {status['uptime_seconds']:.0f} s, "
-        f"{status['requests']} requests served; language servers: {servers}; memory: daemon "
-        f"{memory['daemon_rss_bytes'] / 2**20:.0f} MiB, servers {memory['servers_rss_bytes'] / 2**20:.0f} MiB"
-    )
+        f"{status['requests']} requests served; exits after {status['idle_minutes']:g} idle minutes",
+        f"language servers: {servers}",
+        f"memory: {total:.0f} MiB (daemon {memory['daemon_rss_bytes'] / 2**20:.0f} MiB, servers {memory['servers_rss_bytes'] / 2**20:.0f} MiB)",
+        f"serves with: state {environment.get('state')}, gateway {environment.get('package')}; each call with its caller's PATH, "
+        "GATEWAY_TOOLS_DIR, GATEWAY_NO_SERVERS and GATEWAY_LSP_TIMEOUT",
+    ]
+    if status.get("caller_not_served_because"):
+        lines.append("this shell's calls are answered in process, not by the daemon: " + "; ".join(status["caller_not_served_because"]))
+    if status.get("not_served", {}).get("requests"):
+        lines.append(f"calls answered in their callers' processes instead: {status['not_served']['requests']}")
+    return "\n".join(lines)
 
 
 def _workspace(args: argparse.Namespace) -> str:
@@ -44,7 +54,7 @@ def _cmd_start(args: argparse.Namespace) -> Outcome:
     workspace = _workspace(args)
     status = _status(workspace)
     if status is not None:
-        return status, _describe(status) + " (already)", EXIT_OK
+        return status, _describe(status).replace(": running", ": already running", 1), EXIT_OK
     try:
         spawn(workspace)
     except (OSError, DaemonUnavailable) as error:

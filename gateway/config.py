@@ -75,22 +75,29 @@ def gate_config(root: Path | None) -> GateConfig:
 
 @dataclass(frozen=True)
 class DaemonConfig:
-    """`[daemon]`: whether surfaces start the workspace's daemon when none runs, and after how
-    many idle minutes it exits (a fraction is allowed)."""
+    """`[daemon]`: whether surfaces start the workspace's daemon when none runs, after how many
+    idle minutes it exits (a fraction is allowed), and by how many MiB a language server may
+    grow past its first answer before the daemon restarts it between requests."""
 
     autostart: bool = True
     idle_minutes: float = 30.0
+    server_growth_mib: float = 64.0
+
+
+def _positive(data: dict[str, Any], key: str, default: float, most: float, what: str) -> float:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= most:
+        raise UsageError(f"{CONFIG_PATH}: [daemon] {key} must be a number of {what}")
+    return float(value)
 
 
 def daemon_config(root: Path | None) -> DaemonConfig:
-    data = _known_table(root, "daemon", {"autostart", "idle_minutes"})
+    data = _known_table(root, "daemon", {"autostart", "idle_minutes", "server_growth_mib"})
     autostart = data.get("autostart", True)
     if not isinstance(autostart, bool):
         raise UsageError(f"{CONFIG_PATH}: [daemon] autostart must be true or false")
-    idle = data.get("idle_minutes", 30.0)
-    if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
-        raise UsageError(f"{CONFIG_PATH}: [daemon] idle_minutes must be a number of minutes above 0 (at most a week)")
-    return DaemonConfig(autostart=autostart, idle_minutes=float(idle))
+    return DaemonConfig(autostart=autostart, idle_minutes=_positive(data, "idle_minutes", 30.0, 7 * 24 * 60, "minutes above 0 (at most a week)"),
+                        server_growth_mib=_positive(data, "server_growth_mib", 64.0, 1 << 20, "MiB above 0"))
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,22 @@ parser and language servers warm for the hook, the CLI and MCP.
 
 It speaks the JSON-RPC of `gateway serve` (same methods, framing and limits) on a Unix socket
 that only its user can reach (`daemon_client`), plus `gateway/hook` (the hook's whole answer)
-and `gateway/status`. A lock file makes it one per workspace and environment; a socket left by
-a killed daemon is removed by the next. It exits after `[daemon] idle_minutes` without requests,
+and `gateway/status`. A lock file makes it one per workspace and user, whatever the callers'
+environments: each request is answered with the settings it carries (`gateway.callerenv`), or
+refused as NotServed when the daemon cannot answer as the caller's own process would (another
+state directory), and the caller answers it in process. A socket left by a killed daemon is
+removed by the next. It exits after `[daemon] idle_minutes` without requests,
 on `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
-with it (`gateway.lsp.session`).
+with it (`gateway.lsp.session`). Its memory is bounded between requests: the C heap's free
+pages go back to the system, and a language server whose caches have no bound of their own
+(jedi's; `Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
+server_growth_mib` since its first answer.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import fcntl
 import os
 import sys
@@ -18,21 +26,27 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gateway import progress
+from gateway import callerenv
 from gateway.api import Gateway
 from gateway.config import daemon_config
 from gateway.daemon_client import DaemonUnavailable, daemon_file
-from gateway.errors import UsageError
+from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
 from gateway.rpc import GatewayServer, plain, run_until_stopped
-from gateway.surface import call
 from gateway.userstate import private_file
+
+if TYPE_CHECKING:
+    from gateway.lsp.session import LspSession
 
 HOOK, STATUS = "gateway/hook", "gateway/status"
 # A hook's answer is due well within the hosts' own hook timeouts (Claude Code: 60 s); past it
 # the hook is refused (exit 2) and the worker it held is given up (gateway.workers).
 HOOK_SECONDS = 45.0
+# The daemon tidies (heap, grown servers) when a request ends and none runs, at most this often.
+TIDY_SECONDS = 1.0
 
 
 def _rss(pid: int) -> int:
@@ -41,6 +55,19 @@ def _rss(pid: int) -> int:
             return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def _tree_rss(pid: int | None) -> int:
+    return _rss(pid) + sum(_rss(child) for child in descendants(pid)) if pid else 0
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc): a burst of parsing leaves them
+    counted against the daemon otherwise."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _hook(params: dict[str, Any]) -> dict[str, Any]:
@@ -68,35 +95,113 @@ def _warm() -> None:
 
 
 class DaemonServer(GatewayServer):
-    """`GatewayServer` with the hook, a status report and an idle clock."""
+    """`GatewayServer` with the hook, a status report, an idle clock, and each request answered
+    with its caller's settings."""
 
-    def __init__(self, gateway: Gateway, idle_seconds: float) -> None:
+    def __init__(self, gateway: Gateway, idle_seconds: float, server_growth_mib: float = 64.0) -> None:
         self.started = self.last_active = time.monotonic()
-        self.active = self.requests = 0
+        self.active = self.requests = self.restarted = 0
         self.idle_seconds = idle_seconds
+        self.server_growth = int(server_growth_mib * 2**20)
+        self._first_rss: dict[LspSession, int] = {}
+        self._tidying: asyncio.Handle | None = None
+        self._tidied = 0.0
+        self.own = callerenv.snapshot()
+        self.not_served: dict[str, Any] = {"requests": 0, "last_reasons": []}
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: _hook(plain(params)), HOOK_SECONDS))
-        self.feature(STATUS)(self._counted(lambda params: self.status()))
+        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(params)), HOOK_SECONDS))
+        self.feature(STATUS)(self._counted(self.status, anyone=True))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
-        return self._counted(lambda params: call(self.gateway, operation, plain(params)))
+        return self._counted(lambda work: work(), prepare=lambda params: self.reported(operation, params))
 
-    def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+    @staticmethod
+    def _logged(what: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A hook's long waits go to the daemon's log: the hook's host must not see them."""
+        with progress.reporting(progress.StreamSink(sys.stderr), what):
+            return work()
+
+    def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None, anyone: bool = False,
+                 prepare: Callable[[dict[str, Any]], Any] | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        """`work` on a worker (given the params, or what `prepare` makes of them on the loop),
+        answered with the caller's settings; unless `anyone` may ask, NotServed for a caller the
+        daemon cannot answer as its own process would."""
+
         async def handle(params: Any) -> dict[str, Any]:
-            self.active += 1
+            params = plain(params)
+            caller = self._caller(params)
             self.requests += 1
+            if not anyone:
+                self._check_served(caller)
+            argument = prepare(params) if prepare is not None else params
+            self.active += 1
             try:
-                return await self.pool.run(work, params, seconds=seconds)  # type: ignore[no-any-return]
+                return await self.pool.run(self._as_caller, work, caller or self.own, argument, seconds=seconds)  # type: ignore[no-any-return]
             finally:
                 self.active -= 1
-                self.last_active = time.monotonic()
+                if not anyone:  # asking for the status keeps no daemon alive
+                    self.last_active = time.monotonic()
+                    self._tidy_soon()
 
         return handle
 
-    def status(self) -> dict[str, Any]:
+    def _tidy_soon(self) -> None:
+        """Tidy at once (before the answer goes out, so before its client can ask again) if that
+        was not done in the last TIDY_SECONDS, else when they have passed."""
+        if self._tidying is None:
+            due = self._tidied + TIDY_SECONDS - time.monotonic()
+            self._tidying = self.loop.call_soon(self._tidy) if due <= 0 else self.loop.call_later(due, self._tidy)
+
+    def _tidy(self) -> None:
+        """Between requests (none running, none given up still running): trim the heap, and
+        restart the language servers that grew by more than `server_growth` since they first
+        answered. Runs on the loop, so no request starts meanwhile; takes a few milliseconds."""
+        self._tidying = None
+        if self.active or self.pool.abandoned:
+            return  # the end of the running request tidies again
+        self._tidied = time.monotonic()
+        _trim_heap()
+        first_rss: dict[LspSession, int] = {}
+        try:
+            running = self.gateway.sessions.running()
+        except GatewayError:  # the daemon's own GATEWAY_LSP_TIMEOUT is bad: then it has no sessions
+            running = []
+        for session in (s for s in running if s.adapter.restart_when_grown):
+            rss = _tree_rss(session.pid)
+            first = first_rss[session] = self._first_rss.get(session, rss)
+            if rss - first > self.server_growth:
+                print(f"gateway daemon: restarting {session.name}, grown from {first / 2**20:.0f} to {rss / 2**20:.0f} MiB",
+                      file=sys.stderr, flush=True)
+                del first_rss[session]
+                self.restarted += 1
+                self.gateway.sessions.retire(session)
+        self._first_rss = first_rss
+
+    def _caller(self, params: Any) -> dict[str, str | None] | None:
+        """The settings the request carries (taken out of its params): the daemon's own for a
+        client that sends none, which has no process of its own to agree with; None for
+        settings of another shape (another version of the gateway sent them)."""
+        if not isinstance(params, dict) or "caller" not in params:
+            return self.own
+        return callerenv.valid(params.pop("caller"))
+
+    def _check_served(self, caller: dict[str, str | None] | None) -> None:
+        """NotServed when answering with `caller`'s settings could differ from its own process's answer."""
+        reasons = callerenv.mismatches(caller, self.own) if caller is not None else ["settings of another version of the gateway"]
+        if reasons:
+            self.not_served = {"requests": self.not_served["requests"] + 1, "last_reasons": reasons}
+            raise NotServed(f"answered in the caller's own process: {'; '.join(reasons)}")
+
+    @staticmethod
+    def _as_caller(work: Callable[[Any], dict[str, Any]], caller: dict[str, str | None], params: Any) -> dict[str, Any]:
+        with callerenv.Serving(caller):
+            return work(params)
+
+    def status(self, params: Any = None) -> dict[str, Any]:
         pid = os.getpid()
         servers = [{"server": s.name, "pid": s.server_pid, "broken": s.broken} for s in self.gateway.sessions.running()]
         children = descendants(pid)
+        reasons = callerenv.mismatches(callerenv.current() or self.own, self.own)
         return {
             "running": True,
             "pid": pid,
@@ -105,7 +210,13 @@ class DaemonServer(GatewayServer):
             "requests": self.requests,
             "idle_minutes": self.idle_seconds / 60,
             "servers": servers,
+            "servers_restarted": self.restarted,
+            "server_growth_mib": self.server_growth / 2**20,
             "memory": {"daemon_rss_bytes": _rss(pid), "servers_rss_bytes": sum(_rss(child) for child in children)},
+            "environment": self.own,
+            "serves_caller": not reasons,
+            "caller_not_served_because": reasons,
+            "not_served": self.not_served,
         }
 
     def watch_idle(self) -> None:
@@ -139,7 +250,8 @@ def run_daemon(workspace: str) -> None:
         print(f"gateway daemon: already running for {root}", file=sys.stderr)
         return
     socket_path.unlink(missing_ok=True)  # left by a daemon that was killed: the lock is ours now
-    server = DaemonServer(Gateway(root), daemon_config(root).idle_minutes * 60)
+    config = daemon_config(root)
+    server = DaemonServer(Gateway(root), config.idle_minutes * 60, config.server_growth_mib)
     mask = os.umask(0o177)
     try:
         listener = server.loop.run_until_complete(

@@ -1,12 +1,15 @@
 """Finding and calling a workspace's daemon. Standard library only: the hook imports this and
 nothing heavy when the daemon answers.
 
-A daemon serves one workspace for callers with one environment: its socket's name is a digest
-of the workspace's real path and of the variables that change answers (`KEYED_ENV`), so a
-caller with another PATH or GATEWAY_NO_SERVERS never gets a daemon that would answer otherwise.
-The socket lives in a private directory (0700) under `$XDG_RUNTIME_DIR/gateway`, or
-`/tmp/gateway-UID` without one; a directory that is not the user's own, or open to others,
-is never used.
+One daemon serves a workspace for its user, whatever the caller's environment: its socket's
+name is a digest of the workspace's real path alone. Each request carries the caller's
+settings (`gateway.callerenv`); the daemon answers with them, or, where it cannot answer as
+the caller's own process would (another state directory, say), says so (`NOT_SERVED`) and the
+call is answered in process, with no second daemon started. The socket lives in a private
+directory (0700): `$XDG_RUNTIME_DIR/gateway`, else `/run/user/UID/gateway` when the system
+keeps one, else `/tmp/gateway-UID`; a daemon is looked for in each of these, so a shell with
+another (or no) `XDG_RUNTIME_DIR` finds it too. A directory that is not the user's own, or
+open to others, is never used.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import stat
 import struct
 import sys
 
-from gateway import fastjson
+from gateway import callerenv, fastjson
 from gateway.errors import GatewayError, RemoteError
 from gateway.framing import FrameError, FrameReader
 
@@ -31,12 +34,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-KEYED_ENV = ("PATH", "GATEWAY_NO_SERVERS", "GATEWAY_LSP_TIMEOUT", "GATEWAY_TOOLS_DIR", "XDG_STATE_HOME")
 CONNECT_SECONDS = 1.0
 MAX_BASE = 60
 CALL_SECONDS = 600.0
-# The operations of `gateway.surface` that write the file named by their `path`.
-WRITING = frozenset({"edit", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"})
+# The daemon's answer to a caller it cannot answer as the caller's own process would (gateway.errors.NotServed).
+NOT_SERVED = -32011
 
 
 class DaemonUnavailable(Exception):
@@ -61,35 +63,60 @@ def disabled() -> bool:
     return os.environ.get("GATEWAY_NO_DAEMON") == "1"
 
 
-def runtime_dir() -> str:
-    """The user's private directory for daemon sockets, created 0700; refused if others can enter."""
+def _private(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def runtime_dirs() -> list[str]:
+    """Where daemon sockets may be, the one new daemons use first: `$XDG_RUNTIME_DIR/gateway`,
+    `/run/user/UID/gateway` (the usual `$XDG_RUNTIME_DIR`, for shells that lack it), then
+    `$TMPDIR/gateway-UID` and `/tmp/gateway-UID`."""
+    uid, found = os.getuid(), []
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isabs(base) and len(base) <= MAX_BASE:  # a socket's path has at most 107 bytes
-        path = os.path.join(base, "gateway")
-    else:
-        path = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"gateway-{os.getuid()}")
+        found.append(os.path.join(base, "gateway"))
+    if _private(f"/run/user/{uid}"):
+        found.append(f"/run/user/{uid}/gateway")
+    for temp in (os.environ.get("TMPDIR") or "/tmp", "/tmp"):
+        if os.path.isabs(temp) and len(temp) <= MAX_BASE:
+            found.append(os.path.join(temp, f"gateway-{uid}"))
+    return list(dict.fromkeys(found))
+
+
+def runtime_dir() -> str:
+    """The user's private directory for new daemons' sockets, created 0700; refused if others can enter."""
+    path = runtime_dirs()[0]
     try:
         if not os.path.lexists(path):
             os.mkdir(path, 0o700)
-        info = os.lstat(path)
     except FileExistsError:
         return runtime_dir()
     except OSError as error:
         raise DaemonUnavailable(f"no runtime directory {path} ({error.strerror or error})") from None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+    if not _private(path):
         raise DaemonUnavailable(f"{path} is not a private directory of this user; no daemon is used")
     return path
 
 
 def daemon_key(workspace: str | os.PathLike[str]) -> str:
-    root = os.path.realpath(workspace)
-    keyed = "\0".join([root, *(f"{name}={os.environ.get(name, '')}" for name in KEYED_ENV)])
+    """The workspace's daemon's name: its real path and the user, nothing of the environment."""
+    keyed = f"{os.getuid()}\0{os.path.realpath(workspace)}"
     return blake2b(keyed.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
 def daemon_file(workspace: str | os.PathLike[str], suffix: str) -> str:
-    """The daemon's socket (`.sock`), lock (`.lock`), pid (`.pid`) or log (`.log`) file."""
+    """A new daemon's socket (`.sock`), lock (`.lock`), pid (`.pid`) or log (`.log`) file."""
     return os.path.join(runtime_dir(), f"{daemon_key(workspace)}{suffix}")
+
+
+def socket_paths(workspace: str | os.PathLike[str]) -> list[str]:
+    """Where the workspace's daemon may listen: its socket in each private runtime directory."""
+    key = daemon_key(workspace)
+    return [os.path.join(path, f"{key}.sock") for path in runtime_dirs() if _private(path)]
 
 
 def peer_uid(sock: _socket.socket) -> int:
@@ -99,20 +126,24 @@ def peer_uid(sock: _socket.socket) -> int:
 
 
 def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
-    """A connection to the workspace's daemon, checked to belong to this user."""
-    path = daemon_file(workspace, ".sock")
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(CONNECT_SECONDS)
-    try:
-        sock.connect(path)
-        uid = peer_uid(sock)
-    except OSError as error:
-        sock.close()
-        raise DaemonUnavailable(f"no daemon answers on {path} ({error.strerror or error})") from None
-    if uid != os.getuid():
-        sock.close()
-        raise DaemonUnavailable(f"{path} belongs to another user; not used")
-    return sock
+    """A connection to the workspace's daemon, wherever it listens, checked to belong to this user."""
+    paths = socket_paths(workspace) or [daemon_file(workspace, ".sock")]
+    reason = ""
+    for path in paths:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock.settimeout(CONNECT_SECONDS)
+        try:
+            sock.connect(path)
+            uid = peer_uid(sock)
+        except OSError as error:
+            sock.close()
+            reason = reason or f"no daemon answers on {path} ({error.strerror or error})"
+            continue
+        if uid != os.getuid():
+            sock.close()
+            raise DaemonUnavailable(f"{path} belongs to another user; not used")
+        return sock
+    raise DaemonUnavailable(reason)
 
 
 def _frame(message: dict[str, Any]) -> bytes:
@@ -120,7 +151,7 @@ def _frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def _answer(sock: _socket.socket, wanted: int) -> Any:
+def _answer(sock: _socket.socket, wanted: int, on_progress: Callable[[Any], None] | None = None) -> Any:
     reader = FrameReader()
     while True:
         chunk = sock.recv(1 << 16)
@@ -133,15 +164,23 @@ def _answer(sock: _socket.socket, wanted: int) -> Any:
                 if isinstance(error, dict):
                     raise DaemonError(int(error.get("code", -32603)), str(error.get("message", "")), error.get("data"))
                 return message.get("result")
+            if on_progress is not None and isinstance(message, dict) and message.get("method") == "$/progress":
+                on_progress(message.get("params"))
 
 
-def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS) -> Any:
-    """One JSON-RPC call to the workspace's daemon. DaemonUnavailable when none answers."""
+def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS,
+            on_progress: Callable[[Any], None] | None = None) -> Any:
+    """One JSON-RPC call to the workspace's daemon, carrying this process's settings
+    (`callerenv.snapshot`). DaemonUnavailable when none answers. With `on_progress`, the
+    daemon's `$/progress` params for the call are handed to it."""
     sock = connect(workspace)
     try:
         sock.settimeout(timeout)
+        params = {**params, "caller": callerenv.snapshot()}
+        if on_progress is not None:
+            params["workDoneToken"] = "gateway"
         sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        return _answer(sock, 1)
+        return _answer(sock, 1, on_progress)
     except (OSError, FrameError, ValueError) as error:
         raise DaemonUnavailable(f"the daemon stopped answering ({error})", sent=True) from None
     finally:
@@ -170,15 +209,19 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 
 
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
-                   retry_local: Callable[[], bool] = lambda: True) -> Any:
+                   retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
-    unless autostart is off; a second daemon started meanwhile exits at once). If the daemon
-    died after the request was sent, `local()` runs only when `retry_local()` says nothing was
+    unless autostart is off; a second daemon started meanwhile exits at once) or when the daemon
+    cannot answer as this process would (NOT_SERVED: nothing is started). If the daemon died
+    after the request was sent, `local()` runs only when `retry_local()` says nothing was
     written meanwhile."""
     if disabled():
         return local()
     try:
-        return request(workspace, method, params)
+        return request(workspace, method, params, on_progress=on_progress)
+    except DaemonError as error:
+        if error.code != NOT_SERVED:
+            raise
     except DaemonUnavailable as unavailable:
         try:
             if _autostart_allowed(workspace):
@@ -190,24 +233,21 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
     return local()
 
 
-def method_for(operation: str) -> str:
-    """The JSON-RPC method of an operation: `replace_symbol` is `gateway/replaceSymbol`."""
-    first, *rest = operation.split("_")
-    return "gateway/" + first + "".join(part.title() for part in rest)
-
-
-def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any]) -> Any:
+def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],
+           on_progress: Callable[[Any], None] | None = None) -> Any:
     """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
     raised as RemoteError. After the daemon died mid-call, `local()` runs for a writing operation
     only if the file it names is unchanged."""
+    from gateway.surface import OPERATIONS
+
     retry: Callable[[], bool] = lambda: True  # noqa: E731
     path = params.get("path") or params.get("file_path")  # agents send `file_path` (gateway.surface takes either)
-    if operation in WRITING and isinstance(path, str):
+    if OPERATIONS[operation].writes and isinstance(path, str):
         target = os.path.join(workspace, path)
         before = _contents(target)
         retry = lambda: _contents(target) == before  # noqa: E731
     try:
-        return through_daemon(workspace, method_for(operation), params, local, retry)
+        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry, on_progress)
     except DaemonError as error:
         raise RemoteError(error.data or {"kind": "error", "message": str(error)}) from None
 

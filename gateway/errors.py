@@ -5,9 +5,15 @@ from __future__ import annotations
 TYPE_CHECKING = False  # the hook's client imports this module; typing costs it milliseconds
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from gateway.gate.verdict import Classification
+    class Verdict(Protocol):
+        """What a refusal carries (the gate's `Classification`): a one-line message and a JSON form."""
+
+        @property
+        def message(self) -> str: ...
+
+        def to_json(self) -> dict[str, Any]: ...
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -129,7 +135,7 @@ class Blocked(GatewayError):
     kind = "blocked"
     exit_code = EXIT_BLOCKED
 
-    def __init__(self, classification: Classification) -> None:
+    def __init__(self, classification: Verdict) -> None:
         super().__init__(classification.message)
         self.classification = classification
 
@@ -174,6 +180,13 @@ class Unauthenticated(GatewayError):
     kind = "unauthenticated"
 
 
+class NotServed(GatewayError):
+    """The daemon cannot answer as the caller's own process would (another state directory, say);
+    the caller answers in process instead (`gateway.daemon_client.NOT_SERVED`)."""
+
+    kind = "not_served"
+
+
 class RemoteError(GatewayError):
     """An error the workspace's daemon reported: its kind, message and fields as it sent them,
     with the exit code that kind has here."""
@@ -205,6 +218,7 @@ RPC_CODES = {
     "collision": -32008,
     "referenced": -32009,
     "tampered": -32010,
+    "not_served": -32011,
     "usage": -32602,
 }
 RPC_OTHER = -32000

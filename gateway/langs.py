@@ -195,13 +195,10 @@ class LanguageRegistry:
             return [found] if found else []
         return self._by_extension.get(Path(path).suffix.lower(), [])
 
-    def for_path(self, path: str | os.PathLike[str], text: str | None = None) -> Language | None:
-        found = self.candidates(path, text)
-        if len(found) > 1 and text is not None:
-            from gateway.syntax import error_count
-
-            source = text.encode("utf-8", "surrogatepass")
-            return min(found, key=lambda lang: error_count(lang, source))
+    def for_path(self, path: str | os.PathLike[str]) -> Language | None:
+        """The first language that may claim `path` by its name; `gateway.syntax.language_for`
+        also reads the text (a `#!` line, and a grammar where several claim it: `.h`)."""
+        found = self.candidates(path)
         return found[0] if found else None
 
     def get(self, name: str) -> Language:

@@ -1,30 +1,38 @@
 """`gateway mcp`: the MCP server (official `mcp` SDK) over stdio.
 
-Each tool's description carries its obligations (gateway.descriptions), under a budget: the
+Each tool, with its description and parameters, comes from the operation table (gateway.surface);
+a description carries the tool's obligations, under a budget: the
 tool list is in the agent's context on every request. The typed-edit tool (`declare`, with
 the kind as an enum; a kind alone answers that kind's obligations) is listed only when the
 workspace turns typed edits on, contract tools only when it has contracts (`[mcp]` in
 .gateway/config.toml overrides both). A result is sent
 once, as compact JSON text. A gate refusal is an ordinary result naming the tool to use; other
 failures are tool errors with the gateway's one-line message. Calls go to the workspace's
-daemon when one runs (`daemon_client.invoke`).
+daemon when one runs (`daemon_client.invoke`). A call that waits more than 2 seconds (a
+language server starting or indexing) sends progress notifications, when the client asked
+for them with a progressToken.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from gateway import progress
 from gateway.api import Gateway
 from gateway.config import mcp_config
 from gateway.daemon_client import invoke
-from gateway.descriptions import CONTRACT_TOOLS, INSTRUCTIONS, TOOL_DESCRIPTIONS, TYPED_INSTRUCTIONS
 from gateway.errors import GatewayError
-from gateway.surface import call
+from gateway.results import refusal
+from gateway.surface import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
@@ -32,42 +40,48 @@ KindName = Literal[tuple(catalogue().kinds)]  # type: ignore[valid-type]
 Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
 ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
 
-Run = Callable[[str, dict[str, Any]], dict[str, Any]]
+Run = Callable[[str, dict[str, Any], "Context | None"], dict[str, Any]]
+
+INSTRUCTIONS = (
+    "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
+    "edits that add, remove or rename definitions or change their headers are done as verified symbol "
+    "operations or refused with the tool to use. Symbol tools address definitions by name path (see "
+    "find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
+)
+
+TYPED_INSTRUCTIONS = (
+    " Typed edits are on: declare the kind of change first (the declare tool) and get a short-lived "
+    "single-use grant bound to each file's current hash; given file_path, old_string and new_string it "
+    "also applies the edit through the gate. Pass the grant's token to a symbol tool for a structural "
+    "change. A refusal names what the declaration lacks."
+)
 
 
-def _core_tools(run: Run) -> dict[str, Callable[..., str]]:
-    """The gate and symbol tools (and the contract tools), each answering in compact JSON."""
+def _tool(operation: Operation, run: Run) -> Callable[..., str]:
+    """The MCP tool of a table operation: its signature (hence its schema) from the table's
+    parameters, under the names agents use (`file_path`)."""
 
-    def edit_file(
-        file_path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True, token: str | None = None
-    ) -> str:
-        return _text(run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "route": route, "token": token}))
+    def tool(ctx: Context | None = None, **given: Any) -> str:
+        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}, ctx))
 
-    def replace_symbol(name_path: str, path: str, body: str, token: str | None = None) -> str:
-        return _text(run("replace_symbol", {"name_path": name_path, "path": path, "body": body, "token": token}))
+    # `ctx` (the SDK's request context, found by its annotation) is left out of the schema.
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context | None, default=None)
+    tool.__signature__ = inspect.Signature([*map(_parameter, operation.params), context])  # type: ignore[attr-defined]
+    tool.__name__ = operation.tool or operation.name
+    return tool
 
-    def insert_code(name_path: str, path: str, code: str, position: Literal["before", "after"], token: str | None = None) -> str:
-        return _text(run("insert_code", {"name_path": name_path, "path": path, "code": code, "position": position, "token": token}))
 
-    def remove_symbol(name_path: str, path: str, token: str | None = None) -> str:
-        return _text(run("remove_symbol", {"name_path": name_path, "path": path, "token": token}))
+def _parameter(param: Param) -> inspect.Parameter:
+    kind: Any = Literal[param.choices] if param.choices else param.kind
+    if param.required:
+        return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
+    default = param.default
+    return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if default is not None else kind | None,
+                             default=default)
 
-    def rename_symbol(name_path: str, path: str, new_name: str, token: str | None = None) -> str:
-        return _text(run("rename_symbol", {"name_path": name_path, "path": path, "new_name": new_name, "token": token}))
 
-    def symbols(path: str, depth: int | None = None) -> str:
-        return _text(run("symbols", {"path": path, "depth": depth}))
-
-    def find_symbol(name_path: str, path: str | None = None, body: bool = False) -> str:
-        return _text(run("find_symbol", {"name_path": name_path, "path": path, "body": body}))
-
-    def contract_check(path: str) -> str:
-        return _text(run("contract_check", {"path": path}))
-
-    def contract_apply(path: str, keep_on_failure: bool = False) -> str:
-        return _text(run("contract_apply", {"path": path, "keep_on_failure": keep_on_failure}))
-
-    return {f.__name__: f for f in (edit_file, replace_symbol, insert_code, remove_symbol, rename_symbol, symbols, find_symbol, contract_check, contract_apply)}
+# The tools' parameter names where agents' names differ from the table's (edit_file's `file_path`).
+_NAMES = {operation.name: {p.agent_name: p.name for p in operation.params if p.agent_name != p.name} for operation in OPERATIONS.values()}
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -78,22 +92,47 @@ def build_server(gateway: Gateway) -> MCPServer:
     listed = mcp_config(gateway.workspace.root)
     server = MCPServer("gateway", instructions=INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else ""), version="0.1.0")
 
-    def run(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
+        sink = _progress_sink(ctx)
+
+        def local() -> dict[str, Any]:
+            with progress.reporting(sink, operation):
+                return call(gateway, operation, params)
+
         try:
-            return invoke(gateway.workspace.root, operation, params, lambda: call(gateway, operation, params))
+            return invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink))
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
-                return {**error.to_json()["classification"], "applied": False}
+                return refusal(error)
             raise ToolError(f"{error.kind}: {error}") from None
 
-    for name, tool in _core_tools(run).items():
-        if name not in CONTRACT_TOOLS or listed.contracts:
-            server.add_tool(tool, name=name, description=TOOL_DESCRIPTIONS[name], structured_output=False)
-    if listed.typed_edits:
-        server.add_tool(_declare_tool(run), name="declare", description=TOOL_DESCRIPTIONS["declare"], structured_output=False)
+    for operation in OPERATIONS.values():
+        if operation.tool and (operation.group != "contracts" or listed.contracts):
+            server.add_tool(_tool(operation, run), name=operation.tool, description=operation.description, structured_output=False)
+    if listed.typed_edits:  # one tool for the declaration and the edit it grants
+        declare = OPERATIONS["declare"]
+        server.add_tool(_declare_tool(run), name=declare.name, description=declare.description, structured_output=False)
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server
+
+
+def _progress_sink(ctx: Context | None) -> progress.Sink:
+    """Progress notifications for the tool call, sent from whatever thread says them; the SDK
+    sends nothing when the client gave no progressToken. The number is a count, so it grows."""
+    try:
+        loop = anyio.from_thread.run_sync(asyncio.get_running_loop) if ctx is not None else None
+    except RuntimeError:  # not on one of the SDK's worker threads
+        loop = None
+    if ctx is None or loop is None:
+        return lambda update: None
+    said = itertools.count(1)
+
+    def send(update: progress.Update) -> None:
+        if update.kind != "end":  # the result ends it
+            asyncio.run_coroutine_threadsafe(ctx.report_progress(next(said), None, update.text), loop).result(timeout=5)
+
+    return send
 
 
 def _compact_schema(schema: Any) -> Any:
@@ -126,6 +165,7 @@ def _declare_tool(run: Run) -> Callable[..., str]:
         old_string: str | None = None,
         new_string: str | None = None,
         replace_all: bool = False,
+        ctx: Context | None = None,
     ) -> str:
         if provenance is None and rationale is None and not files and file_path is None:
             return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
@@ -143,12 +183,12 @@ def _declare_tool(run: Run) -> Callable[..., str]:
             "test_files": test_files or [],
             "execution_state": execution_state,
             "additional_files": additional_files or [],
-        })
+        }, ctx)
         if not declared["issued"] or file_path is None:
             return _text(declared)
         try:
             applied = run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string,
-                                   "replace_all": replace_all, "token": declared["token"]})
+                                   "replace_all": replace_all, "token": declared["token"]}, ctx)
         except ToolError as error:
             applied = {"applied": False, "error": str(error)}
         return _text({**declared, "edit": applied})

@@ -9,6 +9,10 @@ framing closes the connection unanswered. A TCP client must first send
 `gateway/authenticate` with the token the server wrote, 0600, under the user's state
 directory; anything else first closes the connection. `exit` ends one TCP connection only;
 `gateway/stop` or SIGTERM stops the server.
+
+A request that carries a `workDoneToken` hears `$/progress` begin/report/end on its
+connection while it waits more than 2 seconds (gateway.progress); without one, what it waits
+on goes to this process's stderr (the daemon's log).
 """
 
 from __future__ import annotations
@@ -23,41 +27,25 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, cast
 
-from lsprotocol.types import ResponseError
+from lsprotocol.types import ProgressParams, ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.server import LanguageServer
 
+from gateway import progress
 from gateway.api import Gateway
 from gateway.daemon_client import peer_uid
 from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
 from gateway.framing import MAX_BODY_BYTES, FrameError, FrameReader
-from gateway.surface import call
+from gateway.surface import OPERATIONS, call
 from gateway.userstate import private_file, state_home
 from gateway.workers import RequestPool
 
-METHODS = {
-    "gateway/classify": "classify",
-    "gateway/edit": "edit",
-    "gateway/symbols": "symbols",
-    "gateway/findSymbol": "find_symbol",
-    "gateway/replaceSymbol": "replace_symbol",
-    "gateway/insertCode": "insert_code",
-    "gateway/removeSymbol": "remove_symbol",
-    "gateway/renameSymbol": "rename_symbol",
-    "gateway/servers": "servers",
-    "gateway/kinds": "kinds",
-    "gateway/declare": "declare",
-    "gateway/auditLog": "audit_log",
-    "gateway/auditSummary": "audit_summary",
-    "gateway/auditVerify": "audit_verify",
-    "gateway/contractCheck": "contract_check",
-    "gateway/contractApply": "contract_apply",
-    "gateway/context": "context",
-}
+METHODS = {operation.method: name for name, operation in OPERATIONS.items()}
 AUTHENTICATE, STOP = "gateway/authenticate", "gateway/stop"
 # A TCP peer's first message is `gateway/authenticate` of at most PRE_AUTH_BYTES, sent within
 # AUTH_SECONDS of connecting; otherwise it is closed, having cost at most that much memory.
@@ -69,6 +57,8 @@ WORKERS = 8
 REQUEST_SECONDS = 540.0
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 logger = logging.getLogger(__name__)
+# The connection whose message is being handled: its request's task inherits it.
+_REQUESTER: ContextVar[GatewayProtocol | None] = ContextVar("gateway_requester", default=None)
 
 
 def plain(value: Any) -> Any:
@@ -145,10 +135,13 @@ class GatewayProtocol(LanguageServerProtocol):
             return True
         if method is not None and "params" not in message:
             message["params"] = {} if method.startswith("gateway/") else None
+        requester = _REQUESTER.set(self)
         try:
             self._procedure_handler(self._deserialize_message(message))
         except JsonRpcException as error:
             self._error(message.get("id"), error.code, error.message or "invalid message")
+        finally:
+            _REQUESTER.reset(requester)
         return True
 
     def _authenticate(self, message: dict[str, Any]) -> bool:
@@ -241,9 +234,32 @@ class GatewayServer(LanguageServer):
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         async def handle(params: Any) -> dict[str, Any]:
-            return await self.pool.run(call, self.gateway, operation, plain(params))  # type: ignore[no-any-return]
+            return await self.pool.run(self.reported(operation, plain(params)))  # type: ignore[no-any-return]
 
         return handle
+
+    def reported(self, operation: str, params: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+        """The operation, to run on a worker, saying what it waits on to the client that asked
+        (called on the loop, in the request's task)."""
+        sink = self.progress_sink(params.pop("workDoneToken", None))
+
+        def work() -> dict[str, Any]:
+            with progress.reporting(sink, operation):
+                return call(self.gateway, operation, params)
+
+        return work
+
+    def progress_sink(self, token: Any) -> progress.Sink:
+        """`$/progress` with the client's token on its connection; without a token, stderr."""
+        protocol = _REQUESTER.get()
+        if not isinstance(token, str | int) or isinstance(token, bool) or protocol is None:
+            return progress.StreamSink(sys.stderr)
+        loop = self.loop
+
+        def send(update: progress.Update) -> None:
+            loop.call_soon_threadsafe(protocol.notify, "$/progress", ProgressParams(token=token, value=update.to_lsp()))
+
+        return send
 
     def serve_stdio(self) -> None:
         """Read stdin on a thread, framed and bounded like TCP; stop at end of input."""

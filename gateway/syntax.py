@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -14,7 +15,7 @@ from pathlib import Path
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
-from gateway.langs import Language
+from gateway.langs import Language, LanguageRegistry
 
 
 @dataclass(frozen=True)
@@ -127,10 +128,14 @@ class _TreeCache:
     """The last parsed trees by (grammar, exact source), each with its whole-tree definitions once
     asked for: a warm process (the daemon) judges an edit without parsing the file it has seen,
     and the tree of the edit's result, parsed incrementally, is the next edit's starting tree.
-    Callers never edit a tree they are given."""
+    Callers never edit a tree they are given. Bounded in number and in source bytes (a tree
+    takes some 20 to 100 bytes per byte of source), the two newest trees (an edit's before and
+    after) kept whatever their size."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        self._bytes = 0
         self._entries: OrderedDict[tuple[str, bytes], _Cached] = OrderedDict()
         self._by_tree: dict[int, _Cached] = {}  # the entry's tree is held, so its id is not reused meanwhile
         self._lock = threading.Lock()
@@ -148,9 +153,13 @@ class _TreeCache:
             old = self._entries.pop((grammar, source), None)
             if old is not None:
                 del self._by_tree[id(old.tree)]
+                self._bytes -= len(source)
             self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, {})
-            while len(self._entries) > self.size:
-                del self._by_tree[id(self._entries.popitem(last=False)[1].tree)]
+            self._bytes += len(source)
+            while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
+                (_, evicted), entry = self._entries.popitem(last=False)
+                del self._by_tree[id(entry.tree)]
+                self._bytes -= len(evicted)
 
     def definitions(self, lang: Language, tree: Tree) -> list[Definition]:
         """The whole tree's definitions, found once per cached tree and language."""
@@ -165,7 +174,12 @@ class _TreeCache:
         return list(known)
 
 
-_TREES = _TreeCache(16)
+_TREES = _TreeCache(16, 2 << 20)
+
+
+def parse_once(lang: Language, source: bytes) -> Tree:
+    """`parse` without keeping the tree in the cache."""
+    return _TREES.get(lang.grammar, source) or _parser(lang.grammar).parse(_parse_input(lang, source))
 
 
 def parse(lang: Language, source: bytes) -> Tree:
@@ -472,3 +486,16 @@ def error_count(lang: Language, source: bytes) -> int:
         return 0
     query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
     return len(QueryCursor(query).captures(tree.root_node).get("error", []))
+
+def pick(candidates: list[Language], text: str) -> Language | None:
+    """Of the languages that may claim a file, the one whose grammar reads `text` best."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    source = text.encode("utf-8", "surrogatepass")
+    return min(candidates, key=lambda lang: error_count(lang, source))
+
+
+def language_for(registry: LanguageRegistry, path: str | os.PathLike[str], text: str | None) -> Language | None:
+    """The file's language: by its name (or `#!` line), and where several claim it, by grammar."""
+    candidates = registry.candidates(path, text)
+    return pick(candidates, text) if text is not None else (candidates[0] if candidates else None)

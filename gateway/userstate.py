@@ -16,6 +16,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from gateway.callerenv import state_base
 from gateway.errors import Forged
 
 KEY_NAME = "key"
@@ -23,7 +24,7 @@ KEY_BYTES = 32
 
 
 def _state_path() -> Path:
-    return Path(os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")) / "gateway"
+    return Path(state_base()) / "gateway"
 
 
 def state_home() -> Path:

@@ -4,14 +4,24 @@ directory of this test session, never in the developer's home."""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
 # Surfaces start a workspace daemon by default; tests opt in (tests/test_daemon.py) instead of
 # leaving one behind per temporary workspace.
 os.environ["GATEWAY_NO_DAEMON"] = "1"
+# A server start slower than 2 s on a loaded machine would add progress lines to the stderr that
+# tests read for a one-line error; tests of progress set their own threshold (tests/test_progress.py).
+os.environ["GATEWAY_PROGRESS_AFTER"] = "3600"
 
 import pytest  # noqa: E402
+
+from gateway.langs import LanguageRegistry, data_dir  # noqa: E402
+
+FAKE_SERVER = Path(__file__).parent / "fake_lsp_server.py"
 
 # Modules whose tests start real language servers, agent hosts, daemons or the gateway as a
 # separate process: `make test` runs them, `make test-fast` (`-m "not slow"`) leaves them out.
@@ -28,3 +38,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The Python fixture project (tests/fixtures/python) in `tmp_path/ws`, so that `tmp_path`
+    is outside it. Modules that need another workspace define their own `workspace`."""
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "python", root)
+    return root
+
+
+@pytest.fixture
+def fake_langs(tmp_path: Path) -> Path:
+    """A copy of the language data whose Python server is the fault-injecting fake
+    (tests/fake_lsp_server.py); GATEWAY_LANGS_DIR points a separate process at it."""
+    langs = tmp_path / "langs"
+    shutil.copytree(data_dir("langs"), langs)
+    python = langs / "python.toml"
+    text = python.read_text().replace('command = ["jedi-language-server"]', f'command = ["{sys.executable}", "{FAKE_SERVER}"]')
+    python.write_text(text.replace('alternatives = [["pyright-langserver", "--stdio"], ["pylsp"]]', "alternatives = []"))
+    return langs
+
+
+@pytest.fixture
+def fake_registry(fake_langs: Path) -> LanguageRegistry:
+    return LanguageRegistry(fake_langs, data_dir("queries"))

@@ -1,11 +1,15 @@
-"""A fake language server for fault injection only: crash, hang, garbage or a workspace that
-never finishes loading, or no symbols at all, by $FAKE_LSP_MODE.
+"""A fake language server for fault injection only: crash, hang, garbage, a workspace that
+never finishes loading ("loading") or no symbols at all ("empty"), by $FAKE_LSP_MODE
+("flaky": its first documentSymbol fails as jedi's now and then do).
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
+$FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
+first documentSymbol answer it announces work ($/progress "Indexing", 40%) for as long.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
@@ -14,11 +18,40 @@ from lsprotocol import types
 from pygls.server import LanguageServer
 
 server = LanguageServer("fake-lsp", "0.1")
+SLOW = float(os.environ.get("FAKE_LSP_SLOW", "0"))
+indexed = False
+asked = 0
+
+
+@server.feature(types.INITIALIZE)
+def initialize(params: types.InitializeParams) -> None:
+    time.sleep(SLOW)  # runs before the reply to initialize is sent
+
+
+async def index() -> None:
+    global indexed
+    token = "fake-indexing"
+    await server.progress.create_async(token)
+    server.progress.begin(token, types.WorkDoneProgressBegin(title="Indexing", percentage=0))
+    server.progress.report(token, types.WorkDoneProgressReport(message="2/5 files", percentage=40))
+    await asyncio.sleep(SLOW)
+    server.progress.end(token, types.WorkDoneProgressEnd())
+    indexed = True
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-def document_symbol(params: types.DocumentSymbolParams) -> object:
+async def document_symbol(params: types.DocumentSymbolParams) -> object:
+    if SLOW and not indexed:
+        await index()
+    return symbols()
+
+
+def symbols() -> object:
+    global asked
     mode = os.environ.get("FAKE_LSP_MODE", "ok")
+    asked += 1
+    if mode == "flaky" and asked == 1:  # as jedi on CPython 3.11 now and then
+        raise SystemError("AST constructor recursion depth mismatch (before=63, after=7)")
     if mode == "crash":
         os._exit(3)
     if mode == "hang":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,12 +11,6 @@ from tests.test_cli import gateway
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OPERATION_FIELDS = {"ok", "operation", "name_path", "path", "backend", "start_line", "end_line", "diff", "message"}
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    return tmp_path
 
 
 def test_symbols(workspace: Path) -> None:

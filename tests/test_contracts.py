@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,12 +29,6 @@ def test_surface():
     assert surface(2, 3) == 6
     assert total([(1, 2), (3, 4)]) == 14
 '''
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    return tmp_path
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The workspace daemon: autostart, fallback, crashes of the daemon and of its servers, idle exit,
-stale sockets, two workspaces, concurrent edits, and the hook's light client. Real daemons and
+stale sockets, two workspaces, concurrent edits, the hook's light client, and one daemon for
+callers of any environment, each answered with its own settings or in its own process. Real daemons and
 real language servers (jedi), each test with its own runtime directory."""
 
 from __future__ import annotations
@@ -216,3 +217,70 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     assert _status(workspace)["requests"] >= 2  # the hook was answered by the daemon
     bad = gateway(env, "hook", "claude-code", stdin='{"tool_name": "Edit", "tool_input": 3}')
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "tool_input must be an object" in bad.stderr
+
+
+def test_the_daemon_forwards_what_it_waits_on_to_the_cli_that_asked(env: dict[str, str], workspace: Path) -> None:
+    assert gateway({**env, "GATEWAY_PROGRESS_AFTER": "0"}, "daemon", "start", "--workspace", str(workspace)).returncode == 0
+    # The CLI would wait 1000 s before saying anything itself: what it says comes from the daemon.
+    done = gateway({**env, "GATEWAY_PROGRESS_AFTER": "1000"}, "symbols", "pkg/shapes.py", "--json", "--workspace", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["backend"] == "lsp:jedi-language-server"
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("gateway: symbols") and lines[-1].startswith("gateway: symbols: done ("), lines
+
+
+def _symbols(env: dict[str, str], workspace: Path) -> subprocess.CompletedProcess[str]:
+    return gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
+
+
+def test_callers_with_other_paths_and_settings_share_one_daemon_answered_with_their_own(
+        env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+    pid = _start(env, workspace)["pid"]
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
+    other_path = {**env, "PATH": os.pathsep.join([str(tmp_path), *reversed(env["PATH"].split(os.pathsep))])}
+    no_servers = {**env, "GATEWAY_NO_SERVERS": "1"}
+    bad_timeout = {**env, "GATEWAY_LSP_TIMEOUT": "abc"}
+    backends = []
+    for caller in (other_path, no_servers, bad_timeout):
+        served, local = _symbols(caller, workspace), _symbols({**caller, "GATEWAY_NO_DAEMON": "1"}, workspace)
+        last_line = [run.stderr.strip().rpartition("\n")[2] for run in (served, local)]  # before it, what either waited on
+        assert (served.returncode, served.stdout, last_line[0]) == (local.returncode, local.stdout, last_line[1])
+        backends.append(json.loads(served.stdout)["backend"] if served.returncode == 0 else last_line[0])
+    assert backends == ["lsp:jedi-language-server", "tree-sitter", "gateway: GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not 'abc'"]
+    status = _status(workspace)
+    assert status["pid"] == pid and len(status["servers"]) == 1 and status["not_served"]["requests"] == 0
+    assert status["requests"] >= 5  # every call above reached this one daemon
+    assert [p.name for p in Path(env["XDG_RUNTIME_DIR"], "gateway").glob("*.sock")] == [Path(daemon_client.daemon_file(workspace, ".sock")).name]
+
+
+def test_a_caller_with_another_state_directory_is_answered_in_process_without_a_second_daemon(
+        env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+    pid = _start(env, workspace)["pid"]
+    other = {**env, "XDG_STATE_HOME": str(tmp_path / "state")}
+    blocked = gateway(other, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "", "--workspace", str(workspace), "--json")
+    local = gateway({**other, "GATEWAY_NO_DAEMON": "1"}, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "",
+                    "--workspace", str(workspace), "--json")
+    assert blocked.returncode == local.returncode == 3 and blocked.stdout == local.stdout
+    told = gateway(other, "daemon", "status", "--workspace", str(workspace))
+    assert told.returncode == 0 and f"(pid {pid})" in told.stdout
+    assert "answered in process" in told.stdout and str(tmp_path / "state") in told.stdout
+    assert len(list(Path(env["XDG_RUNTIME_DIR"], "gateway").glob("*.pid"))) == 1
+    status = _status(workspace)
+    assert status["pid"] == pid and status["not_served"]["requests"] == 1 and status["serves_caller"]
+
+
+def test_a_language_server_grown_past_its_budget_is_restarted_between_requests(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nserver_growth_mib = 0.001\n")
+    _start(env, workspace)
+    first = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
+    server = _status(workspace)["servers"][0]["pid"]
+
+    def restarted() -> bool:
+        daemon_client.request(workspace, "gateway/findSymbol", {"name_path": "Shape", "path": "pkg/shapes.py"})
+        return _status(workspace)["servers_restarted"] >= 1
+
+    assert _wait_for(restarted, 60), "the grown server was never restarted"
+    assert _gone([server])
+    again = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
+    assert again == first and first["backend"] == "lsp:jedi-language-server"

@@ -16,7 +16,7 @@ from gateway.gate.checker import Gate, classify_edit
 from gateway.hooks.claude_code import run as run_hook
 from gateway.langs import default_registry
 from gateway.surface import call
-from gateway.syntax import find_definitions
+from gateway.syntax import language_for, find_definitions
 
 SOURCE = "def f(a):\n    return a\n\n\ndef g(a):\n    return a\n"
 AFTER_NAME_OLD = "(a):\n    return a"
@@ -192,8 +192,8 @@ C_HEADER = "#ifndef A_H\n#define A_H\nstruct point { int x; };\nint area(struct 
 
 def test_a_cpp_header_is_judged_as_cpp() -> None:
     registry = default_registry()
-    assert registry.for_path("geo.h", CPP_HEADER).name == "cpp"
-    assert registry.for_path("point.h", C_HEADER).name == "c"
+    assert language_for(registry, "geo.h", CPP_HEADER).name == "cpp"
+    assert language_for(registry, "point.h", C_HEADER).name == "c"
     result = classify_edit("geo.h", "    double area() const;\n    int r;", "    double area(int scale) const;\n    int r;", content=CPP_HEADER)
     assert result.language == "cpp" and result.blocked and result.definitions[0].name_path == "geo/Circle/area"
 
@@ -250,7 +250,7 @@ GAPS = [
 
 @pytest.mark.parametrize(("filename", "content", "name_path"), GAPS, ids=[f"{f}:{n}" for f, _, n in GAPS])
 def test_definition_forms_are_found_and_guarded(filename: str, content: str, name_path: str) -> None:
-    lang = default_registry().for_path(filename, content)
+    lang = language_for(default_registry(), filename, content)
     assert lang is not None
     found = {d.name_path: d for d in find_definitions(lang, content.encode())}
     assert name_path in found, sorted(found)

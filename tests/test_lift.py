@@ -13,6 +13,7 @@ from gateway.langs import default_registry
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import lift
 from gateway.symbols.service import symbols_of
+from gateway.syntax import language_for
 
 GO = "package p\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\treturn 2\n}\n"
 JAVA = "class K {\n    int a() {\n        return 1;\n    }\n\n    int b() {\n        return 2;\n    }\n}\n"
@@ -36,7 +37,7 @@ CASES = [
 @pytest.mark.parametrize(("case", "name", "before", "old", "new", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_lift_is_whole_definitions_and_exact(case: str, name: str, before: str, old: str, new: str,
                                              expected: list[tuple[str, str, str | None]]) -> None:
-    lang = default_registry().for_path(name, before)
+    lang = language_for(default_registry(), name, before)
     assert lang is not None
     effect = edit_effect(name, before, old, new)
     backend = TreeSitterBackend()

@@ -11,6 +11,7 @@ import pytest
 from gateway.gate.checker import classify_edit
 from gateway.gate.verdict import Classification
 from gateway.langs import default_registry
+from gateway.syntax import language_for
 
 REAL = Path(__file__).parent / "real_code"
 KQUEUE = (REAL / "libuv_kqueue.c").read_text()
@@ -141,9 +142,9 @@ def test_a_header_holding_cxx_is_judged_as_cxx() -> None:
     header = ("#pragma once\n\nnamespace uv {\nclass Loop {\n public:\n  explicit Loop(int n) : n_(n) {}\n"
               "  template <typename T> T get() const { return T(); }\n\n private:\n  int n_;\n};\n}  // namespace uv\n")
     registry = default_registry()
-    lang = registry.for_path("loop.h", header)
+    lang = language_for(registry, "loop.h", header)
     assert lang is not None and lang.name == "cpp"
-    c_lang = registry.for_path("zstd_cwksp.h", CWKSP)
+    c_lang = language_for(registry, "zstd_cwksp.h", CWKSP)
     assert c_lang is not None and c_lang.name == "c"
     verdict = judge("loop.h", header, "  int n_;\n};", "  int n_;\n  int m_;\n};")
     assert verdict.language == "cpp" and verdict.reason != "syntax_error"

@@ -13,8 +13,10 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from gateway.descriptions import CONTRACT_TOOLS, DESCRIPTION_BUDGET
+from gateway.surface import DESCRIPTION_BUDGET, OPERATIONS
 from gateway.typed.kinds import catalogue
+
+CONTRACT_TOOLS = {o.tool for o in OPERATIONS.values() if o.tool and o.group == "contracts"}
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol", "contract_check", "contract_apply"}

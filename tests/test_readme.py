@@ -15,7 +15,7 @@ def _sources() -> list[str]:
 
 
 def test_every_environment_variable_the_code_reads_is_documented() -> None:
-    read = {name for text in _sources() for name in re.findall(r'environ\.(?:get|pop)\(\s*"([A-Z_]+)"', text)}
+    read = {name for text in _sources() for name in re.findall(r'(?:environ|callerenv)\.(?:get|pop)\(\s*"([A-Z_]+)"', text)}
     read |= {f"GATEWAY_{kind.upper()}_DIR" for kind in ("langs", "queries")}  # langs.data_dir(kind)
     assert {"GATEWAY_NO_DAEMON", "GATEWAY_TOOLS_DIR", "GATEWAY_LSP_TIMEOUT"} <= read
     missing = sorted(name for name in read - set(INTERNAL) - {"PATH", "TMPDIR"} if f"`{name}" not in README)

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.hunks import edit_for, replay_edits
+from benchmarks.meter import Meter
 from benchmarks.oracle import AstOracle, label, structural
 from gateway.langs import default_registry
 
@@ -109,3 +110,15 @@ def test_definitions_clangd_sees_appear_outside_the_edit_are_counted_apart() -> 
     inside = OracleDefinition(15, 16, 15, 29, "h")  # on the added line
     assert outside_change("c", [f_b], [f_a, inside], effect) is None
     assert _spelled('TEST_CASE( "a (b)", "[x]" ) {\n', 0) == 'TEST_CASE( "a (b)", "[x]" )'
+
+
+def test_the_replay_says_which_commit_it_is_at_and_how_long_is_left() -> None:
+    now = [0.0]
+    meter = Meter(clock=lambda: now[0])
+    meter.stage = "collecting edits from git"
+    assert meter() == "collecting edits from git"
+    meter.start(50)
+    meter.stage = "go"
+    assert meter() == "go: commit 1 of 50, 0 edits judged"
+    now[0], meter.done, meter.edits = 120.0, 4, 31
+    assert meter() == "go: commit 5 of 50, 31 edits judged, about 23 min 00 s left"

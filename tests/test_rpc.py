@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import shutil
 import signal
 import socket
 import subprocess
@@ -38,12 +37,6 @@ def _language_servers(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
 def _gone(processes: list[psutil.Process]) -> bool:
     _, alive = psutil.wait_procs(processes, timeout=15)
     return not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    return tmp_path
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -22,13 +21,6 @@ from gateway.userstate import sign
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOC = '"""A shape."""'
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(FIXTURES / "python", root)
-    return root
 
 
 def contract(root: Path, body: str = "", steps: bool = True, name: str = "plan.toml", cid: str = "c") -> Path:

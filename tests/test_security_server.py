@@ -4,7 +4,6 @@ floods, bodies that are not JSON, `exit` from one client, bind failures."""
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import socket
 import stat
@@ -20,13 +19,6 @@ from gateway.rpc import token_path
 from tests.rpc_client import RpcClient, RpcError
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(FIXTURES / "python", root)
-    return root
 
 
 def _start(workspace: Path, address: str = "127.0.0.1:0") -> tuple[subprocess.Popen[str], int]:

@@ -3,8 +3,6 @@ a fresh server on the next call, no process left behind. The fake server is pygl
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import psutil
@@ -12,22 +10,11 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import ServerFailed
-from gateway.langs import LanguageRegistry, data_dir
+from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
 
-FAKE = Path(__file__).parent / "fake_lsp_server.py"
 SOURCE = "def f():\n    return 1\n"
-
-
-@pytest.fixture
-def registry(tmp_path: Path) -> LanguageRegistry:
-    langs = tmp_path / "langs"
-    shutil.copytree(data_dir("langs"), langs)
-    python = langs / "python.toml"
-    text = python.read_text().replace('command = ["jedi-language-server"]', f'command = ["{sys.executable}", "{FAKE}"]')
-    python.write_text(text.replace('alternatives = [["pyright-langserver", "--stdio"], ["pylsp"]]', "alternatives = []"))
-    return LanguageRegistry(langs, data_dir("queries"))
 
 
 @pytest.fixture
@@ -60,12 +47,12 @@ def _session_pid(gateway: Gateway) -> int | None:
     ],
 )
 def test_fault_leaves_file_and_recovers(
-    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path, mode: str, reason: str
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path, mode: str, reason: str
 ) -> None:
     # Only the hang needs a short timeout; the other faults must not race a slow start on a busy machine.
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
-    with Gateway(workspace, registry=registry) as gateway:
+    with Gateway(workspace, registry=fake_registry) as gateway:
         with pytest.raises(ServerFailed, match=reason) as failed:
             gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert "\n" not in str(failed.value)
@@ -83,8 +70,17 @@ def test_fault_leaves_file_and_recovers(
     assert not _alive(live_pid), "closing the gateway left the server running"
 
 
+def test_an_error_the_adapter_knows_to_pass_is_asked_again(monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path) -> None:
+    monkeypatch.setenv("FAKE_LSP_MODE", "flaky")
+    with Gateway(workspace, registry=fake_registry) as gateway:
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        assert result["backend"].startswith("lsp:")
+        assert not list(gateway.sessions._sessions.values())[0].broken
+    assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"
+
+
 def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitter(
-    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path
 ) -> None:
     """As jdtls on a large project's first import: the server is not killed for it, tree-sitter answers and says why."""
     monkeypatch.setenv("FAKE_LSP_MODE", "loading")
@@ -93,7 +89,7 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
     adapter = adapter_for("jedi")  # the registry's python server is the fake one: let it announce readiness as jdtls does
     monkeypatch.setattr(adapter, "announces_ready", True)
     monkeypatch.setattr(adapter, "readiness", lambda method, params: (False, params["message"]) if method == "language/status" else None)
-    with Gateway(workspace, registry=registry) as gateway:
+    with Gateway(workspace, registry=fake_registry) as gateway:
         listing = gateway.symbols("m.py")
         assert listing["backend"] == "tree-sitter" and "is still loading the workspace" in listing["note"]
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
@@ -106,11 +102,11 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
 
 
 def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_file(
-    monkeypatch: pytest.MonkeyPatch, registry: LanguageRegistry, workspace: Path
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path
 ) -> None:
     monkeypatch.setenv("FAKE_LSP_MODE", "empty")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
-    with Gateway(workspace, registry=registry) as gateway:
+    with Gateway(workspace, registry=fake_registry) as gateway:
         listing = gateway.symbols("m.py")
         assert listing["backend"] == "tree-sitter" and "reports no symbol in this file" in listing["note"]
         assert [s["name_path"] for s in listing["symbols"]] == ["f"]

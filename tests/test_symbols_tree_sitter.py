@@ -58,3 +58,23 @@ def test_name_path_errors(tmp_path: Path) -> None:
         found = gateway.find_symbol("Inventory/toString", body=True)["matches"]
         assert [(m["path"], m["start_line"]) for m in found] == [("src/Inventory.java", 22)]
         assert found[0]["body"].startswith("    @Override\n    public String toString()")
+
+
+# A definition as an LSP range's text gives it (Serena's find_symbol body): the first line cut
+# at the symbol's column, the others as they stood; and a dedented one of the column's width.
+AS_TAKEN = [
+    ("a.py", "class A:\n    def m(self, x):\n        return 1\n\n    def n(self):\n        pass\n", "A/m",
+     "def m(self, x):\n        if x:\n            return 3\n        return 2", "    def m(self, x):\n        if x:\n            return 3\n        return 2\n"),
+    ("a.py", "class A:\n    def m(self, x):\n        return 1\n\n    def n(self):\n        pass\n", "A/m",
+     "def m(self, x):\n    return {\n        1: 2,\n    }", "    def m(self, x):\n        return {\n            1: 2,\n        }\n"),
+    ("C.java", "class C {\n    void m() {\n        x();\n    }\n}\n", "C/m", "void m() {\n        y();\n    }", "    void m() {\n        y();\n    }\n"),
+    ("C.java", "class C {\n    void m() {\n        x();\n    }\n}\n", "C/m", "void m() {\n    z();\n}", "    void m() {\n        z();\n    }\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "name_path", "body", "placed"), AS_TAKEN)
+def test_a_body_cut_at_its_column_is_placed_as_it_stood(tmp_path: Path, name: str, source: str, name_path: str, body: str, placed: str) -> None:
+    (tmp_path / name).write_text(source)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.replace_symbol(name_path, name, body)
+    assert placed in (tmp_path / name).read_text()

@@ -15,7 +15,7 @@ from gateway.typed.state import state_dir
 from gateway.api import Gateway
 from gateway.cli import run
 from gateway.errors import Blocked, GrantRefused
-from gateway.surface import declaration_from
+from gateway.typed.declaration import Declaration
 from tests.faults import fail_nth_write
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -45,7 +45,7 @@ def declare(gw: Gateway, *files: str, kind: str = "edit_boundary_condition", **f
         "kind": kind, "files": list(files), "provenance": "user_confirmed", "rationale": "asked by the user",
         "target": "prod", "test_files": ["tests/test_shapes.py"], **fields,
     }
-    result = gw.declare(declaration_from(params))
+    result = gw.declare(Declaration.from_params(params))
     assert result["issued"], result
     return result
 

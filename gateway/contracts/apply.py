@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gateway import progress
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
@@ -23,14 +24,14 @@ from gateway.typed.state import objects_dir
 from gateway.atomic import sha256
 
 if TYPE_CHECKING:
-    from gateway.api import Gateway
+    from gateway.engine import Engine
 
 OUTPUT_TAIL_CHARS = 4000
 # How long past a validation's timeout the reaper itself may take before it is killed too.
 REAPER_GRACE_SECONDS = 5
 
 
-def read_contract(gateway: Gateway, path: str | os.PathLike[str]) -> Contract:
+def read_contract(gateway: Engine, path: str | os.PathLike[str]) -> Contract:
     """A contract file inside the workspace: absolute, or relative to the workspace root."""
     real = gateway.workspace.resolve(path)
     if not real.exists():
@@ -69,7 +70,8 @@ def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
     finally:
         os.close(status_write)
     try:
-        output, _ = process.communicate(timeout=validation.timeout + REAPER_GRACE_SECONDS)
+        with progress.doing(f"validating: {validation.run}"):
+            output, _ = process.communicate(timeout=validation.timeout + REAPER_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -111,7 +113,7 @@ def _validate(contract: Contract, root: Path, listed: set[str], run_id: str) -> 
     return validations, [f"{c.path} ({c.what})" for c in foreign]
 
 
-def apply_contract(gateway: Gateway, path: str | os.PathLike[str], keep_on_failure: bool = False) -> dict[str, Any]:
+def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failure: bool = False) -> dict[str, Any]:
     contract = read_contract(gateway, path)
     run_id = uuid.uuid4().hex[:16]
     workspace = gateway.workspace
@@ -169,12 +171,12 @@ def _journal_entry(fp: FilePlan) -> JournalEntry:
     return JournalEntry(fp.display, fp.original, fp.source.mode if fp.source else None, sha256(written))
 
 
-def pending_recovery(gateway: Gateway) -> list[dict[str, Any]]:
+def pending_recovery(gateway: Engine) -> list[dict[str, Any]]:
     """The runs that died mid-apply, as a check reports them (it writes nothing)."""
     return [{"run": j.run_id, "contract": j.contract, "files": [e.path for e in j.entries]} for j in interrupted(gateway.workspace.root)]
 
 
-def recover(gateway: Gateway) -> list[str]:
+def recover(gateway: Engine) -> list[str]:
     """Undo every contract run that died between its first write and its end; the files put back."""
     restored: list[str] = []
     for journal in interrupted(gateway.workspace.root):
@@ -187,7 +189,7 @@ def recover(gateway: Gateway) -> list[str]:
     return restored
 
 
-def _put_back(gateway: Gateway, plan: Plan, run_id: str) -> None:
+def _put_back(gateway: Engine, plan: Plan, run_id: str) -> None:
     """Every file the contract wrote back to its exact previous bytes; the files it created removed."""
     for fp in plan.files.values():
         if not fp.changed:
@@ -200,7 +202,7 @@ def _put_back(gateway: Gateway, plan: Plan, run_id: str) -> None:
     finish_journal(gateway.workspace.root, run_id)
 
 
-def _log_steps(gateway: Gateway, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:
+def _log_steps(gateway: Engine, contract: Contract, run_id: str, steps: list[StepResult], phase: str, code: str | None) -> None:
     for result in steps:
         error = None if code is None else {"code": code, "message": result.problem.message if result.problem else code}
         gateway.typed.record(

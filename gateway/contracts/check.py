@@ -22,7 +22,7 @@ from gateway.atomic import file_digest
 from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
-    from gateway.api import Gateway
+    from gateway.engine import Engine
 
 # anchor_regex runs with a time limit: a pattern that backtracks catastrophically is refused, not waited for.
 REGEX_SECONDS = 2.0
@@ -86,7 +86,7 @@ class _StepRefused(Exception):
         self.code = code
 
 
-def check_contract(gateway: Gateway, contract: Contract) -> Plan:
+def check_contract(gateway: Engine, contract: Contract) -> Plan:
     plan = Plan(contract, problems=list(contract.problems))
     scope = _scope(gateway, contract, plan)
     if not plan.problems:
@@ -114,7 +114,7 @@ def check_contract(gateway: Gateway, contract: Contract) -> Plan:
     return plan
 
 
-def _scope(gateway: Gateway, contract: Contract, plan: Plan) -> dict[str, str]:
+def _scope(gateway: Engine, contract: Contract, plan: Plan) -> dict[str, str]:
     """Each path the contract names -> its workspace-relative form; problems for what is outside."""
     workspace, scope = gateway.workspace, {}
     for entry in contract.files:
@@ -140,7 +140,7 @@ def _scope(gateway: Gateway, contract: Contract, plan: Plan) -> dict[str, str]:
     return scope
 
 
-def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
+def _staleness(gateway: Engine, contract: Contract, plan: Plan) -> None:
     root = gateway.workspace.root
     for entry in contract.files:
         if entry.sha256 is None:
@@ -166,7 +166,7 @@ def _staleness(gateway: Gateway, contract: Contract, plan: Plan) -> None:
         plan.problems.append(Problem("stale", f"{changed}: changed since base {contract.base[:12]} (git-tracked)", line))
 
 
-def _load(gateway: Gateway, plan: Plan, display: str) -> FilePlan:
+def _load(gateway: Engine, plan: Plan, display: str) -> FilePlan:
     if display not in plan.files:
         path = gateway.workspace.root / display
         if path.exists():
@@ -195,7 +195,7 @@ def _anchor_span(text: str, step: Step) -> tuple[int, int]:
     return spans[0]
 
 
-def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: set[str]) -> None:
+def _apply_step(gateway: Engine, plan: Plan, step: Step, display: str, scope: set[str]) -> None:
     fp = _load(gateway, plan, display)
     if step.action == "create":
         if fp.source is not None or fp.created:
@@ -219,9 +219,8 @@ def _apply_step(gateway: Gateway, plan: Plan, step: Step, display: str, scope: s
     _symbol_step(gateway, plan, step, fp, scope)
 
 
-def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
+def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: set[str]) -> None:
     from gateway.namepath import NamePath
-    from gateway.symbols.backends import LspBackend
     from gateway.symbols.rename import plan_rename
     from gateway.symbols.service import plan_insert, plan_remove, plan_replace
 
@@ -229,11 +228,10 @@ def _symbol_step(gateway: Gateway, plan: Plan, step: Step, fp: FilePlan, scope: 
     assert fp.source is not None and step.symbol is not None
     view = service.file_symbols(dataclasses.replace(fp.source, text=fp.text))
     if step.action == "rename_symbol":
-        if isinstance(view.backend, LspBackend):
-            # The server renames across files: it must see every file as the earlier steps left it.
-            for other in plan.files.values():
-                if other.source and other.changed and other is not fp and service.registry.for_path(other.source.path) == view.lang:
-                    view.backend.session.sync(other.source.path, other.text, view.lang.server.language_id_for(other.source.path))
+        # A server renames across files: it must see every file as the earlier steps left it.
+        for other in plan.files.values():
+            if other.source and other.changed and other is not fp and service.registry.for_path(other.source.path) == view.lang:
+                view.backend.sync(other.source.path, other.text, view.lang.server.language_id_for(other.source.path))
 
         def read(path: Path) -> SourceFile:
             display = gateway.workspace.display(gateway.workspace.resolve(path))

@@ -13,7 +13,7 @@ from gateway.typed.audit import timestamp
 from gateway.atomic import sha256, write_new_text
 
 if TYPE_CHECKING:
-    from gateway.api import Gateway
+    from gateway.engine import Engine
 
 SKIPPED = {".git", ".gateway", ".venv", "venv", "node_modules", "__pycache__", ".tools", "build", "dist", "target", ".mypy_cache", ".pytest_cache"}
 SHOWN = 15
@@ -32,7 +32,7 @@ def _recent(root: Path) -> list[tuple[float, str]]:
     return sorted(found, reverse=True)[:SHOWN]
 
 
-def workspace_context(gateway: Gateway) -> dict[str, Any]:
+def workspace_context(gateway: Engine) -> dict[str, Any]:
     root = gateway.workspace.root
 
     def language(path: str) -> str | None:
@@ -71,7 +71,7 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def new_contract(gateway: Gateway, contract_id: str, files: list[str], output: str | None) -> dict[str, Any]:
+def new_contract(gateway: Engine, contract_id: str, files: list[str], output: str | None) -> dict[str, Any]:
     """A skeleton contract with the files' current hashes (and git HEAD as base) filled in."""
     workspace = gateway.workspace
     if not contract_id or not all(c.isalnum() or c in "-_." for c in contract_id):

@@ -13,6 +13,7 @@ from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_eff
 from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
 from gateway.reading import read_regular, too_large
+from gateway.syntax import language_for
 from gateway.textfile import check_declared_encoding, decode, editing_view, encoding_rule, normalize_fragment
 
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
@@ -49,7 +50,7 @@ class Gate:
 
     def check(self, effect: Effect, action: str = "edit") -> Classification:
         self.check_size(effect.path, effect.before, effect.after)
-        lang = self.registry.for_path(effect.path, effect.before if effect.before is not None else effect.after)
+        lang = language_for(self.registry, effect.path, effect.before if effect.before is not None else effect.after)
         if lang is not None:
             check_declared_encoding(effect.path, effect.before, effect.after, lang.encoding_cookie)
         return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse")

@@ -11,7 +11,6 @@ syntax the change altered, are looked at.
 from __future__ import annotations
 
 import functools
-import shlex
 from collections.abc import Iterable
 
 from gateway.gate.effect import Effect, line_breaks
@@ -23,6 +22,7 @@ from gateway.gate.syntax_problems import error_total, first_problem, new_syntax_
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
 from gateway.namepath import address_for
+from gateway.surface import command_line
 from gateway.syntax import Definition, definitions, parse
 
 Span = tuple[int, int]
@@ -135,39 +135,35 @@ def _touched(judgement: _Judgement) -> list[tuple[TouchedDefinition, Definition]
 
 
 def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Definition]], path: str) -> tuple[Tool, tuple[str, ...]]:
+    """The symbol operation for each touched definition, as the `gateway` command performing it."""
     addresses = _Addresses(judgement)
-    quoted = shlex.quote(path)
     swallowed = {id(d) for d in judgement.swallowed}
-    commands: list[str] = []
+    suggested: list[tuple[str, dict[str, str]]] = []
     for touched, definition in listed:
-        if touched.change == "removed" and id(definition) not in swallowed:
-            commands.append(f"gateway remove-symbol {shlex.quote(addresses.of(definition))} {quoted}")
+        if touched.change == "shadowed" or (touched.change == "removed" and id(definition) not in swallowed):
+            suggested.append(("remove_symbol", {"name_path": addresses.of(definition), "path": path}))
         elif touched.change == "added":
             anchor = addresses.insert_anchor(definition)
             if anchor is None:
                 parent = next((b for b, a in judgement.matching.pairs if a.name_path == definition.name_path.rpartition("/")[0]), None)
                 target = addresses.of(parent) if parent else definition.name_path.rpartition("/")[0]
-                commands.append(f"gateway replace-symbol {shlex.quote(target)} {quoted} --body-file NEW_DEFINITION_FILE")
+                suggested.append(("replace_symbol", {"name_path": target, "path": path, "body": "NEW_DEFINITION_FILE"}))
             else:
-                commands.append(
-                    f"gateway insert-code {shlex.quote(anchor[0])} {quoted} --position {anchor[1]} --code-file NEW_CODE_FILE"
-                )
-        elif touched.change == "shadowed":
-            commands.append(f"gateway remove-symbol {shlex.quote(addresses.of(definition))} {quoted}")
+                suggested.append(("insert_code", {"name_path": anchor[0], "path": path, "position": anchor[1], "code": "NEW_CODE_FILE"}))
         elif touched.change == "renamed" and touched.new_name_path is not None:
             new_name = touched.new_name_path.rpartition("/")[2]
-            commands.append(f"gateway rename-symbol {shlex.quote(addresses.of(definition))} {quoted} {shlex.quote(new_name)}")
+            suggested.append(("rename_symbol", {"name_path": addresses.of(definition), "path": path, "new_name": new_name}))
         else:
-            commands.append(f"gateway replace-symbol {shlex.quote(addresses.of(definition))} {quoted} --body-file NEW_DEFINITION_FILE")
+            suggested.append(("replace_symbol", {"name_path": addresses.of(definition), "path": path, "body": "NEW_DEFINITION_FILE"}))
     changes = {t.change for t, _ in listed}
     tool: Tool = "replace_symbol"
     if changes == {"renamed"}:
         tool = "rename_symbol"
     elif changes <= {"removed", "shadowed"} and not swallowed:
         tool = "remove_symbol"
-    elif changes == {"added"} and all(c.startswith("gateway insert-code") for c in commands):
+    elif changes == {"added"} and all(operation == "insert_code" for operation, _ in suggested):
         tool = "insert_code"
-    return tool, tuple(dict.fromkeys(commands))
+    return tool, tuple(dict.fromkeys(command_line(operation, values) for operation, values in suggested))
 
 
 def _hidden(judgement: _Judgement) -> list[Hidden]:
@@ -191,7 +187,7 @@ def _unreadable(path: str, language: str, action: str, invisible: list[Unseen], 
         f"Blocked: this {action} to {path} {shown}, in lines tree-sitter cannot read as part of the file (macros or "
         f"syntax its {language} grammar does not know), so no symbol operation can be planned there. Nothing was "
         f"written; make the change with the symbol tools, which ask the language server "
-        f"(find it with `gateway find-symbol {shlex.quote(invisible[0].name)} {shlex.quote(path)}`), or by hand outside the gateway's hosts."
+        f"(find it with `{command_line('find_symbol', {'name_path': invisible[0].name, 'path': path})}`), or by hand outside the gateway's hosts."
     )
     return Classification("block", "unreadable", path, language, message, None, touched, (), changed)
 

@@ -160,7 +160,7 @@ def _compile_problem(text: str, path: str) -> SyntaxProblem | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)  # keyed by whole texts: a few, enough for an edit's before and after
 def _compiles(text: str, path: str) -> bool:
     try:
         return _compile_problem(text, path) is None

@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from gateway.surface import OPERATIONS
+
 if TYPE_CHECKING:
     from gateway.gate.syntax_problems import SyntaxProblem
 
@@ -131,7 +133,7 @@ def block_message(
         shown.append(f"{len(touched) - 6} more")
     syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
-        " A rename by text leaves every reference behind: rename_symbol (`gateway rename-symbol`) renames them too."
+        f" A rename by text leaves every reference behind: rename_symbol (`gateway {OPERATIONS['rename_symbol'].command}`) renames them too."
         if tool != "rename_symbol" and any(d.change == "renamed" for d in touched)
         else ""
     )

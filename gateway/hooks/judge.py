@@ -369,9 +369,10 @@ def plan(judged: Judged) -> Route:
     from gateway.symbols.backends import TreeSitterBackend
     from gateway.symbols.routing import plan_route
     from gateway.symbols.service import FileSymbols, symbols_of
+    from gateway.syntax import language_for
     from gateway.workspace import SourceFile
 
-    effect, lang = judged.effect, judged.gate.registry.for_path(judged.path, judged.effect.before)
+    effect, lang = judged.effect, language_for(judged.gate.registry, judged.path, judged.effect.before)
     assert lang is not None and effect.before is not None
     source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
     backend = TreeSitterBackend()

@@ -1,4 +1,5 @@
-"""Where the language servers are: PATH, the gateway's own interpreter, the project's tool folders."""
+"""Where the language servers are: PATH, the gateway's own interpreter, the project's tool
+folders, as the call being answered sees them (`gateway.callerenv`: in the daemon, the caller's)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from gateway import callerenv
 from gateway.langs import ServerSpec
 
 # The checkout's tool folders that `make setup` fills: npm-installed servers, `go install`ed gopls.
@@ -18,14 +20,14 @@ _CHECKOUT_TOOLS = (".tools/node/node_modules/.bin", ".tools/go/bin")
 def tool_dirs() -> list[str]:
     """This Python's own `bin/`, then $GATEWAY_TOOLS_DIR (one folder or a PATH-style list), or
     by default the checkout's tool folders."""
-    override = os.environ.get("GATEWAY_TOOLS_DIR")
+    override = callerenv.get("GATEWAY_TOOLS_DIR")
     checkout = Path(__file__).resolve().parents[2]
     tools = override.split(os.pathsep) if override else [str(checkout / folder) for folder in _CHECKOUT_TOOLS]
-    return [str(Path(sys.executable).parent), *tools]
+    return [str(Path(callerenv.get("executable") or sys.executable).parent), *tools]
 
 
 def search_path() -> str:
-    return os.pathsep.join([*tool_dirs(), os.environ.get("PATH", "")])
+    return os.pathsep.join([*tool_dirs(), callerenv.get("PATH") or ""])
 
 
 def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
@@ -57,8 +59,43 @@ def why_not_found(spec: ServerSpec) -> str | None:
     return None
 
 
+def server_version(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
+    """The first line the program prints for its version, or None if it does not run."""
+    ran, line = _version(program, version_args, search_path())
+    return line if ran else None
+
+
+def version_failure(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
+    """What the program said when asked its version and failing (None: it ran)."""
+    ran, line = _version(program, version_args, search_path())
+    return None if ran else line
+
+
+def launch_key(command: tuple[str, ...], programs: tuple[str, ...] = ()) -> tuple[str | None, ...]:
+    """What decides how a server runs beside its command, since it gets only PATH from us: the
+    programs it finds there (the interpreter of a `#!/usr/bin/env` line, and those its adapter
+    names, as gopls's `go`). Calls with the same key can share one server."""
+    path = search_path()
+    return (*command, None, *(shutil.which(name, path=path) for name in (*_env_interpreter(command[0]), *programs)))
+
+
 @cache
-def _run_version(program: str, version_args: tuple[str, ...]) -> tuple[bool, str]:
+def _env_interpreter(program: str) -> tuple[str, ...]:
+    """The program named by a `#!/usr/bin/env NAME` first line, looked up on PATH when it runs."""
+    try:
+        with open(program, "rb") as handle:
+            line = handle.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return ()
+    words = line[2:].decode("utf-8", "replace").split() if line.startswith(b"#!") else []
+    if not words or os.path.basename(words[0]) != "env":
+        return ()
+    names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return (names[0],) if names else ()
+
+
+@cache
+def _version(program: str, version_args: tuple[str, ...], path: str) -> tuple[bool, str]:
     """(ran, the first line it printed): on stdout when it ran, on stderr when it failed."""
     try:
         done = subprocess.run(
@@ -66,7 +103,7 @@ def _run_version(program: str, version_args: tuple[str, ...]) -> tuple[bool, str
             capture_output=True,
             text=True,
             timeout=15,
-            env={**os.environ, "PATH": search_path()},
+            env={**os.environ, "PATH": path},
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
@@ -77,15 +114,3 @@ def _run_version(program: str, version_args: tuple[str, ...]) -> tuple[bool, str
     lines = text.strip().splitlines()
     first = lines[0].strip() if lines else ""
     return done.returncode == 0, first if done.returncode == 0 else first or f"exit code {done.returncode}"
-
-
-def server_version(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
-    """The first line the program prints for its version, or None if it does not run."""
-    ran, line = _run_version(program, version_args)
-    return line if ran else None
-
-
-def version_failure(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
-    """What the program said when asked its version and failing (None: it ran)."""
-    ran, line = _run_version(program, version_args)
-    return None if ran else line

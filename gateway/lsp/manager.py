@@ -1,20 +1,26 @@
-"""One language server session per (workspace, server command), started on first use."""
+"""One language server session per (workspace, server launch), started on first use.
+
+Settings are read per call (`gateway.callerenv`), so the daemon answers each caller with its
+own `GATEWAY_NO_SERVERS`, `GATEWAY_LSP_TIMEOUT` and the servers its PATH finds; callers whose
+PATHs find the same server (and the programs it runs) share one session."""
 
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 from pathlib import Path
 
+from gateway import progress
+from gateway import callerenv
 from gateway.errors import UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.discovery import find_server
+from gateway.lsp.discovery import find_server, launch_key
 from gateway.lsp.session import LspSession
 
+
 def _timeout_from_env() -> float:
-    text = os.environ.get("GATEWAY_LSP_TIMEOUT", "60")
+    text = callerenv.get("GATEWAY_LSP_TIMEOUT") or "60"
     try:
         value = float(text)
     except ValueError:
@@ -26,37 +32,76 @@ def _timeout_from_env() -> float:
 
 class SessionManager:
     """Sessions for one workspace. Each request waits at most `timeout` seconds
-    (default: $GATEWAY_LSP_TIMEOUT, else 60)."""
+    (default: $GATEWAY_LSP_TIMEOUT of the call, else 60)."""
 
     def __init__(self, root: Path, use_servers: bool = True, timeout: float | None = None) -> None:
         self.root = root
-        self.use_servers = use_servers and os.environ.get("GATEWAY_NO_SERVERS") != "1"
-        self.timeout = timeout if timeout is not None else _timeout_from_env()
-        self._sessions: dict[tuple[str, ...], LspSession] = {}
+        self._use_servers = use_servers
+        self._timeout = timeout
+        if timeout is None:
+            _timeout_from_env()  # a bad value is refused at once, before any server is asked
+        self._sessions: dict[tuple[str | None, ...], LspSession] = {}
+        self._retiring: dict[tuple[str | None, ...], threading.Thread] = {}  # sessions shutting down, by key
         self._lock = threading.Lock()
         atexit.register(self.close)
+
+    @property
+    def use_servers(self) -> bool:
+        return self._use_servers and callerenv.get("GATEWAY_NO_SERVERS") != "1"
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout if self._timeout is not None else _timeout_from_env()
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._timeout = seconds
 
     def session_for(self, lang: Language) -> LspSession | None:
         """The live session for the language's server; None when no server is installed.
 
         A session broken by a crash or a timeout is closed and replaced here.
         """
+        if self._timeout is None:
+            _timeout_from_env()  # the call's own: a bad one is refused, servers or not, as in process
         if not self.use_servers:
             return None
-        command = find_server(lang.server)
+        with progress.doing(f"looking for {lang.server.name}"):
+            command = find_server(lang.server)
         if command is None:
             return None
-        with self._lock:
-            session = self._sessions.get(command)
+        adapter = adapter_for(lang.server.adapter)
+        key = launch_key(command, adapter.path_programs)
+        if not self._lock.acquire(blocking=False):
+            with progress.doing("waiting while another language server starts"):
+                self._lock.acquire()
+        try:
+            session = self._sessions.get(key)
             if session is not None and session.broken:
                 session.close()
                 session = None
             if session is None:
+                retiring = self._retiring.pop(key, None)
+                if retiring is not None:  # the server it replaces is gone first: never both at once
+                    with progress.doing(f"waiting for the {Path(command[0]).name} it replaces to stop"):
+                        retiring.join()
                 name = Path(command[0]).name
-                session = LspSession(name, command, self.root, adapter_for(lang.server.adapter), self.timeout)
+                session = LspSession(name, command, self.root, adapter, lambda: self.timeout)
                 session.start()
-                self._sessions[command] = session
+                self._sessions[key] = session
             return session
+        finally:
+            self._lock.release()
+
+    def retire(self, session: LspSession) -> None:
+        """Forget `session` at once, so that the next call starts a fresh server (once this one
+        has stopped), and shut it down in the background. Only for a session no call is using."""
+        closing = threading.Thread(target=session.close, daemon=True, name=f"lsp-{session.name}-retire")
+        with self._lock:
+            for key in [key for key, known in self._sessions.items() if known is session]:
+                del self._sessions[key]
+                self._retiring[key] = closing
+        closing.start()
 
     def running(self) -> list[LspSession]:
         with self._lock:

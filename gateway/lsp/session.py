@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 from multilspy.lsp_protocol_handler.server import Error as LspError
 from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
 
+from gateway import progress
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
@@ -33,18 +34,19 @@ _IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability",
 
 
 class LspSession:
-    """A started server for one workspace; every request is bounded by `timeout` seconds.
+    """A started server for one workspace; every request is bounded by `timeout` seconds (a
+    number, or a function giving the call's own: in the daemon, the caller's).
 
     A request that times out, or a server that exits, raises ServerFailed and leaves the
     session broken; the manager replaces a broken session on the next call.
     """
 
-    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float) -> None:
+    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float | Callable[[], float]) -> None:
         self.name = name
         self.command = command
         self.root = root
         self.adapter = adapter
-        self.timeout = timeout
+        self._timeout = timeout
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
         self._sent: dict[str, str] = {}
@@ -57,16 +59,22 @@ class LspSession:
         env = {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
         self._handler = LanguageServerHandler(ProcessLaunchInfo(cmd=leashed, cwd=str(root), env=env), start_independent_lsp_process=True)
         self.server_info: dict[str, Any] = {}
-        self._working: set[str] = set()
+        self._working: dict[str, tuple[str, str]] = {}  # token: (title, what the server says it is doing)
         self._analysed: dict[str, int] = {}
         self._load_errors: dict[str, str] = {}
         self._diagnosed: set[str] = set()
+        # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
+        self._unversioned: set[str] = set()
         self._reports = threading.Lock()
         # A server that announces when it has loaded the workspace (jdtls) is not ready until it
         # says so; `progress` is the last it said of its loading.
         self.ready = not adapter.announces_ready
         self.progress = ""
         self._started_at = time.monotonic()
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout() if callable(self._timeout) else self._timeout
 
     def start(self) -> LspSession:
         self._thread.start()
@@ -101,16 +109,28 @@ class LspSession:
         """Work the server announces (project loading, indexing), tracked until it ends."""
         if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
             return
-        token, kind = str(params.get("token")), params["value"].get("kind")
-        if kind == "begin":
-            self._working.add(token)
-        elif kind == "end":
-            self._working.discard(token)
+        token, value = str(params.get("token")), params["value"]
+        if value.get("kind") == "begin":
+            title = str(value.get("title") or "")
+            self._working[token] = (title, _work(title, value))
+        elif value.get("kind") == "report" and token in self._working:
+            title = self._working[token][0]
+            self._working[token] = (title, _work(title, value))
+        elif value.get("kind") == "end":
+            self._working.pop(token, None)
+
+    def activity(self, what: str) -> str:
+        """What a caller waiting on `what` waits for, with the work the server announced."""
+        doing = f"starting {self.name}" if what == "initialize" else f"{self.name}: {what.rpartition('/')[2]}"
+        work = "; ".join(text for _, text in list(self._working.values()) if text)
+        return f"{doing} — {work}" if work else doing
 
     async def _diagnostics(self, params: Any) -> None:
         """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
         if isinstance(params, dict) and isinstance(params.get("version"), int):
             self._analysed[str(params.get("uri"))] = params["version"]
+        elif isinstance(params, dict):
+            self._unversioned.add(str(params.get("uri")))
         if isinstance(params, dict):
             self._diagnosed.add(str(params.get("uri")))
         await self._report("textDocument/publishDiagnostics", params)
@@ -159,15 +179,19 @@ class LspSession:
 
     def wait_for_analysis(self, path: Path, limit: float) -> bool:
         """Wait (up to `limit` seconds) until the server has analysed the text last sent for
-        `path`; False if it has not said so (or never versions its diagnostics)."""
+        `path`: diagnostics of that version, or unversioned ones sent after it (gopls answers a
+        didOpen so); False if it has not said so."""
         uri = path.as_uri()
+
+        def done() -> bool:
+            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0) or uri in self._unversioned
 
         async def analysed() -> bool:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + limit
-            while self._analysed.get(uri, 0) < self._versions.get(uri, 0) and loop.time() < deadline:
+            while not done() and loop.time() < deadline:
                 await asyncio.sleep(0.02)
-            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0)
+            return done()
 
         return self._run(analysed(), what="waiting for the server's analysis")
 
@@ -205,12 +229,14 @@ class LspSession:
         """Run on the session's loop; a dead process or a timeout breaks the session."""
         if self.broken:
             raise ServerFailed(f"{self.name}: {self.broken}")
-        future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine), self._loop)
+        limit = self.timeout  # read here, on the caller's thread: the caller's own
+        future = asyncio.run_coroutine_threadsafe(self._guarded(coroutine, limit), self._loop)
         try:
-            return future.result(timeout=self.timeout + 5)
+            with progress.doing(lambda: self.activity(what)):
+                return future.result(timeout=limit + 5)
         except FutureTimeout:
             future.cancel()
-            self.broken = f"no answer to {what} within {self.timeout:g}s"
+            self.broken = f"no answer to {what} within {limit:g}s"
         except ServerFailed as failure:
             self.broken = str(failure).removeprefix(f"{self.name}: ")
         except OSError as error:  # the pipe to a killed server: ConnectionResetError, BrokenPipeError
@@ -219,14 +245,14 @@ class LspSession:
             raise ServerFailed(f"{self.name}: {what} failed: {error}") from None
         raise ServerFailed(f"{self.name}: {self.broken}")
 
-    async def _guarded(self, coroutine: Awaitable[T]) -> T:
+    async def _guarded(self, coroutine: Awaitable[T], limit: float) -> T:
         request = asyncio.ensure_future(coroutine)
         watchers: set[asyncio.Future[Any]] = {request}
         process = self._handler.process
         exited = asyncio.ensure_future(process.wait()) if process else None
         if exited:
             watchers.add(exited)
-        done, _ = await asyncio.wait(watchers, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(watchers, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
         if exited:
             exited.cancel()
         if request in done:
@@ -234,7 +260,7 @@ class LspSession:
         request.cancel()
         if exited in done:
             raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
-        raise ServerFailed(f"{self.name}: no answer within {self.timeout:g}s")
+        raise ServerFailed(f"{self.name}: no answer within {limit:g}s")
 
     @property
     def pid(self) -> int | None:
@@ -258,13 +284,21 @@ class LspSession:
         return ServerFailed(f"{self.name}: {reason}")
 
     def request(self, method: str, make: Callable[[LanguageServerHandler], Awaitable[T]]) -> T:
+        """The server's answer; asked once more after an error reply its adapter knows to pass."""
         with self._lock:
+            try:
+                return self._run(make(self._handler), what=method)
+            except ServerFailed as failure:
+                if self.broken or not any(part in str(failure) for part in self.adapter.transient_errors):
+                    raise
             return self._run(make(self._handler), what=method)
 
     def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
         """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""
         uri = path.as_uri()
         with self._lock:
+            if uri not in self._versions or self._sent[uri] != text:
+                self._unversioned.discard(uri)
             if uri not in self._versions:
                 self._versions[uri] = 1
                 self._notify(lambda h: h.notify.did_open_text_document(
@@ -320,3 +354,10 @@ class LspSession:
             pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+
+
+def _work(title: str, value: dict[str, Any]) -> str:
+    """A `$/progress` begin or report as one phrase: `Indexing: 12/345 (3%)`."""
+    message, percentage = value.get("message"), value.get("percentage")
+    text = ": ".join(str(part) for part in (title, message) if part)
+    return f"{text} ({percentage:g}%)" if isinstance(percentage, int | float) and not isinstance(percentage, bool) else text

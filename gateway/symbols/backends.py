@@ -35,14 +35,27 @@ class RawSymbol:
 
 
 class SymbolBackend(Protocol):
+    """Where a file's symbols come from, and what else it can do. `session`: the language
+    server behind it, which answers renames and references (None: the syntax trees alone)."""
+
     name: str
     note: str
 
+    @property
+    def session(self) -> LspSession | None: ...
+
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]: ...
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        """Tell the backend a file's text now (after a write: `saved`)."""
 
 
 class TreeSitterBackend:
     name = "tree-sitter"
+    session = None
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        return None
 
     def __init__(self, note: str = "") -> None:
         # Why tree-sitter answers where a server runs (it is still loading the workspace).
@@ -71,6 +84,9 @@ class LspBackend:
         self.read = read
         self.name = f"lsp:{session.name}"
         self.note = ""
+
+    def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
+        self.session.sync(path, text, language_id, saved=saved)
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         self.session.refresh(self.read)

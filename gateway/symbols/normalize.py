@@ -9,6 +9,8 @@ decorator lines a replacement may keep are located in the same tree.
 
 from __future__ import annotations
 
+import bisect
+
 from collections.abc import Callable
 
 from tree_sitter import Node, Tree
@@ -92,21 +94,22 @@ class Locator:
 
 
 def _matching_definition(
-    raw: RawSymbol, by_name: dict[int, Definition], spans: list[tuple[int, int, Definition]]
+    raw: RawSymbol, by_name: dict[int, Definition], spans: list[tuple[int, int, Definition]], starts: list[int]
 ) -> tuple[Definition, int] | None:
     """The tree-sitter definition behind a server's symbol, and where its name starts.
 
     Matched by name position; failing that, by name inside the server's range (tsserver
-    points the selection of a later overload at `export`, not at the name).
+    points the selection of a later overload at `export`, not at the name). `spans` are
+    sorted by where their names start (`starts`), so each look-up is a bisection.
     """
     exact = by_name.get(raw.name_start)
     if exact is not None:
         return exact, raw.name_start
-    for start, end, definition in spans:
-        if start <= raw.name_start < end:
-            return definition, raw.name_start
-    for start, _, definition in spans:
-        if raw.start <= start < raw.end and definition.name == raw.segments[-1]:
+    at = bisect.bisect_right(starts, raw.name_start)
+    if at and spans[at - 1][0] <= raw.name_start < spans[at - 1][1]:
+        return spans[at - 1][2], raw.name_start
+    for start, _, definition in spans[bisect.bisect_left(starts, raw.start) : bisect.bisect_left(starts, raw.end)]:
+        if definition.name == raw.segments[-1]:
             return definition, start
     return None
 
@@ -115,12 +118,13 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
     locate = Locator(lang, text, tree)
     index = locate.index
     to_char = byte_to_char(text)
-    spans = [(to_char(d.name_start_byte), to_char(d.name_end_byte), d) for d in definitions]
+    spans = sorted(((to_char(d.name_start_byte), to_char(d.name_end_byte), d) for d in definitions), key=lambda span: span[0])
+    starts = [start for start, _, _ in spans]
     by_name = {start: d for start, _, d in spans}
     symbols = []
     for raw in raws:
         start, end, name_start = raw.start, raw.end, raw.name_start
-        matched = _matching_definition(raw, by_name, spans)
+        matched = _matching_definition(raw, by_name, spans, starts)
         definition = None
         if matched is not None:
             definition, name_start = matched

@@ -14,11 +14,11 @@ from tree_sitter import Node, Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.gate.judgement import Mapping
-from gateway.gate.syntax_problems import new_syntax_problem
+from gateway.gate.syntax_problems import first_problem, new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
-from gateway.symbols.text import LineIndex, byte_to_char, reindent
+from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, reindent
 from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse
 
 
@@ -60,7 +60,14 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: in
     code = reindent(_code_lines(body), symbol.indent)
     index = LineIndex.of(text)
     probe = text[: symbol.doc_start] + code + text[symbol.end :]
-    locate = Locator(lang, probe, parse(lang, probe.encode()))
+    tree = parse(lang, probe.encode())
+    taken = as_taken_from_column(_code_lines(body), symbol.indent)
+    if taken is not None:  # checked by the parse: a dedented body of the column's width reads otherwise
+        taken_probe = text[: symbol.doc_start] + taken + text[symbol.end :]
+        taken_tree = parse(lang, taken_probe.encode())
+        if first_problem(lang, "", taken_probe, taken_tree) is None or first_problem(lang, "", probe, tree) is not None:
+            code, probe, tree = taken, taken_probe, taken_tree
+    locate = Locator(lang, probe, tree)
     first = index.line_of(symbol.doc_start)
     if start is None:
         if locate.is_comment_line(first):

@@ -11,7 +11,6 @@ from urllib.parse import unquote, urlparse
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
 from gateway.reading import read_regular
-from gateway.symbols.backends import LspBackend
 from gateway.symbols.mentions import Mention, MentionFinder, Target
 from gateway.symbols.model import Symbol
 from gateway.symbols.python_imports import ModuleIndex
@@ -87,12 +86,10 @@ def _bytes(service: SymbolService, path: Path) -> bytes:
 
 def _open_mentions(view: FileSymbols, texts: dict[Path, tuple[Language, str]]) -> None:
     """Open in the server every other file it serves that mentions the name (at most MAX_OPENED)."""
-    assert isinstance(view.backend, LspBackend)
-    backend = view.backend
     others = [(path, lang, text) for path, (lang, text) in texts.items() if path != view.source.path]
     for path, lang, text in others[:MAX_OPENED]:
-        if lang.server == backend.lang.server:
-            backend.session.sync(path, text, lang.server.language_id_for(path))
+        if lang.server == view.lang.server:
+            view.backend.sync(path, text, lang.server.language_id_for(path))
 
 
 def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
@@ -102,7 +99,7 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
     places: list[str] = []
     own = (view.source.path, symbol.doc_start, symbol.end)
     texts = candidates(service, view, symbol)
-    if isinstance(view.backend, LspBackend):
+    if view.backend.session is not None:
         places += _server_references(service, view, symbol, own, texts)
     for mention in mentions_in(service, view, symbol, texts):
         if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
@@ -115,8 +112,8 @@ def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Languag
 
     A server asked while it still loads the project misses other files: it is given the files
     that spell the name (`texts`, from `candidates`) first, and waited for until it has taken them in."""
-    assert isinstance(view.backend, LspBackend)
     session = view.backend.session
+    assert session is not None, "asked a backend without a server"
     _open_mentions(view, texts)
     session.wait_until_idle(session.timeout / 2)
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)

@@ -13,12 +13,13 @@ from typing import Any, cast
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, NotFound, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.symbols.backends import LspBackend, TreeSitterBackend
+from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
 from gateway.symbols.references import at_symbol, candidates, mentions_in, uri_path
-from gateway.symbols.service import FileSymbols, OperationResult, SymbolService
+from gateway.results import OperationResult
+from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
 from gateway.workspace import SourceFile
 
@@ -92,14 +93,14 @@ def plan_rename(
     if not _IDENTIFIER.match(new_name):
         raise UsageError(f"{new_name!r} is not an identifier")
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
-    fallback = view.backend.session.adapter.renames(view.lang.name) if isinstance(view.backend, LspBackend) else None
+    fallback = view.backend.session.adapter.renames(view.lang.name) if view.backend.session is not None else None
     if fallback is not None:
         view = replace(view, backend=TreeSitterBackend())
     fallback = fallback or view.backend.note or None
     sources = {view.source.path: view.source}
     staged: dict[Path, str] = {}
     texts = candidates(service, view, symbol)
-    if isinstance(view.backend, LspBackend):
+    if view.backend.session is not None:
         for file, edits in sorted(_server_edits(view, symbol, new_name, texts).items()):
             if file not in sources:
                 sources[file] = read(file)
@@ -107,7 +108,7 @@ def plan_rename(
         texts = {path: (lang, staged.get(path, text)) for path, (lang, text) in texts.items()}
     mentions = mentions_in(service, view, symbol, texts)
     loose = [m for m in mentions if not m.tied]
-    if not isinstance(view.backend, LspBackend):
+    if view.backend.session is None:  # the syntax trees cannot tell an object's type
         unknown = [m for m in loose if m.why.startswith("member of an object")]
         if unknown:
             places = ", ".join(m.place(service.workspace.display) for m in unknown[:8])

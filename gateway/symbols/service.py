@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Tree
 
@@ -19,40 +19,14 @@ from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
-from gateway.syntax import definitions, find_definitions, parse
+from gateway.results import OperationResult
+from gateway.syntax import definitions, find_definitions, language_for, parse, parse_once
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
 
 SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
-
-
-@dataclass(frozen=True)
-class OperationResult:
-    operation: str
-    name_path: str
-    path: str
-    backend: str
-    start_line: int
-    end_line: int
-    diff: str
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "operation": self.operation,
-            "name_path": self.name_path,
-            "path": self.path,
-            "backend": self.backend,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "diff": self.diff,
-            "message": self.message,
-            **self.details,
-        }
 
 
 @dataclass(frozen=True)
@@ -81,7 +55,7 @@ class SymbolService:
         self.sessions = sessions
 
     def language(self, source: SourceFile) -> Language:
-        lang = self.registry.for_path(source.path, source.text)
+        lang = language_for(self.registry, source.path, source.text)
         if lang is None or not lang.symbol_backend:
             what = f"{lang.name} has no symbol backend" if lang else "not source code of a supported language"
             raise UsageError(f"{source.display}: {what}; symbol operations do not apply")
@@ -102,15 +76,17 @@ class SymbolService:
         except GatewayError:
             return None
 
-    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None) -> FileSymbols:
-        """The file's symbols; from tree-sitter (saying why) when the server reports none in a
-        file that has definitions: a file outside what it loaded (a Kotlin folder jdtls's Maven
-        import does not know as sources, say) is not an empty file."""
+    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None, keep_tree: bool = True) -> FileSymbols:
+        """The file's symbols; `keep_tree=False` for walks over many files, whose trees would
+        only push the trees of the files being edited out of the cache (`syntax.parse_once`).
+        From tree-sitter (saying why) when the server reports none in a file that has
+        definitions: a file outside what it loaded is not an empty file."""
         lang = self.language(source)
         chosen = backend or self.backend(lang)
-        tree = parse(lang, source.text.encode())
+        data = source.text.encode()
+        tree = parse(lang, data) if keep_tree else parse_once(lang, data)
         found = symbols_of(lang, source.path, source.text, chosen, tree)
-        if not found and isinstance(chosen, LspBackend) and definitions(lang, tree):
+        if not found and chosen.session is not None and definitions(lang, tree):
             chosen = TreeSitterBackend(f"{chosen.session.name} reports no symbol in this file, outside what it loaded")
             found = symbols_of(lang, source.path, source.text, chosen, tree)
         return FileSymbols(source, lang, chosen, found)
@@ -124,14 +100,18 @@ class SymbolService:
         files = (
             [self.symbols(path)]
             if path
-            else [self.file_symbols(self.workspace.read(p), TreeSitterBackend()) for p in self.source_files()]
+            else (self.file_symbols(self.workspace.read(p), TreeSitterBackend(), keep_tree=False) for p in self.source_files())
         )
-        found = [(f, s) for f in files for s in f.symbols if pattern.matches(s.name_path)]
+        found: list[tuple[FileSymbols, Symbol]] = []
+        seen: list[Symbol] = []
+        for file in files:  # one file's text at a time: a workspace's worth at once is what a warm process keeps after
+            found += [(file, s) for s in file.symbols if pattern.matches(s.name_path)]
+            seen += file.symbols
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
         if found:
             return found, []
-        return found, nearest_name_paths([s for f in files for s in f.symbols], pattern)
+        return found, nearest_name_paths(seen, pattern)
 
     def source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):
@@ -148,9 +128,8 @@ class SymbolService:
             self.workspace.write(*changed[0])
         elif changed:
             self.workspace.write_all(changed)
-        if isinstance(backend, LspBackend):
-            for source, text in changed:
-                backend.session.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
+        for source, text in changed:
+            backend.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
 
     def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange) -> OperationResult:
         source = view.source

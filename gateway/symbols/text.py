@@ -124,3 +124,22 @@ def reindent(code: str, indent: str) -> str:
         else:
             moved.append(line)
     return "\n".join(moved)
+
+
+_CLOSERS = ("}", "end")
+
+
+def as_taken_from_column(code: str, indent: str) -> str | None:
+    """`code` moved to `indent` when it reads as text cut from its column (an LSP range's text:
+    the first line without its indentation, the others as they stood); None when it does not:
+    the first line is indented, or the others are not all past the column, or sit exactly at it
+    without closing the definition there (`}`, `end`), which is a dedented body of that width."""
+    lines = code.strip("\n").split("\n")
+    rest = [line for line in lines[1:] if line.strip()]
+    if not indent or not rest or lines[0][:1] in (" ", "\t") or not all(line.startswith(indent) for line in rest):
+        return None
+    deepest_first = min(len(line) - len(line.lstrip(" \t")) for line in rest)
+    closes = rest[-1].startswith(indent) and rest[-1][len(indent):].startswith(_CLOSERS)
+    if deepest_first <= len(indent) and not closes:
+        return None
+    return indent + "\n".join(line if line.strip() else "" for line in lines)

@@ -23,6 +23,23 @@ class Declaration:
     execution_state: str = "normal"
     additional_files: tuple[str, ...] = ()
 
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> Declaration:
+        """A declaration from snake_case parameters (the JSON-RPC/MCP object, the CLI's flags)."""
+        for name in ("files", "test_files", "additional_files"):
+            if not all(isinstance(item, str) for item in params.get(name) or []):
+                raise UsageError(f"declare: {name} must be a list of paths")
+        return cls(
+            kind=params["kind"],
+            files=tuple(params["files"]),
+            provenance=params["provenance"],
+            rationale=params["rationale"],
+            target=params.get("target"),
+            test_files=tuple(params.get("test_files") or ()),
+            execution_state=params.get("execution_state") or "normal",
+            additional_files=tuple(params.get("additional_files") or ()),
+        )
+
     @property
     def all_files(self) -> tuple[str, ...]:
         """Every file the grant covers: the files, the accompanying tests, the additional files."""

@@ -27,6 +27,15 @@ class Adapter:
     # Whether the server publishes a file's diagnostics only after it has tried to load the
     # workspace (gopls): then what it says about loading can be waited for.
     diagnoses_after_loading = False
+    # Parts of error replies the server gives now and then and not again (asked again, it answers).
+    transient_errors: tuple[str, ...] = ()
+    # Programs the server runs, found on the PATH it is given: two callers whose PATHs find
+    # different ones get servers of their own (`discovery.launch_key`).
+    path_programs: tuple[str, ...] = ()
+    # Whether the daemon restarts the server once it has grown by `[daemon] server_growth_mib`
+    # since its first answer: for servers whose caches have no bound of their own and come
+    # back quickly, not for those whose restart costs a long re-parse (clangd) or re-load.
+    restart_when_grown = False
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,

@@ -46,6 +46,7 @@ def _located(uri: str, diagnostic: dict[str, Any], root: Path) -> str:
 
 class GoplsAdapter(Adapter):
     diagnoses_after_loading = True
+    path_programs = ("go",)
 
     def name_segments(self, name: str) -> list[str]:
         match = _METHOD.match(name)

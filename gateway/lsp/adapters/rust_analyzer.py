@@ -10,6 +10,8 @@ _IMPL = re.compile(r"^impl(?:<[^>]*>)?\s+(?:.+?\s+for\s+)?(?P<type>[\w:]+)")
 
 
 class RustAnalyzerAdapter(Adapter):
+    path_programs = ("cargo", "rustc")
+
     def name_segments(self, name: str) -> list[str]:
         match = _IMPL.match(name)
         return [match.group("type").split("::")[-1]] if match else [name]

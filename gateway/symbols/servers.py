@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gateway import progress
 from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.adapters import adapter_for
@@ -27,13 +28,15 @@ SETTLE_SECONDS = 10.0
 def server_status(registry: LanguageRegistry, use_servers: bool, service: SymbolService | None = None) -> list[dict[str, Any]]:
     """One row per language; with `service`, every found server that has a file of its
     language in the workspace is started there and asked (in parallel)."""
-    rows = [_row(lang, use_servers) for lang in sorted(registry.languages.values(), key=lambda lang: lang.name)]
+    with progress.doing("looking for language servers"):
+        rows = [_row(lang, use_servers) for lang in sorted(registry.languages.values(), key=lambda lang: lang.name)]
     if service is None or not use_servers:
         return rows
     firsts = _first_files(service, {row["language"] for row in rows if row["status"] == "not started"})
     probed = [(row, firsts[row["language"]]) for row in rows if row["language"] in firsts]
     with ThreadPoolExecutor(max_workers=max(1, len(probed))) as pool:
-        outcomes = list(pool.map(lambda item: probe(service, registry.get(item[0]["language"]), item[1]), probed))
+        tasks = [pool.submit(progress.carried(probe), service, registry.get(row["language"]), path) for row, path in probed]
+        outcomes = [task.result() for task in tasks]
     for (row, path), (status, reason) in zip(probed, outcomes):
         row.update(status=status, reason=reason, probed=service.workspace.display(path))
     return rows

@@ -1,0 +1,191 @@
+"""How the `gateway` command shows each operation's result: its text and exit code. The result
+itself (what --json prints) is the operation's, from the table in gateway.surface."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK
+
+Shown = tuple[str, int]
+Result = dict[str, Any]
+
+
+def _classify(result: Result, params: dict[str, Any]) -> Shown:
+    return result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
+
+
+def _edit(result: Result, params: dict[str, Any]) -> Shown:
+    if result.get("decision") == "routed":
+        return f"{result['message']}\n{result['diff'].rstrip()}", EXIT_OK
+    lines = ", ".join(map(str, result["lines"]))
+    return f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", EXIT_OK
+
+
+def _operation(result: Result, params: dict[str, Any]) -> Shown:
+    text = result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else "")
+    return text, EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
+
+
+def _symbols(result: Result, params: dict[str, Any]) -> Shown:
+    lines = [f"{result['path']} ({result['language']}, {result['backend']})"]
+    for symbol in result["symbols"]:
+        depth = symbol["name_path"].count("/")
+        lines.append(f"{'  ' * (depth + 1)}{symbol['kind']} {symbol['name_path']}  {symbol['start_line']}-{symbol['end_line']}")
+    return "\n".join(lines), EXIT_OK
+
+
+def _find_symbol(result: Result, params: dict[str, Any]) -> Shown:
+    lines = []
+    for match in result["matches"]:
+        lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
+        if params["body"]:
+            lines.append(match["body"])
+    nearest = f"; nearest: {', '.join(result['nearest'])}" if result.get("nearest") else ""
+    return "\n".join(lines) or f"no symbol matches {params['name_path']}{nearest}", EXIT_OK if result["matches"] else EXIT_ERROR
+
+
+def _server_state(row: dict[str, Any]) -> str:
+    """How the server did in this workspace, when it was started here."""
+    if row["status"] == "working":
+        return f"; working (asked about {row['probed']})"
+    if row["status"] == "broken":
+        return f"; BROKEN: {row['reason']}"
+    if row["status"] == "loading":
+        return f"; still loading the workspace ({row['reason']}): tree-sitter answers until it has"
+    return "; not started (no file of the language here)" if row["status"] == "not started" else ""
+
+
+def _servers(result: Result, params: dict[str, Any]) -> Shown:
+    lines = []
+    for row in result["languages"]:
+        if row["found"]:
+            found = f"found {row['path']} ({row['version'] or 'version unknown'})"
+        else:
+            found = f"not found ({row['reason']}); {row['install']}" if row["reason"] else f"not found; {row['install']}"
+        renames = f"; renames through tree-sitter: {row['rename_fallback']}" if row["rename_fallback"] else ""
+        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}{renames}")
+    return "\n".join(lines), EXIT_OK
+
+
+def _kinds(result: Result, params: dict[str, Any]) -> Shown:
+    lines = []
+    for kind in result["kinds"]:
+        lines.append(f"{kind['kind']} ({kind['group']}): {kind['summary']}")
+        for key in ("use_when", "do_not_use", "tests", "stop_and_ask"):
+            lines.append(f"    {key.replace('_', ' ')}: {kind[key]}")
+    return "\n".join(lines), EXIT_OK
+
+
+def _declare(result: Result, params: dict[str, Any]) -> Shown:
+    warnings = [f"warning {w['code']}: {w['message']}" for w in result["audit_warnings"]]
+    if not result["issued"]:
+        error = result["audit_error"]
+        return f"Rejected ({error['code']}): {error['message']}", EXIT_BLOCKED
+    text = [f"Issued {result['edit_id']} for {', '.join(f['path'] for f in result['files'])}; expires {result['expires_at']}",
+            f"token: {result['token']}", *warnings]
+    return "\n".join(text), EXIT_OK
+
+
+def _log_warnings(result: Result) -> None:
+    for warning in result["log_warnings"]:
+        print(f"gateway: {warning}", file=sys.stderr)
+
+
+def _audit_log(result: Result, params: dict[str, Any]) -> Shown:
+    lines = []
+    for e in result["entries"]:
+        files = ", ".join(f["path"] for f in e.get("files", []))
+        error = e.get("audit_error") or {}
+        why = f" [{error.get('code')}]" if error else ""
+        lines.append(f"{e.get('timestamp')} {e.get('phase'):<8} {e.get('kind') or e.get('operation') or '-'} {files}{why}")
+    _log_warnings(result)
+    return "\n".join(lines), EXIT_OK
+
+
+def _audit_summary(result: Result, params: dict[str, Any]) -> Shown:
+    lines = [f"{result['entries']} entries: " + ", ".join(f"{n} {phase}" for phase, n in result["phases"].items())]
+    lines += [f"  {kind}: {c['total']} (prod {c['prod']}, test {c['test']})" for kind, c in result["by_kind"].items()]
+    for title in ("by_provenance", "by_execution_state", "warnings", "rejections"):
+        if result[title]:
+            lines.append(f"{title.replace('_', ' ')}: " + ", ".join(f"{k} {v}" for k, v in result[title].items()))
+    lines += [f"never consumed: {e['edit_id']} {e['kind']} {', '.join(e['files'])}" for e in result["never_consumed"]]
+    lines += [f"most edited: {e['path']} ({e['edits']})" for e in result["most_edited"]]
+    _log_warnings(result)
+    return "\n".join(lines), EXIT_OK
+
+
+def _contract(action: str) -> Callable[[Result, dict[str, Any]], Shown]:
+    def show(result: Result, params: dict[str, Any]) -> Shown:
+        done = result["ready"] and (action == "check" or result["validated"])
+        return _contract_text(action, result), EXIT_OK if done else EXIT_BLOCKED
+
+    return show
+
+
+def _contract_text(action: str, result: Result) -> str:
+    lines = [f"Undid an interrupted contract run first: {', '.join(result['recovered'])} put back."] if result.get("recovered") else []
+    lines += [f"An interrupted run of {run['contract']} left {', '.join(run['files'])} half-written; the next `contract apply` "
+              "puts them back." for run in result.get("interrupted", [])]
+    for problem in result["problems"]:
+        where = f"line {problem['line']}: " if problem["line"] else ""
+        lines.append(f"refused ({problem['code']}): {where}{problem['message']}")
+    for step in result["steps"]:
+        changed = f" -{step['lines_removed']} +{step['lines_added']} from line {step['start_line']}" if step["start_line"] else ""
+        lines.append(f"step {step['id']}: {step['status']} ({step['action']} {', '.join(step['files']) or step['file']}){changed}")
+    for validation in result.get("validations", []):
+        state = "not run" if validation.get("not_run") else "timed out" if validation["timed_out"] else f"exit {validation['exit_code']}"
+        lines.append(f"validate `{validation['run']}`: {state}" + (f" in {validation['duration_s']} s" if "duration_s" in validation else ""))
+        if validation.get("passed") is False:
+            lines.append(validation["output_tail"].rstrip()[-1500:])
+    if not result["ready"]:
+        lines.append(f"Contract {result['contract']} refused." + (f" {result['fallback']}" if result.get("fallback") else ""))
+    elif action == "check":
+        lines.append(f"Contract {result['contract']} is ready: {len(result['steps'])} step(s).")
+    elif result["validated"]:
+        lines.append(f"Contract {result['contract']} applied and validated.")
+    else:
+        lines.append(f"Contract {result['contract']} failed validation; " + ("files kept as written." if result["kept_on_failure"] else "every file restored."))
+    return "\n".join(lines)
+
+
+def _context(result: Result, params: dict[str, Any]) -> Shown:
+    lines = [f"workspace {result['root']}" + ("" if result["git"] else " (not a git repository)")]
+    for title, rows, fmt in (
+        ("git-dirty", result["dirty"], lambda r: f"{r['status']:>2} {r['path']}"),
+        ("recently modified", result["recent"], lambda r: f"{r['modified']} {r['path']}"),
+        ("edited through the gateway, latest first", result["audit_recent"], lambda r: f"{r['last_edit']} {r['path']}"),
+        ("edited most often", result["audit_frequent"], lambda r: f"{r['edits']:>3} {r['path']}"),
+    ):
+        if rows:
+            lines.append(f"{title}:")
+            lines += [f"  {fmt(r)}" + (f" ({r['language']})" if r["language"] else "") for r in rows]
+    return "\n".join(lines), EXIT_OK
+
+
+def _contract_new(result: Result, params: dict[str, Any]) -> Shown:
+    return f"Wrote {result['path']}", EXIT_OK
+
+
+RENDER: dict[str, Callable[[Result, dict[str, Any]], Shown]] = {
+    "classify": _classify,
+    "edit": _edit,
+    "symbols": _symbols,
+    "find_symbol": _find_symbol,
+    "replace_symbol": _operation,
+    "insert_code": _operation,
+    "remove_symbol": _operation,
+    "rename_symbol": _operation,
+    "servers": _servers,
+    "kinds": _kinds,
+    "declare": _declare,
+    "audit_log": _audit_log,
+    "audit_summary": _audit_summary,
+    "audit_verify": lambda result, params: (result["message"], EXIT_OK),
+    "contract_check": _contract("check"),
+    "contract_apply": _contract("apply"),
+    "contract_new": _contract_new,
+    "context": _context,
+}
