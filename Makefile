@@ -16,7 +16,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-serena serena clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-serena serena bench-polyglot clean
 
 setup: python-env servers hosts
 
@@ -132,6 +132,12 @@ $(SERENA_DIR)/.installed: Makefile
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick
+
+# Aider's polyglot benchmark (issue 25), on a clone of github.com/Aider-AI/polyglot-benchmark that
+# is never copied here: `make bench-polyglot POLYGLOT=path [LANGUAGES=go,rust] [LIMIT=5]`.
+bench-polyglot: setup
+	@test -d "$(POLYGLOT)" || { echo "usage: make bench-polyglot POLYGLOT=path/to/polyglot-benchmark [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
+	$(PY) benchmarks/polyglot.py $(POLYGLOT) --record $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT))
 
 clean:
 	rm -rf $(VENV) .tools

@@ -51,7 +51,7 @@ class Outcome:
 def _refusal(classification: Classification) -> tuple[str, str]:
     """(reason, detail) of a refusal, from the gate's classification."""
     if classification.reason == "syntax_error" and classification.syntax_error is not None:
-        return "syntax_error", str(classification.syntax_error.message)
+        return "syntax_error", str(classification.syntax_error)
     if classification.reason == "definition" and not classification.routable:
         shadowed = [d for d in classification.definitions if d.change == "shadowed"]
         return "shadowed", "; ".join(f"{d.name_path}: {d.detail}" for d in shadowed)

@@ -18,7 +18,9 @@ Applied in order as plain string replacements they give the solution byte for by
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from gateway.edits import occurrences
 from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.model import Symbol
+from gateway.symbols.operations import syntax_errors
 from gateway.symbols.service import symbols_of
 
 LANGUAGES = ("cpp", "go", "java", "javascript", "python", "rust")
@@ -243,12 +246,18 @@ def anchored(text: str, start: int, end: int, replacement: str) -> tuple[str, st
 
 def definition_edits(registry: LanguageRegistry, pair: FilePair) -> list[Edit]:
     """The edits turning `pair.stub` into `pair.solution`, one per definition, then one per
-    remaining hunk of lines; applied in order they give the solution exactly."""
+    remaining hunk of lines; applied in order they give the solution exactly. Like an agent's,
+    no edit leaves more syntax errors (by tree-sitter) than the file had before it: such a
+    definition step is left to the hunks, and a hunk is merged with the ones above it until
+    its result parses as well as the file did."""
     assert pair.stub is not None
     lang = registry.for_path(Path(pair.path), pair.solution)
+    if lang is None or not lang.symbol_backend:
+        return _line_edits(pair.path, pair.stub, pair.solution, lambda text: 0)
+    counted = lang
     current, target, done, edits = pair.stub, pair.solution, set[tuple[str, ...]](), []
-    for _ in range(MAX_STEPS if lang is not None and lang.symbol_backend else 0):
-        assert lang is not None
+    errors = functools.lru_cache(maxsize=64)(lambda text: len(syntax_errors(counted, text)))
+    for _ in range(MAX_STEPS):
         step = _Planner(lang, pair.path, current, target, done).step()
         if step is None:
             break
@@ -256,29 +265,34 @@ def definition_edits(registry: LanguageRegistry, pair: FilePair) -> list[Edit]:
         if current[start:end] == replacement:
             continue
         old, new = anchored(current, start, end, replacement)
+        after = current.replace(old, new, 1)
+        if errors(after) > errors(current):
+            continue
         edits.append(Edit(pair.path, kind, label, old, new))
-        current = current.replace(old, new, 1)
-    for edit in _line_edits(pair.path, current, target):
-        edits.append(edit)
-        current = current.replace(edit.old, edit.new, 1)
-    return edits
+        current = after
+    return edits + _line_edits(pair.path, current, target, errors)
 
 
-def _line_edits(path: str, current: str, target: str) -> list[Edit]:
-    """One edit per differing hunk of lines, bottom up so that each applies to what the
-    ones before it leave."""
+def _line_edits(path: str, current: str, target: str, errors: Callable[[str], int]) -> list[Edit]:
+    """One edit per differing hunk of lines (merged with the hunks above it while it would add
+    a syntax error), bottom up so that each applies to what the ones before it leave."""
     lines_c, lines_t = current.splitlines(keepends=True), target.splitlines(keepends=True)
     starts = [0]
     for line in lines_c:
         starts.append(starts[-1] + len(line))
-    edits, text = [], current
-    opcodes = difflib.SequenceMatcher(None, lines_c, lines_t, autojunk=False).get_opcodes()
-    for tag, i1, i2, j1, j2 in reversed(opcodes):
-        if tag == "equal":
-            continue
-        old, new = anchored(text, starts[i1], starts[i2], "".join(lines_t[j1:j2]))
+    hunks = [op for op in difflib.SequenceMatcher(None, lines_c, lines_t, autojunk=False).get_opcodes() if op[0] != "equal"]
+    edits, text, last = [], current, len(hunks) - 1
+    while last >= 0:
+        first = last
+        while True:
+            (_, i1, _, j1, _), (_, _, i2, _, j2) = hunks[first], hunks[last]
+            old, new = anchored(text, starts[i1], starts[i2], "".join(lines_t[j1:j2]))
+            after = text.replace(old, new, 1)
+            if first == 0 or errors(after) <= errors(text):
+                break
+            first -= 1
         edits.append(Edit(path, "lines", f"lines {i1 + 1}-{max(i1 + 1, i2)}", old, new))
-        text = text.replace(old, new, 1)
+        text, last = after, first - 1
     return edits
 
 
