@@ -43,6 +43,7 @@ from benchmarks.report import machine, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
+from gateway.lsp.discovery import find_server, server_version  # noqa: E402
 
 WORKSPACES = ROOT / "benchmarks" / "results" / "workspace" / "polyglot"
 
@@ -85,11 +86,16 @@ def _workspace(language: str, mode: str, chosen: list[Exercise]) -> Path:
 
 
 def _backend(gateway: Gateway, exercise: Exercise) -> str:
+    """The backend the gateway picks for the exercise's first source file, with its server's version."""
     path = next((f"{exercise.name}/{p.path}" for p in exercise.files if p.stub is not None and not p.path.endswith(".toml")), None)
     try:
-        return str(gateway.symbols(path)["backend"]) if path else "–"
+        backend = str(gateway.symbols(path)["backend"]) if path else "–"
     except GatewayError as error:
         return f"none ({error.kind})"
+    lang = gateway.registry.get(exercise.language)
+    command = find_server(lang.server) if backend.startswith("lsp:") else None
+    version = server_version(command[0], lang.server.version_args) if command else None
+    return f"{backend} {version}" if version else backend
 
 
 def _send(gateway: Gateway, exercise: Exercise, mode: str) -> list[Outcome]:
@@ -98,10 +104,10 @@ def _send(gateway: Gateway, exercise: Exercise, mode: str) -> list[Outcome]:
         path = f"{exercise.name}/{pair.path}"
         if pair.stub is None or mode == "write":
             if pair.stub != pair.solution:
-                outcomes.append(send_write(gateway, path, pair.solution))
+                outcomes.append(send_write(gateway, path, pair.solution, exercise.language))
             continue
         for edit in definition_edits(registry, pair):
-            outcomes.append(send_edit(gateway, replace(edit, path=path)))
+            outcomes.append(send_edit(gateway, replace(edit, path=path), exercise.language))
     return outcomes
 
 
@@ -177,6 +183,7 @@ def summarize(per_exercise: list[dict[str, Any]], modes: list[str]) -> dict[str,
             "allowed": sum(o["status"] in ("allowed", "created") for o in judged),
             "allowed_exact": sum(bool(o["exact"]) for o in judged if o["status"] in ("allowed", "created")),
             "routed": len(routed), "routed_exact": sum(bool(o["exact"]) for o in routed),
+            "route_backends": dict(Counter(o["reason"] for o in routed)),
             "refused": dict(Counter(o["reason"] for o in refused)),
             "not_applied": sum(o["status"] == "not_applied" for o in outcomes),
             "by_kind": dict(Counter(o["kind"] for o in outcomes)),

@@ -48,29 +48,37 @@ class Outcome:
         return {k: v for k, v in self.__dict__.items() if v not in ((), "", None)} | {"exact": self.exact, "structural": self.structural}
 
 
-def _refusal(classification: Classification) -> tuple[str, str]:
-    """(reason, detail) of a refusal, from the gate's classification."""
+def _refusal(classification: Classification, language: str) -> tuple[str, str]:
+    """(reason, detail) of a refusal, from the gate's classification; the reason says so when
+    the gate read the file as another language than the exercise's."""
     if classification.reason == "syntax_error" and classification.syntax_error is not None:
-        return "syntax_error", str(classification.syntax_error)
+        read_as = f" (read as {classification.language})" if classification.language not in (None, language) else ""
+        return f"syntax_error{read_as}", str(classification.syntax_error)
     if classification.reason == "definition" and not classification.routable:
         shadowed = [d for d in classification.definitions if d.change == "shadowed"]
         return "shadowed", "; ".join(f"{d.name_path}: {d.detail}" for d in shadowed)
     return classification.reason, classification.message[:300]
 
 
-def _route_refusal(gateway: Gateway, path: str, effect: Effect) -> tuple[str, str]:
+def _with_gate(message: str, classification: Classification) -> str:
+    """A router's refusal, with what the gate saw change (name paths and how) beside it."""
+    seen = ", ".join(f"{d.change} {d.name_path}" for d in classification.definitions)
+    return f"{message.split('; nothing was written')[0][:300]} [the gate saw: {seen}]"
+
+
+def _route_refusal(gateway: Gateway, path: str, effect: Effect, classification: Classification) -> tuple[str, str]:
     """Why a routable write was not routed, asked again of the router itself for its typed reason."""
     try:
         plan_route(gateway.symbol_service.file_symbols(gateway.workspace.read(path)), effect)
     except RouteRefused as refused:
-        return f"not routed: {refused.reason}", str(refused)[:400]
+        return f"not routed: {refused.reason}", _with_gate(str(refused), classification)
     except (ServerFailed, Ambiguous) as error:
         return f"not routed: {error.kind}", str(error)[:400]
     return "not routed: (routes when asked again)", ""
 
 
-def send_edit(gateway: Gateway, edit: Edit) -> Outcome:
-    """One edit through `Gateway.edit(..., route=True)`."""
+def send_edit(gateway: Gateway, edit: Edit, language: str) -> Outcome:
+    """One edit through `Gateway.edit(..., route=True)`, on a file of `language`."""
     path = gateway.workspace.root / edit.path
     before = _read(path)
     if before.count(edit.old) != 1:
@@ -83,11 +91,11 @@ def send_edit(gateway: Gateway, edit: Edit) -> Outcome:
     except Blocked as blocked:
         ms = (time.perf_counter() - started) * 1000
         classification = blocked.classification
-        reason, detail = _refusal(classification)
+        reason, detail = _refusal(classification, language)
         structural = classification.reason == "definition"
         if classification.routable:
             effect = gateway.gate.check_edit(edit.path, before, edit.old, edit.new)[0]
-            reason, detail = _route_refusal(gateway, edit.path, effect)
+            reason, detail = _route_refusal(gateway, edit.path, effect, classification)
         return Outcome(edit.path, edit.kind, edit.label, "refused", reason, structural, None, ms, detail=detail)
     except GatewayError as error:
         ms = (time.perf_counter() - started) * 1000
@@ -101,7 +109,7 @@ def send_edit(gateway: Gateway, edit: Edit) -> Outcome:
     return Outcome(edit.path, edit.kind, edit.label, "routed", result.route.backend, True, exact, ms, operations, detail)
 
 
-def send_write(gateway: Gateway, path: str, content: str) -> Outcome:
+def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outcome:
     """A whole-file write (an agent's Write tool) through the gate, routed when structural."""
     target = gateway.workspace.root / path
     started = time.perf_counter()
@@ -117,13 +125,14 @@ def send_write(gateway: Gateway, path: str, content: str) -> Outcome:
             gateway.workspace.write(source, effect.after)
             return _done(path, "allowed", classification.reason, False, target, content, started)
         if not classification.routable:
-            reason, detail = _refusal(classification)
+            reason, detail = _refusal(classification, language)
             return Outcome(path, "write", path, "refused", reason, False, None, _ms(started), detail=detail)
         view = gateway.symbol_service.file_symbols(source)
         planned = plan_route(view, effect)
         gateway.symbol_service.commit(view.backend, [(source, planned.result)])
     except RouteRefused as refused:
-        return Outcome(path, "write", path, "refused", f"not routed: {refused.reason}", True, None, _ms(started), detail=str(refused)[:400])
+        detail = _with_gate(str(refused), classification)
+        return Outcome(path, "write", path, "refused", f"not routed: {refused.reason}", True, None, _ms(started), detail=detail)
     except (ServerFailed, Ambiguous, NotFound) as error:
         return Outcome(path, "write", path, "refused", f"not routed: {error.kind}", True, None, _ms(started), detail=str(error)[:400])
     except GatewayError as error:

@@ -5,8 +5,37 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-# Why each kind of refusal happens, and whether refusing is right: read from this run's refusals.
-EXPLAIN: dict[str, str] = {}
+# Why each kind of refusal happens, and whether refusing is right, read from the refusals of the
+# run recorded in RESULTS.md (Aider-AI/polyglot-benchmark at 7e0611e77b54).
+EXPLAIN: dict[str, str] = {
+    "syntax_error (read as c)": (
+        "Wrong, a gateway bug. A C++ exercise's header starts as an include guard around an empty "
+        "`namespace x { }`, which C's grammar reads without error just as C++'s does; `LanguageRegistry.for_path` "
+        "breaks the tie with the first candidate for `.h`, C, so the first C++ declaration written into the header "
+        "(`std::vector<...>`, `enum class`, `template <...>`, `public:`) is refused as a new C syntax error, and "
+        "every later edit of that header with it."
+    ),
+    "syntax_error": (
+        "Wrong both times: the code is valid and its tests pass. C++ `parallel-letter-frequency` calls "
+        "`std::transform(PAR_UNSEQ texts.cbegin(), ...)`, where `PAR_UNSEQ` is a macro defined a few lines up "
+        "(`std::execution::par_unseq,`), which tree-sitter cannot expand; Rust `react` declares "
+        "`Box<dyn 'a + Fn(&[T]) -> T>` (a lifetime bound before the trait), which the bundled tree-sitter-rust "
+        "grammar does not parse."
+    ),
+    "shadowed": (
+        "Right by the gate's documented rule 3, and a plausible agent edit: it wraps three existing top-level "
+        "functions in `if (isMainThread) { ... } else { ... }`, so each exists on one branch only; the gate refuses "
+        "moving a definition under a condition as it is. The refusal's advice (remove_symbol) does not help an agent "
+        "that wants the condition."
+    ),
+    "not routed: rename": (
+        "Wrong, a gateway bug in the lift (gateway/symbols/lift.py): the gate compares B's and A's definitions by "
+        "name path and reports them kept (a header or body changed), added or removed, never renamed; but the lift "
+        "pairs definitions inside each region of the character diff, and when a whole-file write adds a definition "
+        "before kept ones, the diff aligns the new name with an old one (`def a` → `def base`) and the lift calls "
+        "it a rename. The bracket says what the gate saw."
+    ),
+}
 
 
 def _pct(part: int, whole: int) -> str:
@@ -25,7 +54,7 @@ def _refused(counts: dict[str, int]) -> str:
 
 def _mode_table(rows: list[dict[str, Any]], mode: str, heading: str) -> list[str]:
     out = [heading, "",
-           "| language | backend | exercises | sent | judged | structural | allowed (exact) | routed exact | routed, different "
+           "| language | backend (routes by) | exercises | sent | judged | structural | allowed (exact) | routed exact | routed, different "
            "| refused | not applied | solution reached | tests after the gateway | tests after plain replacement | gateway p50 ms |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     for row in rows:
@@ -34,8 +63,10 @@ def _mode_table(rows: list[dict[str, Any]], mode: str, heading: str) -> list[str
             continue
         plain = "plain edits" if mode == "edits" else "reference"
         p50 = f"{s['ms_p50']:.0f}" if s["ms_p50"] is not None else "–"
+        routes = s.get("route_backends", {})
+        backend = row["backend"] if set(routes) <= {row["backend"].split(" ")[0]} else f"{row['backend']} ({', '.join(f'{k}: {v}' for k, v in routes.items())})"
         out.append(
-            f"| {row['language']} | {row['backend']} | {row['exercises']} | {s['sent']} | {s['judged']} "
+            f"| {row['language']} | {backend} | {row['exercises']} | {s['sent']} | {s['judged']} "
             f"| {_pct(s['structural'], s['judged'])} | {s['allowed']} ({s['allowed_exact']}) | {s['routed_exact']} "
             f"| {s['routed'] - s['routed_exact']} | {_refused(s['refused'])} | {s['not_applied']} "
             f"| {s['solution_reached']}/{row['exercises']} | {_tests(row['summary'], f'gateway {mode}')} "
