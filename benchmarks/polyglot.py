@@ -205,6 +205,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="the first N exercises of each language (by name)")
     parser.add_argument("--modes", default="edits,write", help="edits (one per definition), write (whole files), or both")
     parser.add_argument("--no-tests", action="store_true", help="judge and route only; do not run the exercises' tests")
+    parser.add_argument("--report-only", action="store_true", help="run nothing: render the saved results again")
     parser.add_argument("--record", action="store_true", help="write results/polyglot.json and RESULTS.md, not results/local/")
     args = parser.parse_args()
     if not (args.checkout / "python" / "exercises").is_dir():
@@ -213,11 +214,14 @@ def main() -> None:
     target = result_path("polyglot.json")
     saved = json.loads(target.read_text()) if target.exists() else {}
     rows = {row["language"]: row for row in saved.get("languages", [])}
-    for language in args.languages.split(","):
+    result = saved
+    for language in [] if args.report_only else args.languages.split(","):
         rows[language] = run_language(args.checkout, language, args.limit, modes, not args.no_tests)
         result = {"machine": machine(), "checkout": _commit(args.checkout),
                   "languages": [rows[name] for name in LANGUAGES if name in rows]}
-        target.write_text(json.dumps(result, indent=2) + "\n")  # after each language: a long run keeps what it did
+        target.write_text(json.dumps(result, indent=1) + "\n")  # after each language: a long run keeps what it did
+    if not result:
+        parser.error(f"no saved results in {target}")
     markdown = render(result["languages"], result["machine"], result["checkout"])
     print(markdown)
     record(markdown, "polyglot", "Aider polyglot benchmark (issue 25)")

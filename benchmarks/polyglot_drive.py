@@ -63,7 +63,7 @@ def _refusal(classification: Classification, language: str) -> tuple[str, str]:
 def _with_gate(message: str, classification: Classification) -> str:
     """A router's refusal, with what the gate saw change (name paths and how) beside it."""
     seen = ", ".join(f"{d.change} {d.name_path}" for d in classification.definitions)
-    return f"{message.split('; nothing was written')[0][:300]} [the gate saw: {seen}]"
+    return f"{message.split(' by text,')[0].split('; nothing was written')[0][:300]} [the gate saw: {seen}]"
 
 
 def _route_refusal(gateway: Gateway, path: str, effect: Effect, classification: Classification) -> tuple[str, str]:

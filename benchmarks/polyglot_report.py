@@ -82,9 +82,16 @@ def _listing(rows: list[dict[str, Any]], mode: str, status: str) -> dict[str, li
         for entry in row["per_exercise"]:
             for o in entry.get(mode, {}).get("outcomes", []):
                 if o["status"] == status and (status != "routed" or not o["exact"]):
-                    detail = f" — {o['detail'][:160]}" if o.get("detail") else ""
+                    detail = f" — {_short(o['detail'])}" if o.get("detail") else ""
                     grouped[o["reason"]].append(f"{row['language']} `{entry['exercise']}`: {o['path']}, {o['kind']} `{o['label']}`{detail}")
     return grouped
+
+
+def _short(detail: str) -> str:
+    """A refusal's detail in a line: a rename's names and what the gate saw, without the advice."""
+    if " by text," in detail and "[the gate saw" in detail:
+        detail = detail.split(" by text,")[0] + " [the gate saw" + detail.split("[the gate saw", 1)[1]
+    return detail[:240]
 
 
 def _groups(title: str, grouped: dict[str, list[str]], limit: int = 12) -> list[str]:
