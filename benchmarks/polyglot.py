@@ -39,7 +39,7 @@ from benchmarks.polyglot_drive import Outcome, send_edit, send_write  # noqa: E4
 from benchmarks.polyglot_edits import LANGUAGES, Exercise, definition_edits, exercises, plain  # noqa: E402
 from benchmarks.polyglot_report import render  # noqa: E402
 from benchmarks.polyglot_tests import Tests  # noqa: E402
-from benchmarks.report import machine, record, result_path  # noqa: E402
+from benchmarks.report import RESULTS_DIR, machine, record, recording, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.langs import default_registry  # noqa: E402
@@ -212,19 +212,37 @@ def main() -> None:
         parser.error(f"{args.checkout}: not a checkout of Aider-AI/polyglot-benchmark")
     modes = [m for m in args.modes.split(",") if m]
     target = result_path("polyglot.json")
-    saved = json.loads(target.read_text()) if target.exists() else {}
-    rows = {row["language"]: row for row in saved.get("languages", [])}
-    result = saved
+    source = target if target.exists() or not args.report_only else RESULTS_DIR / "local" / "polyglot.json"
+    result = json.loads(source.read_text()) if source.exists() else {}
+    rows = {row["language"]: row for row in result.get("languages", [])}
     for language in [] if args.report_only else args.languages.split(","):
         rows[language] = run_language(args.checkout, language, args.limit, modes, not args.no_tests)
         result = {"machine": machine(), "checkout": _commit(args.checkout),
                   "languages": [rows[name] for name in LANGUAGES if name in rows]}
-        target.write_text(json.dumps(result, indent=1) + "\n")  # after each language: a long run keeps what it did
+        target.write_text(_dump(result))  # after each language: a long run keeps what it did
     if not result:
-        parser.error(f"no saved results in {target}")
+        parser.error(f"no saved results in {source}")
+    target.write_text(_dump(result))
     markdown = render(result["languages"], result["machine"], result["checkout"])
     print(markdown)
     record(markdown, "polyglot", "Aider polyglot benchmark (issue 25)")
+
+
+def _dump(result: dict[str, Any]) -> str:
+    """The results as JSON; recorded, only the outcomes the report lists (refused, not applied,
+    routed otherwise than plain replacement) are kept beside the counts, in one line."""
+    if not recording():
+        return json.dumps(result, indent=1) + "\n"
+    kept = json.loads(json.dumps(result))
+    for row in kept["languages"]:
+        for entry in row["per_exercise"]:
+            for mode in row["modes"]:
+                outcomes = entry[mode]["outcomes"]
+                entry[mode]["outcomes"] = [o for o in outcomes if o["status"] in ("refused", "not_applied") or o["exact"] is False]
+                entry[mode].setdefault("sent", len(outcomes))
+            # passed or not: what failed is in the refusals, and test output quotes third-party code
+            entry["tests"] = {variant: run.get("passed") if isinstance(run, dict) else run for variant, run in entry["tests"].items()}
+    return json.dumps(kept, separators=(",", ":")) + "\n"
 
 
 def _commit(checkout: Path) -> str:
