@@ -30,6 +30,7 @@ from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import syntax_errors
 from gateway.symbols.service import symbols_of
+from gateway.syntax import language_for
 
 LANGUAGES = ("cpp", "go", "java", "javascript", "python", "rust")
 MAX_STEPS = 400
@@ -251,7 +252,7 @@ def definition_edits(registry: LanguageRegistry, pair: FilePair) -> list[Edit]:
     definition step is left to the hunks, and a hunk is merged with the ones above it until
     its result parses as well as the file did."""
     assert pair.stub is not None
-    lang = registry.for_path(Path(pair.path), pair.solution)
+    lang = language_for(registry, Path(pair.path), pair.solution)
     if lang is None or not lang.symbol_backend:
         return _line_edits(pair.path, pair.stub, pair.solution, lambda text: 0)
     counted = lang

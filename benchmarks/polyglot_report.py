@@ -10,7 +10,7 @@ from typing import Any
 EXPLAIN: dict[str, str] = {
     "syntax_error (read as c)": (
         "Wrong, a gateway bug. A C++ exercise's header starts as an include guard around an empty "
-        "`namespace x { }`, which C's grammar reads without error just as C++'s does; `LanguageRegistry.for_path` "
+        "`namespace x { }`, which C's grammar reads without error just as C++'s does; `syntax.pick` (via `language_for`) "
         "breaks the tie with the first candidate for `.h`, C, so the first C++ declaration written into the header "
         "(`std::vector<...>`, `enum class`, `template <...>`, `public:`) is refused as a new C syntax error, and "
         "every later edit of that header with it."

@@ -8,6 +8,7 @@ from pathlib import Path
 from benchmarks.polyglot_edits import FilePair, anchored, definition_edits, exercises, plain
 from gateway.langs import default_registry
 from gateway.symbols.operations import syntax_errors
+from gateway.syntax import language_for
 
 STUB = '''import os
 
@@ -48,7 +49,7 @@ JS_SOLUTION = "const Null = {\n  get value() {\n    return undefined;\n  },\n  p
 
 def _check(pair: FilePair) -> list[tuple[str, str]]:
     registry = default_registry()
-    lang = registry.for_path(Path(pair.path), pair.solution)
+    lang = language_for(registry, Path(pair.path), pair.solution)
     assert lang is not None and pair.stub is not None
     edits, text = definition_edits(registry, pair), pair.stub
     for edit in edits:
