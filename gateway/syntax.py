@@ -487,15 +487,17 @@ def error_count(lang: Language, source: bytes) -> int:
     query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
     return len(QueryCursor(query).captures(tree.root_node).get("error", []))
 
-def pick(candidates: list[Language], text: str) -> Language | None:
-    """Of the languages that may claim a file, the one whose grammar reads `text` best."""
+def pick(candidates: list[Language], text: str, also: str | None = None) -> Language | None:
+    """Of the languages that may claim a file, the one whose grammar reads `text` (and `also`:
+    the text a write leaves, where `text` is the one before it) best; ties go to the first."""
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
-    source = text.encode("utf-8", "surrogatepass")
-    return min(candidates, key=lambda lang: error_count(lang, source))
+    sources = [t.encode("utf-8", "surrogatepass") for t in (text, also) if t is not None]
+    return min(candidates, key=lambda lang: sum(error_count(lang, source) for source in sources))
 
 
-def language_for(registry: LanguageRegistry, path: str | os.PathLike[str], text: str | None) -> Language | None:
-    """The file's language: by its name (or `#!` line), and where several claim it, by grammar."""
+def language_for(registry: LanguageRegistry, path: str | os.PathLike[str], text: str | None, also: str | None = None) -> Language | None:
+    """The file's language: by its name (or `#!` line), and where several claim it, by grammar
+    (an empty C++ header reads as C too: what a write puts in it decides)."""
     candidates = registry.candidates(path, text)
-    return pick(candidates, text) if text is not None else (candidates[0] if candidates else None)
+    return pick(candidates, text, also) if text is not None else (candidates[0] if candidates else None)

@@ -211,3 +211,13 @@ def test_an_attribute_after_a_prefix_macro_the_file_defines_is_a_header_change()
     assert header.reason == "definition" and changes(header) == [("header", "_start")], header.message
     body = judge("freestanding.c", FREESTANDING, old, old + "    test();\n")
     assert (body.decision, body.reason) == ("allow", "body_only"), body.message
+
+
+def test_an_empty_header_takes_the_language_its_write_brings() -> None:
+    """An include guard around an empty namespace reads as C and as C++ alike: the C++ the write
+    puts in decides (Aider's polyglot C++ stubs; 58 edits were refused as C syntax errors)."""
+    header = "#ifndef A_H\n#define A_H\n\nnamespace a {\n}\n\n#endif\n"
+    verdict = judge("a.h", header, "namespace a {\n}", "namespace a {\nenum class Color { red, green };\n\nstd::vector<int> convert(int base);\n}")
+    assert verdict.language == "cpp" and verdict.reason == "definition", verdict.message
+    c_header = "#ifndef B_H\n#define B_H\n\n#endif\n"
+    assert judge("b.h", c_header, "#define B_H\n", "#define B_H\n\nint area(int w, int h);\n").language == "c"

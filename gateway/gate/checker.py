@@ -50,7 +50,7 @@ class Gate:
 
     def check(self, effect: Effect, action: str = "edit") -> Classification:
         self.check_size(effect.path, effect.before, effect.after)
-        lang = language_for(self.registry, effect.path, effect.before if effect.before is not None else effect.after)
+        lang = language_for(self.registry, effect.path, *((effect.before, effect.after) if effect.before is not None else (effect.after,)))
         if lang is not None:
             check_declared_encoding(effect.path, effect.before, effect.after, lang.encoding_cookie)
         return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse")

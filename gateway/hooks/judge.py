@@ -372,7 +372,7 @@ def plan(judged: Judged) -> Route:
     from gateway.syntax import language_for
     from gateway.workspace import SourceFile
 
-    effect, lang = judged.effect, language_for(judged.gate.registry, judged.path, judged.effect.before)
+    effect, lang = judged.effect, language_for(judged.gate.registry, judged.path, judged.effect.before, judged.effect.after)
     assert lang is not None and effect.before is not None
     source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
     backend = TreeSitterBackend()
