@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
+from gateway.incremental import TextEdit, merged
 from gateway.langs import Language, LanguageRegistry
 
 
@@ -36,6 +38,18 @@ class Definition:
     body_end_byte: int | None = None
     in_error: bool = False
     header_span: tuple[int, int] | None = None
+
+    def shifted(self, by: int, lines: int) -> Definition:
+        """The same definition moved `by` bytes and `lines` lines further on."""
+        body = (self.body_start_byte + by if self.body_start_byte is not None else None,
+                self.body_end_byte + by if self.body_end_byte is not None else None)
+        header = (self.header_span[0] + by, self.header_span[1] + by) if self.header_span is not None else None
+        return Definition(self.kind, self.name, self.name_path, self.start_byte + by, self.end_byte + by, self.name_start_byte + by,
+                          self.name_end_byte + by, self.start_line + lines, self.end_line + lines, self.name_line + lines, *body,
+                          self.in_error, header)
+
+    def renamed(self, name_path: str) -> Definition:
+        return dataclasses.replace(self, name_path=name_path)
 
     def name_within(self, start: int, end: int) -> bool:
         return start <= self.name_start_byte and self.name_end_byte <= end
@@ -122,6 +136,9 @@ def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
 class _Cached:
     tree: Tree
     definitions: dict[Language, list[Definition]]  # the whole tree's, by the language whose query found them
+    # The tree this one was parsed from incrementally, the byte ranges of this one where the edit
+    # or the syntax changed (outside them, every character has the same ancestors in both), the edit.
+    base: tuple[Tree, list[tuple[int, int]], TextEdit] | None = None
 
 
 class _TreeCache:
@@ -161,17 +178,58 @@ class _TreeCache:
                 del self._by_tree[id(entry.tree)]
                 self._bytes -= len(evicted)
 
+    def derive(self, tree: Tree, base: Tree, changed: list[tuple[int, int]], edit: TextEdit) -> None:
+        with self._lock:
+            entry = self._by_tree.get(id(tree))
+            if entry is not None and entry.tree is tree:
+                entry.base = (base, changed, edit)
+
+    def base(self, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+        with self._lock:
+            entry = self._by_tree.get(id(tree))
+            return entry.base if entry is not None and entry.tree is tree else None
+
     def definitions(self, lang: Language, tree: Tree) -> list[Definition]:
         """The whole tree's definitions, found once per cached tree and language."""
         with self._lock:
             entry = self._by_tree.get(id(tree))
             known = entry.definitions.get(lang) if entry is not None and entry.tree is tree else None
         if known is None:
-            known = _definitions(lang, tree, None)
+            known = self._derived(lang, entry) if entry is not None and entry.tree is tree else None
+            if known is None:
+                known = _definitions(lang, tree, None)
             if entry is not None:
                 with self._lock:
                     entry.definitions[lang] = known
         return list(known)
+
+    def _derived(self, lang: Language, entry: _Cached) -> list[Definition] | None:
+        """The definitions of a tree parsed incrementally from one whose list is known: that
+        list outside the changed window, the window looked at afresh (gateway.incremental)."""
+        if entry.base is None:
+            return None
+        base, changed, edit = entry.base
+        with self._lock:
+            old = self._by_tree.get(id(base))
+            before = old.definitions.get(lang) if old is not None and old.tree is base else None
+        tree = entry.tree
+        if before is None or tree.root_node.has_error or base.root_node.has_error:
+            return None
+        low, high = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
+        high = _reach(tree, low, high)
+        wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
+        high = max(high, widened_range(lang, tree, wide)[1], widened_range(lang, base, (wide[0], wide[1] - edit.shift))[1] + edit.shift)
+        high = _reach(tree, low, high)
+        return merged(before, _definitions(lang, tree, (low, high)), low, high, edit)
+
+
+def _reach(tree: Tree, low: int, high: int) -> int:
+    """`high`, or the end of the largest node that starts in [low, high] and holds it: a query
+    bounded at `high` misses a definition starting there whose name comes after."""
+    node = tree.root_node.descendant_for_byte_range(high, high)
+    while node is not None and node.parent is not None and node.parent.start_byte >= low:
+        node = node.parent
+    return max(high, node.end_byte) if node is not None and node.start_byte >= low else high
 
 
 _TREES = _TreeCache(16, 2 << 20)
@@ -180,6 +238,25 @@ _TREES = _TreeCache(16, 2 << 20)
 def parse_once(lang: Language, source: bytes) -> Tree:
     """`parse` without keeping the tree in the cache."""
     return _TREES.get(lang.grammar, source) or _parser(lang.grammar).parse(_parse_input(lang, source))
+_ENCODED: OrderedDict[str, bytes] = OrderedDict()
+_encoded_lock = threading.Lock()
+
+
+def utf8(text: str) -> bytes:
+    """`text` in UTF-8 (lone surrogates passed through), kept for the last few texts: one
+    write's B and A are encoded by the gate, the routing and the verification alike."""
+    if text.isascii():
+        return text.encode()
+    with _encoded_lock:
+        found = _ENCODED.get(text)
+        if found is not None:
+            return found
+    found = text.encode("utf-8", "surrogatepass")
+    with _encoded_lock:
+        _ENCODED[text] = found
+        while len(_ENCODED) > 8:
+            _ENCODED.popitem(last=False)
+    return found
 
 
 def parse(lang: Language, source: bytes) -> Tree:
@@ -214,8 +291,24 @@ def edited_tree(
         new_end_point=_point(after, new_end),
     )
     new_tree = _parser(lang.grammar).parse(_parse_input(lang, after), edited)
+    changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
     _TREES.put(lang.grammar, after, new_tree)
-    return new_tree, [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
+    lines = after.count(b"\n", start, new_end) - before.count(b"\n", start, old_end)
+    _TREES.derive(new_tree, tree, [*changed, (start, new_end)], TextEdit(start, old_end, new_end, lines))
+    return new_tree, changed
+
+
+def base_of(tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+    """The tree `tree` was parsed from incrementally (`edited_tree`), the byte ranges of `tree`
+    where the edit or the syntax changed (outside them, every character has the same ancestors
+    in both trees), and the edit; None when not known."""
+    return _TREES.base(tree)
+
+
+def changes_since(tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
+    """`base_of`'s changed ranges, when `tree` was parsed from `base`."""
+    found = _TREES.base(tree)
+    return found[1] if found is not None and found[0] is base else None
 
 
 def _last_line(node: Node) -> int:
@@ -271,6 +364,14 @@ def extra_query(lang: Language, name: str) -> Query | None:
     """`queries/<lang>/<name>.scm` beside the definitions query, when the language has one."""
     path = lang.query_path.with_name(f"{name}.scm")
     return Query(_grammar(lang.grammar), path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+@functools.cache
+def empty_query(lang: Language) -> Query | None:
+    """The node types the language forbids to be empty (`never_empty`), captured as @empty."""
+    if not lang.never_empty:
+        return None
+    return Query(_grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.never_empty)) + "] @empty")
 
 
 def _injected(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Tree]:

@@ -66,8 +66,18 @@ def normalize_fragment(fragment: str, newline: str | None) -> str:
     return fragment if newline is None else fragment.replace("\r\n", "\n")
 
 
+def _first_lines(text: str, count: int) -> str:
+    """The first `count` lines, line breaks as str.splitlines counts them, without splitting it all."""
+    size = 1024
+    while True:
+        lines = text[:size].splitlines(True)
+        if len(lines) > count or size >= len(text):
+            return "".join(lines[:count])
+        size *= 4
+
+
 def _declared(text: str, rule: str) -> str:
-    head = "".join(text.splitlines(True)[:2]).encode("utf-8", "surrogatepass")
+    head = _first_lines(text, 2).encode("utf-8", "surrogatepass")
     try:
         return codecs.lookup(codec_for(head, rule)).name
     except (UnknownCodec, LookupError) as error:

@@ -36,13 +36,15 @@ def state_home() -> Path:
     return directory
 
 
-def private_file(path: Path, data: bytes) -> None:
-    """Write `data` to a new 0600 file that nobody else could have opened first."""
+def private_file(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` to a new 0600 file that nobody else could have opened first; `durable`:
+    on disk before it replaces the old one (a note that may be lost in a crash skips the fsync)."""
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(temp, path)

@@ -23,7 +23,7 @@ from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefi
 from gateway.langs import Language
 from gateway.namepath import address_for
 from gateway.surface import command_line
-from gateway.syntax import Definition, definitions, parse
+from gateway.syntax import Definition, definitions, parse, utf8
 
 Span = tuple[int, int]
 
@@ -71,7 +71,7 @@ def _windows(effect: Effect) -> tuple[bytes, bytes, list[tuple[Span, Span]]]:
     bb = _byte_offsets(before_text, [o for r in effect.regions for o in r.before])
     ab = _byte_offsets(effect.after, [o for r in effect.regions for o in r.after])
     regions = [((bb[r.before[0]], bb[r.before[1]]), (ab[r.after[0]], ab[r.after[1]])) for r in effect.regions]
-    return before_text.encode("utf-8"), effect.after.encode("utf-8"), regions
+    return utf8(before_text), utf8(effect.after), regions
 
 
 def _outermost(defs: list[Definition]) -> list[Definition]:

@@ -28,7 +28,7 @@ class Mapping:
         """The mapping of a write known only by its two texts: one region, from the first
         difference to the last."""
         prefix = _common_prefix(before, after)
-        suffix = min(_common_prefix(before[::-1], after[::-1]), len(before) - prefix, len(after) - prefix)
+        suffix = _common_suffix(before, after, min(len(before), len(after)) - prefix)
         return cls([((prefix, len(before) - suffix), (prefix, len(after) - suffix))])
 
     def reversed(self) -> Mapping:
@@ -48,11 +48,35 @@ class Mapping:
         return offset + shift
 
 
+_STEP = 4096
+
+
 def _common_prefix(a: bytes, b: bytes) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # the longest prefix on which they agree, by halving
+    """The length of the longest prefix on which they agree: in steps (slices this short cost
+    nothing to copy), then by halving within the step that differs."""
+    limit = min(len(a), len(b))
+    at = 0
+    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
         middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
+        if a[at:middle] == b[at:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """The length of the longest suffix on which they agree, up to `limit`."""
+    at = 0
+    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - at] == b[len(b) - middle : len(b) - at]:
             low = middle
         else:
             high = middle - 1

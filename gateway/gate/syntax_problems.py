@@ -12,17 +12,21 @@ conditional's first branch, or its last) has.
 
 from __future__ import annotations
 
-import functools
-import warnings
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tree_sitter import Node, QueryCursor, Tree
 
+from gateway.gate import own_parser
+from gateway.gate.judgement import Mapping
 from gateway.langs import Language
 from gateway.preprocessor import macro_bodies, views
-from gateway.syntax import extra_query, parse
+from gateway.syntax import changes_since, empty_query, extra_query, parse, utf8
+
+Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class SyntaxProblem:
@@ -50,36 +54,66 @@ class _ErrorNode:
     statement: int  # where the node holding the error starts: a missing `;` may stand after comments
 
 
-def _error_nodes(lang: Language, node: Node, found: list[_ErrorNode]) -> list[_ErrorNode]:
-    if node.is_missing or node.is_error or (node.type in lang.never_empty and node.start_byte == node.end_byte):
-        leaf = node
-        while leaf.child_count and not leaf.is_missing:
-            leaf = leaf.children[0]
-        token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
-        missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
-        holder = node
-        while holder.parent is not None and holder.start_byte >= node.start_byte:
-            holder = holder.parent
-        found.append(_ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token, holder.start_byte))
-        if node.is_error:
+def _error_node(lang: Language, node: Node) -> _ErrorNode:
+    leaf = node
+    while leaf.child_count and not leaf.is_missing:
+        leaf = leaf.children[0]
+    token = (leaf.text or b"").decode("utf-8", "replace").split("\n")[0][:40]
+    missing = node.type if node.is_missing else ("an indented block" if not node.is_error else None)
+    holder = node
+    while holder.parent is not None and holder.start_byte >= node.start_byte:
+        holder = holder.parent
+    return _ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token, holder.start_byte)
+
+
+def _error_nodes(node: Node, found: list[Node], within: Span | None = None, nested: bool = False) -> list[Node]:
+    """ERROR and MISSING nodes, in the subtrees tree-sitter marks as holding one (`within`:
+    those that meet a range only); `nested`: errors inside errors too."""
+    if node.is_missing or node.is_error:
+        found.append(node)
+        if node.is_error and not nested:
             return found
-    if node.has_error or lang.never_empty:
+    if node.has_error:
         for child in node.children:
-            _error_nodes(lang, child, found)
+            if within is None or (child.start_byte <= within[1] and child.end_byte >= within[0]):
+                _error_nodes(child, found, within, nested)
     return found
 
 
-_KNOWN: OrderedDict[int, tuple[Tree, list[_ErrorNode]]] = OrderedDict()  # the tree is held, so its id is not reused
-
-
-def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
-    """The tree's errors, less those inside a node `uncertain.scm` captures; kept per tree."""
-    if not tree.root_node.has_error and not lang.never_empty:
+def _empty_nodes(lang: Language, tree: Tree, within: Span | None = None) -> list[Node]:
+    """The nodes the language forbids to be empty (an empty Python block) that are, found by
+    a query (no walk over the tree in Python)."""
+    query = empty_query(lang)
+    if query is None:
         return []
-    known = _KNOWN.get(id(tree))
-    if known is not None and known[0] is tree:
-        return known[1]
-    found = _error_nodes(lang, tree.root_node, [])
+    cursor = QueryCursor(query)
+    if within is not None:
+        cursor.set_byte_range(max(within[0] - 1, 0), within[1] + 1)
+    return [n for n in cursor.captures(tree.root_node).get("empty", []) if n.start_byte == n.end_byte]
+
+
+_KNOWN: OrderedDict[int, tuple[Tree, list[_ErrorNode]]] = OrderedDict()  # the tree is held, so its id is not reused
+_COMPILED: OrderedDict[int, Tree] = OrderedDict()  # trees whose text the language's own parser accepts
+_lock = threading.Lock()
+
+
+def _remember(table: OrderedDict[int, Any], tree: Tree, value: Any) -> None:
+    with _lock:
+        table[id(tree)] = value
+        while len(table) > 16:
+            table.popitem(last=False)
+
+
+def _recalled(table: OrderedDict[int, Any], tree: Tree) -> Any:
+    with _lock:
+        found = table.get(id(tree))
+    held = found[0] if isinstance(found, tuple) else found
+    return found if held is tree else None
+
+
+def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
+    """`nodes` as errors, less those inside a node `uncertain.scm` captures or a macro's body."""
+    found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
     query = extra_query(lang, "uncertain")
     if found and query is not None:
         cursor, kept = QueryCursor(query), []
@@ -92,10 +126,30 @@ def _errors(lang: Language, tree: Tree) -> list[_ErrorNode]:
     if found and lang.preprocessor is not None:
         bodies = macro_bodies(tree.root_node.text or b"")
         found = [e for e in found if not any(start < e.start_byte < end or start < e.statement < end for start, end in bodies)]
-    _KNOWN[id(tree)] = (tree, found)
-    while len(_KNOWN) > 16:
-        _KNOWN.popitem(last=False)
     return found
+
+
+def _errors(lang: Language, tree: Tree, within: Span | None = None) -> list[_ErrorNode]:
+    """The tree's errors (`within`: those meeting a range), kept per tree. Empty nodes are
+    looked for only where the language's own parser has not accepted the text."""
+    empties = bool(lang.never_empty) and _recalled(_COMPILED, tree) is None
+    if not tree.root_node.has_error and not empties:
+        return []
+    known = _recalled(_KNOWN, tree)
+    if known is not None:
+        return [e for e in known[1] if within is None or (e.start_byte <= within[1] and e.end_byte >= within[0])]
+    nodes = _error_nodes(tree.root_node, [], within) + (_empty_nodes(lang, tree, within) if empties else [])
+    found = _kept(lang, tree, nodes)
+    if within is None:
+        _remember(_KNOWN, tree, (tree, found))
+    return found
+
+
+def error_lines(lang: Language, tree: Tree) -> list[int]:
+    """1-based lines of every ERROR and MISSING node (nested ones too) and empty node the
+    language forbids, unfiltered."""
+    nodes = _error_nodes(tree.root_node, [], nested=True) + _empty_nodes(lang, tree)
+    return sorted(node.start_point[0] + 1 for node in nodes)
 
 
 def error_total(lang: Language, tree: Tree) -> int:
@@ -105,7 +159,7 @@ def error_total(lang: Language, tree: Tree) -> int:
 
 def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
     """Whether one of the tree's errors meets [start, end)."""
-    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree))
+    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree, (start, end)))
 
 
 def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None]) -> list[_ErrorNode]:
@@ -145,30 +199,34 @@ def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
     return SyntaxProblem(node.row + 1, column, f"unexpected `{token}`" if token else "unexpected text")
 
 
-def _compile_problem(text: str, path: str) -> SyntaxProblem | None:
-    """Python's own verdict on `text`; None when it compiles."""
+def _accepts(text: str) -> bool:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, path, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        line = error.lineno or 1
-        column = error.offset or 1
-        return SyntaxProblem(line, max(column, 1), (error.msg or "invalid syntax").rstrip("."))
-    except ValueError as error:  # a NUL character
-        return SyntaxProblem(1, 1, str(error))
-    return None
-
-
-@functools.lru_cache(maxsize=8)  # keyed by whole texts: a few, enough for an edit's before and after
-def _compiles(text: str, path: str) -> bool:
-    try:
-        return _compile_problem(text, path) is None
-    except (RecursionError, MemoryError):
+        return own_parser.verdict(text) is None
+    except own_parser.Undecided:
         return False
 
 
-OWN_PARSERS: dict[str, Callable[[str, str], SyntaxProblem | None]] = {"python": _compile_problem}
+def _own_problem(lang: Language, before: tuple[str, Tree] | None, after: tuple[str, Tree], carry: Callable[[int], int | None],
+                 source_a: bytes) -> SyntaxProblem | None | bool:
+    """The language's own parser's verdict on A: its first error, None when A compiles, or
+    False when the parser cannot say (too deep here) and tree-sitter decides."""
+    text_a, tree_a = after
+    regions = changes_since(tree_a, before[1]) if before is not None else None
+    if regions is not None and isinstance(carry, Mapping):
+        regions = regions + [a for _, a in carry.regions]
+    try:
+        found = own_parser.accepted(text_a, tree_a, source_a, before[0] if before is not None else None, regions)
+    except own_parser.Undecided:
+        return False
+    if found is None:
+        _remember(_COMPILED, tree_a, tree_a)
+        if before is not None and own_parser.known_to_compile(before[0]):
+            _remember(_COMPILED, before[1], before[1])
+        return None
+    return SyntaxProblem(*found)
+
+
+OWN_PARSERS = frozenset({"python"})
 
 
 def new_syntax_problem(
@@ -179,25 +237,21 @@ def new_syntax_problem(
     carry: Callable[[int], int | None],
 ) -> SyntaxProblem | None:
     """The first syntax error of A (text, tree) that B did not have; `carry` maps B's byte
-    offsets to A's (None inside a changed region). `before` is None for a new file."""
+    offsets to A's (None inside a changed region; a `Mapping` also says where A changed, so
+    the language's own parser needs to read only that). `before` is None for a new file."""
     text_a, tree_a = after
-    own = OWN_PARSERS.get(lang.own_parser)
-    if own is not None:
-        try:
-            problem = own(text_a, path)
-        except (RecursionError, MemoryError):
-            problem = None  # too deep for the language's parser here: tree-sitter decides
-        else:
-            if problem is None:
-                return None
-        if problem is not None and (before is None or _compiles(before[0], path)):
+    source_a = utf8(text_a)
+    if lang.own_parser in OWN_PARSERS:
+        problem = _own_problem(lang, before, after, carry, source_a)
+        if problem is None:
+            return None
+        if isinstance(problem, SyntaxProblem) and (before is None or _accepts(before[0])):
             return problem
     fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry)
     if not fresh:
         return None
-    source_a = text_a.encode("utf-8", "surrogatepass")
     if lang.preprocessor is not None:
-        source_b = before[0].encode("utf-8", "surrogatepass") if before is not None else None
+        source_b = utf8(before[0]) if before is not None else None
         in_views = _fresh_in_views(lang, source_b, source_a, carry)
         if in_views is not None:
             fresh = in_views

@@ -16,6 +16,7 @@ language-server or MCP machinery ever is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -184,7 +185,7 @@ def pre(call: HookCall) -> Answer:
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
-    return with_grant(call, [path], answer, results_of(call, judged, answer))
+    return with_grant(call, [path], answer, lambda: results_of(call, judged, answer))
 
 
 def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:
@@ -205,15 +206,17 @@ def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[st
     return sorted({sha256(t.encode("utf-8")) for t in readings} | {sha256(("\ufeff" + t).encode("utf-8")) for t in readings})
 
 
-def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: list[str] | None = None) -> Answer:
+def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: Callable[[], list[str]] | None = None) -> Answer:
     """`answer`, or a denial when typed edits are enforced and a file has no live grant
-    (consumed here, since the host writes right after, for exactly the bytes it leaves)."""
+    (consumed here, since the host writes right after, for exactly the bytes it leaves:
+    `results`, worked out only then)."""
     typed = typed_edits(call)
     if typed is None:
         return answer
+    digests = results() if results is not None else None
     try:
         for path in paths:
-            typed.native_write(path, f"hook:{call.tool}", answer.operations or None, results)
+            typed.native_write(path, f"hook:{call.tool}", answer.operations or None, digests)
     except OutsideWorkspace:
         return answer
     except GrantRefused as refused:

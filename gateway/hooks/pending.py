@@ -36,7 +36,7 @@ def _digest(text: str) -> str:
 def remember(path: Path, result: str, note: str) -> None:
     """R for `path`, and what to tell the agent once the host has written it."""
     record = {"path": str(path.absolute()), "digest": _digest(result), "note": note, "at": time.time()}
-    private_file(_record(path), json.dumps(record).encode())
+    private_file(_record(path), json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
 
 
 def take(path: Path, texts: list[str]) -> str | None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tree_sitter import Node, Tree
+from tree_sitter import Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.gate.judgement import Mapping
-from gateway.gate.syntax_problems import first_problem, new_syntax_problem
+from gateway.gate.syntax_problems import error_lines, first_problem, new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, reindent
-from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse
+from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, utf8
 
 
 @dataclass(frozen=True)
@@ -246,19 +246,9 @@ def remove_text(text: str, symbols: list[Symbol], symbol: Symbol) -> TextChange:
     return TextChange(change.text, symbol.start_line, symbol.end_line, change.replaced, change.region)
 
 
-def _errors(lang: Language, node: Node, found: list[int]) -> list[int]:
-    """Lines of ERROR and MISSING nodes, and of empty nodes the language forbids (an empty Python block)."""
-    if node.is_error or node.is_missing or (node.type in lang.never_empty and node.start_byte == node.end_byte):
-        found.append(node.start_point[0] + 1)
-    if node.has_error or lang.never_empty:
-        for child in node.children:
-            _errors(lang, child, found)
-    return found
-
-
 def syntax_errors(lang: Language, text: str, tree: Tree | None = None) -> list[int]:
     """Lines of the text's syntax errors (as `verify` counts them); `tree`: the text's, if parsed already."""
-    return _errors(lang, (tree or parse(lang, text.encode())).root_node, [])
+    return error_lines(lang, tree or parse(lang, text.encode()))
 
 
 def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
@@ -277,9 +267,9 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
 def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool, trees: tuple[Tree, Tree] | None = None) -> None:
     """Refuse a change that breaks the syntax, disturbs other definitions or loses its own.
     `trees`: the texts' syntax trees, when the caller has parsed them already."""
-    old_tree, new_tree = trees or (parse(lang, before.encode()), parse(lang, change.text.encode()))
-    problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), Mapping.between(
-        before.encode("utf-8", "surrogatepass"), change.text.encode("utf-8", "surrogatepass")))
+    source_b, source_a = utf8(before), utf8(change.text)
+    old_tree, new_tree = trees or (parse(lang, source_b), parse(lang, source_a))
+    problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), Mapping.between(source_b, source_a))
     if problem is not None:
         raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")
     old_outside, _ = _names(lang, before, old_tree, change.replaced)

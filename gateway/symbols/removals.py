@@ -62,7 +62,7 @@ def remember(path: Path, before: str, symbol: Symbol, span: tuple[int, int], aft
     try:
         store.parent.mkdir(mode=0o700, exist_ok=True)
         kept = [asdict(r) for r in _load(path)[-(KEPT_PER_FILE - 1) :]] + [asdict(entry)]
-        private_file(store, json.dumps(kept).encode())
+        private_file(store, json.dumps(kept).encode(), durable=False)
     except OSError:
         pass  # without the record a later insertion is still correct, only not byte-exact
 

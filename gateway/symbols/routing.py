@@ -25,7 +25,7 @@ from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex
-from gateway.syntax import parse
+from gateway.syntax import parse, utf8
 
 
 class RouteRefused(GatewayError):
@@ -112,27 +112,26 @@ class Route:
             high = index.line_end(index.line_of(high + 1)) if high < len(before) else high
 
 
-def _addresses(view: FileSymbols) -> dict[tuple[int, int], str]:
-    """Each backend symbol's extent → its shortest unique name path."""
-    paths = [s.name_path for s in view.symbols]
-    return {(s.doc_start, s.end): address_for(paths, i) for i, s in enumerate(view.symbols)}
-
-
 class _Namer:
+    """Name paths for B's definitions, each worked out when asked (the shortest unique one
+    costs a pass over the file's names, so naming every symbol up front would be quadratic)."""
+
     def __init__(self, view: FileSymbols, structure: Sequence[Symbol]) -> None:
         self.backend = view.backend.name
-        self.known = _addresses(view)
+        self.known = {(s.doc_start, s.end): i for i, s in enumerate(view.symbols)}
+        self.known_paths = [s.name_path for s in view.symbols]
         self.paths = [s.name_path for s in structure]
         self.structure = list(structure)
 
     def name(self, symbol: Symbol) -> tuple[str, str]:
         """(name path, backend) for a definition of B: the backend's where it reports it."""
-        key = (symbol.doc_start, symbol.end)
-        if key in self.known:
-            return self.known[key], self.backend
-        fallback = next((s for s in self.known if s[0] <= symbol.name_start < s[1] and self.known[s].endswith(symbol.name)), None)
+        at = self.known.get((symbol.doc_start, symbol.end))
+        if at is not None:
+            return address_for(self.known_paths, at), self.backend
+        around = (address_for(self.known_paths, i) for (start, end), i in self.known.items() if start <= symbol.name_start < end)
+        fallback = next((address for address in around if address.endswith(symbol.name)), None)
         if fallback is not None:
-            return self.known[fallback], self.backend
+            return fallback, self.backend
         return address_for(self.paths, self.structure.index(symbol)), "tree-sitter"
 
 
@@ -169,8 +168,9 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
 def plan_route(view: FileSymbols, effect: Effect) -> Route:
     """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
     lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
-    tree_b, tree_a = parse(lang, before.encode()), parse(lang, after.encode())
-    problem = new_syntax_problem(lang, display, (before, tree_b), (after, tree_a), Mapping.between(before.encode(), after.encode()))
+    source_b, source_a = utf8(before), utf8(after)
+    tree_b, tree_a = parse(lang, source_b), parse(lang, source_a)
+    problem = new_syntax_problem(lang, display, (before, tree_b), (after, tree_a), Mapping.between(source_b, source_a))
     if problem is not None:
         raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)

@@ -18,9 +18,10 @@ from gateway.namepath import NamePath
 from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
+from gateway.symbols.structure import structure
 from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
 from gateway.results import OperationResult
-from gateway.syntax import definitions, find_definitions, language_for, parse, parse_once
+from gateway.syntax import definitions, find_definitions, language_for, parse, parse_once, utf8
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ class FileSymbols:
 def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend, tree: Tree | None = None) -> list[Symbol]:
     """A text's symbols from `backend`, with extents normalised by the text's syntax tree
     (`tree`, when the caller has parsed it already)."""
-    tree = tree or parse(lang, text.encode())
+    if backend.session is None:  # the syntax trees' own symbols, kept and carried across edits
+        return structure(lang, text, tree)
+    tree = tree or parse(lang, utf8(text))
     found = definitions(lang, tree)
     return build_symbols(lang, text, tree, found, backend.symbols(path, text, found))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -66,12 +67,9 @@ class LineIndex:
 # again costs no second pass over it.
 @functools.lru_cache(maxsize=4)
 def _line_index(text: str) -> LineIndex:
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    return LineIndex(text, tuple(starts))
+    lines = text.split("\n")
+    lines.pop()
+    return LineIndex(text, tuple(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0)))
 
 
 def _same(offset: int) -> int:
@@ -80,6 +78,57 @@ def _same(offset: int) -> int:
 
 # 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (0b10xxxxxx).
 _STARTS = bytes(0 if byte & 0xC0 == 0x80 else 1 for byte in range(256))
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+# Texts with more non-ASCII characters than this share of all get a table with an entry per
+# character; fewer (source code with a name or a comment in another script) only one per
+# non-ASCII character, so one `é` costs nothing like a pass per character in Python.
+_SPARSE = 16
+
+
+@dataclass(frozen=True)
+class _Wide:
+    """Where a text's non-ASCII characters are: their character offsets, and how many extra
+    UTF-8 bytes the ones before each hold (`extra[i]`: before the i-th; the last: all)."""
+
+    chars: list[int]
+    extra: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> _Wide | None:
+        chars: list[int] = []
+        if not _non_ascii(text, 0, len(text), chars, len(text) // _SPARSE):
+            return None
+        sizes = (len(text[c].encode("utf-8", "surrogatepass")) - 1 for c in chars)
+        return cls(chars, list(itertools.accumulate(sizes, initial=0)))
+
+    def to_byte(self, offset: int) -> int:
+        return offset + self.extra[bisect.bisect_left(self.chars, offset)]
+
+    def to_char(self, offset: int) -> int:
+        starts = self.byte_starts
+        at = bisect.bisect_right(starts, offset) - 1
+        if at < 0:
+            return offset
+        if offset < starts[at] + self.extra[at + 1] - self.extra[at] + 1:
+            return self.chars[at]  # at or inside the character
+        return offset - self.extra[at + 1]
+
+    @functools.cached_property
+    def byte_starts(self) -> list[int]:
+        return [c + e for c, e in zip(self.chars, self.extra)]
+
+
+def _non_ascii(text: str, start: int, end: int, found: list[int], limit: int) -> bool:
+    """The offsets of text[start:end]'s non-ASCII characters added to `found`, halving the
+    span while it holds any (str.isascii runs in C; a regex would step through every
+    character); False once there are more than `limit`."""
+    if text[start:end].isascii():
+        return True
+    if end - start <= 64:
+        found.extend(m.start() + start for m in _NON_ASCII.finditer(text[start:end]))
+        return len(found) <= limit
+    middle = (start + end) // 2
+    return _non_ascii(text, start, middle, found, limit) and _non_ascii(text, middle, end, found, limit)
 
 
 @functools.lru_cache(maxsize=4)
@@ -87,6 +136,9 @@ def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
     if text.isascii():
         return _same
+    wide = _Wide.of(text)
+    if wide is not None:
+        return wide.to_byte
     encoded = text.encode("utf-8", "surrogatepass")
     table = list(itertools.compress(range(len(encoded)), encoded.translate(_STARTS)))
     table.append(len(encoded))
@@ -99,6 +151,9 @@ def byte_to_char(text: str) -> Callable[[int], int]:
     character gives that character)."""
     if text.isascii():
         return _same
+    wide = _Wide.of(text)
+    if wide is not None:
+        return wide.to_char
     encoded = text.encode("utf-8", "surrogatepass")
     table = list(itertools.accumulate(encoded.translate(_STARTS), initial=-1))
     table[0] = len(text)

@@ -1,0 +1,130 @@
+"""Tree-sitter's symbols of a text: the structure routing lifts a write on, kept per text.
+
+A write's B is seen by the gate, the routing and the verification, and its result is the next
+write's B, so the last few texts' symbols are kept. The symbols of a text parsed incrementally
+from a kept one (gateway.syntax.edited_tree) are mostly that one's, moved: a symbol is taken
+over when its definition is the same one, moved by the edit, and nothing it was built from
+changed (the lines from the one above its doc comment to its end); only the others are built
+again. Building every symbol costs a pass over the definitions with line look-ups per symbol,
+which on a long file costs more than all the rest of judging and routing an edit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Tree
+
+from gateway.langs import Language
+from gateway.symbols.backends import TreeSitterBackend
+from gateway.symbols.model import Symbol
+from gateway.symbols.normalize import build_symbols
+from gateway.symbols.text import LineIndex, byte_to_char
+from gateway.syntax import Definition, base_of, definitions, parse, utf8
+
+_KEPT = 8
+
+
+@dataclass
+class _Structure:
+    tree: Tree
+    length: int
+    symbols: list[Symbol]
+    reach: dict[int, int]  # by name_start: where what a symbol was built from starts (the line above its doc comment)
+
+
+_by_text: OrderedDict[tuple[str, str], _Structure] = OrderedDict()
+_by_tree: dict[int, _Structure] = {}
+_lock = threading.Lock()
+
+
+def _keep(lang: Language, text: str, structure: _Structure) -> None:
+    with _lock:
+        old = _by_text.pop((lang.name, text), None)
+        if old is not None:
+            _by_tree.pop(id(old.tree), None)
+        _by_text[(lang.name, text)] = _by_tree[id(structure.tree)] = structure
+        while len(_by_text) > _KEPT:
+            _by_tree.pop(id(_by_text.popitem(last=False)[1].tree), None)
+
+
+def _reach(index: LineIndex, symbol: Symbol) -> int:
+    return index.line_start(index.line_of(symbol.doc_start) - 1)
+
+
+def _built(lang: Language, text: str, tree: Tree, found: list[Definition]) -> list[Symbol]:
+    return build_symbols(lang, text, tree, found, TreeSitterBackend().symbols(Path(), text, found))
+
+
+def _same(old: Definition, new: Definition, by: int) -> bool:
+    """Whether `new` is `old` moved `by` bytes (its name path aside)."""
+    return (old.kind, old.start_byte + by, old.end_byte + by, old.name_end_byte + by, old.in_error) == (
+        new.kind, new.start_byte, new.end_byte, new.name_end_byte, new.in_error
+    ) and old.body_start_byte == (None if new.body_start_byte is None else new.body_start_byte - by) and old.header_span == (
+        None if new.header_span is None else (new.header_span[0] - by, new.header_span[1] - by)
+    )
+
+
+def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
+    return Symbol(symbol.name, name_path, symbol.kind, symbol.start + by, symbol.end + by, symbol.name_start + by, symbol.doc_start + by,
+                  symbol.header_start + by, symbol.start_line + lines, symbol.end_line + lines, symbol.depth, symbol.indent,
+                  symbol.has_definition)
+
+
+def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[int, int]] | None:
+    """The symbols of a text parsed incrementally from a kept one, from that one's."""
+    base = base_of(tree)
+    if base is None:
+        return None
+    base_tree, changed, edit = base
+    with _lock:
+        old = _by_tree.get(id(base_tree))
+    if old is None or old.tree is not base_tree:
+        return None
+    found, old_found = definitions(lang, tree), definitions(lang, base_tree)
+    to_char = byte_to_char(text)
+    low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
+    low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
+    old_defs = {d.name_start_byte: d for d in old_found}
+    old_symbols = {s.name_start: s for s in old.symbols}
+    index = LineIndex.of(text)
+    symbols, reach = [], {}
+    for definition in found:
+        after = definition.name_start_byte >= high_byte
+        if not after and definition.end_byte >= low_byte:
+            symbol = None
+        else:
+            by_byte, by = (edit.shift, shift) if after else (0, 0)
+            was = old_defs.get(definition.name_start_byte - by_byte)
+            symbol = old_symbols.get(to_char(definition.name_start_byte) - by) if was is not None and _same(was, definition, by_byte) else None
+            if symbol is not None and not (old.reach[symbol.name_start] > high - shift if after else symbol.end + 1 < low):
+                symbol = None
+            if symbol is not None:
+                reach[symbol.name_start + by] = old.reach[symbol.name_start] + by
+                symbol = _moved(symbol, by, edit.lines, definition.name_path) if by or symbol.name_path != definition.name_path else symbol
+        if symbol is None:
+            symbol = _built(lang, text, tree, [definition])[0]
+            reach[symbol.name_start] = _reach(index, symbol)
+        symbols.append(symbol)
+    return sorted(symbols, key=lambda s: (s.start, -s.end)), reach
+
+
+def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbol]:
+    """Tree-sitter's symbols of `text` (`tree`: its syntax tree, when parsed already)."""
+    with _lock:
+        kept = _by_text.get((lang.name, text))
+    if kept is not None:
+        return list(kept.symbols)
+    tree = tree or parse(lang, utf8(text))
+    derived = _derived(lang, text, tree)
+    if derived is not None:
+        symbols, reach = derived
+    else:
+        symbols = _built(lang, text, tree, definitions(lang, tree))
+        index = LineIndex.of(text)
+        reach = {s.name_start: _reach(index, s) for s in symbols}
+    _keep(lang, text, _Structure(tree, len(text), symbols, reach))
+    return list(symbols)

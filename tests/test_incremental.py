@@ -1,0 +1,178 @@
+"""What the gateway works out from the changed part of a text stands for what it would work out
+from the whole text: Python's verdict from the changed statements, the definitions and symbols
+of an incrementally parsed text from the text before, and the sparse offset tables of a text
+with a few non-ASCII characters. Each is checked against the whole-text answer on random edits
+of real files (the edits a model makes and the breakage it makes by mistake)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from gateway.gate import own_parser
+from gateway.gate.judgement import Mapping
+from gateway.langs import default_registry
+from gateway.symbols import structure, text
+from gateway.symbols.backends import TreeSitterBackend
+from gateway.symbols.normalize import build_symbols
+from gateway.syntax import _definitions, edited_tree, language_for, parse, utf8
+
+HERE = Path(__file__).parent
+REGISTRY = default_registry()
+SOURCES = sorted(p for p in [*(HERE / "fixtures").rglob("*"), *(HERE / "real_code").rglob("*")]
+                 if p.is_file() and (lang := REGISTRY.for_path(p)) is not None and lang.symbol_backend)
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+# Real modules where a line or two deleted or dedented leaves a body empty, or hands the rest of
+# a function to the class around it, with tree-sitter reading every line without an error.
+PYTHON = [p for p in SOURCES if p.suffix == ".py"] + [STDLIB / name for name in ("copy.py", "profile.py", "textwrap.py", "fnmatch.py")]
+SNIPPETS = ["return 1\n", "    yield x\n", "# note\n", "// note\n", "\n", "@dec\n", "/** doc */\n", "#[derive(Debug)]\n",
+            "global x\n", "def f(:\n", "class A:\n"]
+
+
+def _edit(lines: list[str], rng: random.Random) -> str:
+    """One edit a model might make, or botch: lines deleted, copied, indented, dedented, a
+    character added or lost, a name changed."""
+    lines, at, kind = list(lines), rng.randrange(len(lines)), rng.randrange(10)
+    if kind == 0:
+        del lines[at : at + rng.randrange(1, 8)]
+    elif kind == 1:
+        lines[at:at] = lines[rng.randrange(len(lines)) :][: rng.randrange(1, 8)]
+    elif kind == 2:
+        lines[at] = lines[at].lstrip()
+    elif kind == 3:
+        lines[at] = " " * rng.choice([2, 4, 8]) + lines[at]
+    elif kind in (4, 5):
+        line = lines[at]
+        cut = rng.randrange(len(line)) if line else 0
+        lines[at] = line[:cut] + line[cut + 1 :] if kind == 4 else line[:cut] + rng.choice(["x", "é", "(", ")", ":", '"', "'''", "#", "\\"]) + line[cut:]
+    elif kind == 6:
+        lines.insert(at, rng.choice(SNIPPETS))
+    elif kind == 7:
+        lines[at] = lines[at].replace("def ", "def x", 1).replace("class ", "class Y", 1).replace("func ", "func Z", 1).replace("fn ", "fn w", 1)
+    else:
+        lines.insert(at, " " * rng.choice([0, 4, 8]) + lines[rng.randrange(len(lines))].lstrip())
+    return "".join(lines)
+
+
+def _edits(paths: list[Path], per_file: int, seed: int):  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    for path in paths:
+        before = path.read_text(encoding="utf-8")
+        lines = before.splitlines(keepends=True)
+        if len(lines) < 3:
+            continue
+        for _ in range(per_file):
+            after = _edit(lines, rng)
+            if after != before:
+                yield path, before, after
+
+
+def _incremental(lang, before: str, after: str):  # type: ignore[no-untyped-def]
+    source_b, source_a = utf8(before), utf8(after)
+    (low, high_b), (_, high_a) = Mapping.between(source_b, source_a).regions[0]
+    tree_b = parse(lang, source_b)
+    tree_a, changed = edited_tree(lang, tree_b, source_b, source_a, low, high_b, high_a)
+    return tree_b, tree_a, [(low, high_a), *changed]
+
+
+def _lines_changed(path: Path, old: str, new: str) -> tuple[str, str]:
+    before = path.read_text(encoding="utf-8")
+    assert before.count(old) == 1
+    return before, before.replace(old, new)
+
+
+# Edits tree-sitter reads without an error that Python refuses away from the changed lines:
+# a body left empty above them, the rest of a function handed to the class around it.
+REFUSED_ELSEWHERE = [
+    (STDLIB / "copy.py", "def _copy_immutable(x):\n    return x\n", "def _copy_immutable(x):\n"),
+    (STDLIB / "profile.py", "#****************************************************************************\n\ndef main():\n    import os\n", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), REFUSED_ELSEWHERE, ids=[p.name for p, _, _ in REFUSED_ELSEWHERE])
+def test_an_error_the_change_causes_elsewhere_is_not_missed(path: Path, old: str, new: str) -> None:
+    lang = REGISTRY.for_path(path)
+    assert lang is not None
+    before, after = _lines_changed(path, old, new)
+    _, tree_a, changed = _incremental(lang, before, after)
+    assert not tree_a.root_node.has_error and not _compiles(after)
+    assert not own_parser.changed_compile(before, tree_a, utf8(after), changed)
+
+
+def test_the_changed_statements_compile_only_when_the_whole_file_does() -> None:
+    lang = REGISTRY.for_path("x.py")
+    assert lang is not None
+    decided = 0
+    for _, before, after in _edits([p for p in PYTHON if _compiles(p.read_text(encoding="utf-8"))], 60, 7):
+        _, tree_a, changed = _incremental(lang, before, after)
+        if own_parser.changed_compile(before, tree_a, utf8(after), changed):
+            decided += 1
+            assert _compiles(after), after
+    assert decided > 20  # the shortcut is taken, not only never wrong
+
+
+def _compiles(text_: str) -> bool:
+    try:
+        compile(text_, "<test>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+# A definition whose decorator (a sibling node) moves to the window's edge, and whose name lies
+# after the window: a query bounded by the window would miss it.
+AT_THE_EDGE = [
+    (HERE / "fixtures" / "typescript" / "src" / "shapes.ts", "\n  @log\n", "\n      @log\n"),
+    (HERE / "fixtures" / "rust" / "src" / "lib.rs", "\n#[derive(Debug, Clone)]\n", "\n    #[derive(Debug, Clone)]\n"),
+    (HERE / "fixtures" / "rust" / "src" / "lib.rs", "/// A point.\n", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), AT_THE_EDGE, ids=[f"{p.name}-{i}" for i, (p, _, _) in enumerate(AT_THE_EDGE)])
+def test_a_definition_at_the_edge_of_the_changed_window_is_found(path: Path, old: str, new: str) -> None:
+    before, after = _lines_changed(path, old, new)
+    lang = language_for(REGISTRY, path, before)
+    assert lang is not None
+    tree_b, tree_a, _ = _incremental(lang, before, after)
+    structure.structure(lang, before, tree_b)
+    assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a)
+
+
+@pytest.mark.parametrize("chained", [False, True], ids=["from one text", "edit after edit"])
+def test_definitions_and_symbols_after_an_edit_are_those_of_the_whole_text(chained: bool) -> None:
+    for path, before, after in _edits(SOURCES, 4, 11 if chained else 5):
+        lang = language_for(REGISTRY, path, before)
+        assert lang is not None
+        if chained and after.strip():  # the text before is itself one worked out from its own before
+            structure.structure(lang, before, parse(lang, utf8(before)))
+            _, tree_b, _ = _incremental(lang, before, after)
+            assert structure.structure(lang, after, tree_b) == _whole(lang, path, after, tree_b)
+            before, after = after, _edit(after.splitlines(keepends=True), random.Random(len(after)))
+        tree_b, tree_a, _ = _incremental(lang, before, after)
+        structure.structure(lang, before, tree_b)
+        assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a), (path, after)
+
+
+def _whole(lang, path: Path, text_: str, tree):  # type: ignore[no-untyped-def]
+    found = _definitions(lang, tree, None)
+    return build_symbols(lang, text_, tree, found, TreeSitterBackend().symbols(path, text_, found))
+
+
+def test_offsets_in_a_text_with_few_non_ascii_characters_are_those_of_a_full_table() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        sample = "".join(chr(rng.choice([rng.randrange(32, 127)] * 40 + [0xE9, 0x4E2D, 0x1F600, 0xD800, 0x7FF])) for _ in range(rng.randrange(1, 400)))
+        wide = text._Wide.of(sample)
+        if wide is None:
+            continue
+        encoded = sample.encode("utf-8", "surrogatepass")
+        starts = list(itertools.compress(range(len(encoded)), encoded.translate(text._STARTS))) + [len(encoded)]
+        chars = list(itertools.accumulate(encoded.translate(text._STARTS), initial=-1))
+        chars[0] = len(sample)
+        chars.append(chars.pop(0))
+        assert [wide.to_byte(i) for i in range(len(sample) + 1)] == starts
+        assert [wide.to_char(i) for i in range(len(encoded) + 1)] == chars
