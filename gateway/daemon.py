@@ -70,8 +70,9 @@ def _trim_heap() -> None:
         pass
 
 
-def _hook(params: dict[str, Any]) -> dict[str, Any]:
+def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     from gateway.hooks.client import EVENTS, HOSTS
+    from gateway.hooks.planning import running_in
     from gateway.hooks.run import outcome
 
     text, context = params.get("input"), params.get("context")
@@ -79,7 +80,8 @@ def _hook(params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
             or not isinstance(context.get("project_dir"), str | None) or host not in HOSTS or event not in (None, *EVENTS):
         raise UsageError("gateway/hook: params must be {host, event, input: string, context: {cwd: string, project_dir: string|null}}")
-    stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]}, event)
+    with running_in(gateway):  # structural writes are planned on the daemon's warm symbol service
+        stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]}, event)
     return {"stdout": stdout, "exit_code": code}
 
 
@@ -87,7 +89,8 @@ def _warm() -> None:
     """Load what a first hook call would otherwise pay for: the gate and the routing of a
     structural edit (grammar, queries, symbol lifting)."""
     from gateway.gate.checker import Gate
-    from gateway.hooks.judge import Judged, plan
+    from gateway.hooks.judge import Judged
+    from gateway.hooks.planning import plan
 
     gate, before = Gate(), "def f(a):\n    return a\n\n\ndef g():\n    return 1\n"
     effect, classification = gate.check_write("warm.py", before, before.replace("def f(a):", "def f(a, b):"))
@@ -109,7 +112,7 @@ class DaemonServer(GatewayServer):
         self.own = callerenv.snapshot()
         self.not_served: dict[str, Any] = {"requests": 0, "last_reasons": []}
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(params)), HOOK_SECONDS))
+        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(self.gateway, params)), HOOK_SECONDS))
         self.feature(STATUS)(self._counted(self.status, anyone=True))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
@@ -251,7 +254,9 @@ def run_daemon(workspace: str) -> None:
         return
     socket_path.unlink(missing_ok=True)  # left by a daemon that was killed: the lock is ours now
     config = daemon_config(root)
-    server = DaemonServer(Gateway(root), config.idle_minutes * 60, config.server_growth_mib)
+    gateway = Gateway(root)
+    gateway.symbol_service.asks_ahead = True
+    server = DaemonServer(gateway, config.idle_minutes * 60, config.server_growth_mib)
     mask = os.umask(0o177)
     try:
         listener = server.loop.run_until_complete(

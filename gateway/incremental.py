@@ -67,11 +67,24 @@ def _own_names(definitions: Sequence[Located]) -> list[str]:
     return names
 
 
+_kept_names: dict[int, tuple[Sequence[Located], list[str]]] = {}  # by list (held, so its id is not reused)
+
+
+def _names_of_kept(definitions: Sequence[Located]) -> list[str]:
+    """`_own_names` of a list that is kept (a tree's whole list), worked out once per list."""
+    found = _kept_names.get(id(definitions))
+    if found is None or found[0] is not definitions:
+        if len(_kept_names) >= 8:
+            _kept_names.clear()
+        found = _kept_names[id(definitions)] = (definitions, _own_names(definitions))
+    return found[1]
+
+
 def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: TextEdit) -> list[D]:
-    """The new text's definitions: `before` (the old text's, whole) outside [low, high] of the
-    new text, `window` (the new text's that meet it) inside."""
+    """The new text's definitions: `before` (the old text's whole list, as kept) outside
+    [low, high] of the new text, `window` (the new text's that meet it) inside."""
     high_before = high - edit.shift
-    kept_names = _own_names(before)
+    kept_names = _names_of_kept(before)
     ahead = [(d, n) for d, n in zip(before, kept_names, strict=True) if d.end_byte < low]
     behind = [(d.shifted(edit.shift, edit.lines), n) for d, n in zip(before, kept_names, strict=True) if d.start_byte > high_before]
     fresh = list(zip(window, _own_names(window), strict=True))

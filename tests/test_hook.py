@@ -211,15 +211,27 @@ def test_malformed_input_fails_closed(project: Path, raw: str) -> None:
     assert done.stderr.startswith("gateway: ") and done.stderr.count("\n") == 1
 
 
-def test_hook_path_imports_no_server_machinery(project: Path) -> None:
+def _loaded_after(project: Path, old: str, new: str) -> tuple[str, list[str]]:
     code = (
         "import io, json, sys; from gateway.hooks.claude_code import run;"
-        f"run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
-        f" 'old_string': {DECORATED!r}, 'new_string': ''}}}}).encode());"
+        f"out = run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
+        f" 'old_string': {old!r}, 'new_string': {new!r}}}}}).encode())[0];"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('multilspy', 'pygls', 'mcp', 'lsprotocol')"
         " or m == 'tree_sitter_language_pack');"
-        "print(json.dumps(heavy))"
+        "print(json.dumps([out, heavy]))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=project)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == []
+    out, heavy = json.loads(done.stdout)
+    return out, heavy
+
+
+def test_judging_imports_no_server_machinery_and_routing_plans_on_the_workspaces_engine(project: Path) -> None:
+    """A write is judged by the gate alone; only a structural one, routed in the hook's own
+    process (no daemon), loads the engine the daemon would plan it on, language server and all,
+    so the answer is the same with or without a daemon."""
+    body = "        return amount // 100"
+    out, heavy = _loaded_after(project, body, body.replace("100", "1000"))
+    assert (out, heavy) == ("", [])
+    out, heavy = _loaded_after(project, DECORATED, "")
+    assert "updatedInput" in out and any(m.startswith("multilspy") for m in heavy)

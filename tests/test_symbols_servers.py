@@ -84,3 +84,28 @@ def test_symbols_come_from_the_server(workspace_for: Callable[[str], LanguageWor
     assert listing["backend"] == SERVER_LANGUAGES[lang]
     assert listing["symbols"], f"{lang}: the server reported no symbols for {source}"
 
+
+def test_the_server_is_asked_once_per_text_and_again_after_a_change_or_a_restart(
+        workspace_for: Callable[[str], LanguageWorkspace], monkeypatch: pytest.MonkeyPatch) -> None:
+    """documentSymbol answers are kept per text and server process: the same text is not asked
+    about again, a changed one is, and so is the same text by a server that replaced one that died."""
+    workspace = workspace_for("python")
+    gateway, asked = workspace.gateway, []
+    first = gateway.symbols("pkg/shapes.py")
+    session = gateway.sessions.running()[0]
+    monkeypatch.setattr(session, "request", _counting(session.request, asked))
+    assert gateway.symbols("pkg/shapes.py") == first and asked == []
+    path = workspace.root / "pkg" / "shapes.py"
+    path.write_text(path.read_text() + "\n\ndef later():\n    return 1\n")
+    assert "later" in {s["name"] for s in gateway.symbols("pkg/shapes.py")["symbols"]} and asked == ["textDocument/documentSymbol"]
+    session.broken = "killed for the test"  # what a crash or a timeout leaves; the manager replaces it
+    assert gateway.symbols("pkg/shapes.py")["backend"] == "lsp:jedi-language-server"
+    assert gateway.sessions.running()[0] is not session and asked == ["textDocument/documentSymbol"]
+
+
+def _counting(request: Callable[..., object], asked: list[str]) -> Callable[..., object]:
+    def counted(method: str, make: Callable[..., object]) -> object:
+        asked.append(method)
+        return request(method, make)
+
+    return counted

@@ -367,21 +367,6 @@ def decide(call: HookCall) -> Judged | None:
     return next((v for v in verdicts if v.classification.blocked), verdicts[-1])
 
 
-def plan(judged: Judged) -> Route:
-    """The verified route of a structural write (RouteRefused when there is none)."""
-    from gateway.symbols.backends import TreeSitterBackend
-    from gateway.symbols.routing import plan_route
-    from gateway.symbols.service import FileSymbols, symbols_of
-    from gateway.syntax import language_for
-    from gateway.workspace import SourceFile
-
-    effect, lang = judged.effect, language_for(judged.gate.registry, judged.path, judged.effect.before, judged.effect.after)
-    assert lang is not None and effect.before is not None
-    source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
-    backend = TreeSitterBackend()
-    return plan_route(FileSymbols(source, lang, backend, symbols_of(lang, judged.path, effect.before, backend)), effect)
-
-
 def _replay(text: str, edit: Edit, style: str) -> str:
     old, new, _ = host_edits(text, (edit,), style)[0]
     after = text.replace(old, new, 1)
@@ -400,6 +385,7 @@ def edit_for(before: str, result: str, route: Route, style: str) -> Edit:
 def structural(call: HookCall, judged: Judged) -> Answer:
     """A structural write routed (the host's call rewritten), or the reason it is denied."""
     from gateway.hooks.pending import remember
+    from gateway.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
     message = judged.classification.message
@@ -408,7 +394,7 @@ def structural(call: HookCall, judged: Judged) -> Answer:
     if judged.gate.config.on_structural == "deny":
         return Answer("deny", message + SYMBOL_HINT)
     try:
-        route = plan(judged)
+        route = planned(call, judged)
     except RouteRefused as refused:
         return Answer("deny", f"{message} Not routed: {str(refused).rstrip('.')}.")
     remember(judged.path, route.result, route.summary())

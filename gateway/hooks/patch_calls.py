@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gateway.errors import GatewayError
-from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, plan, read_judged, real_path, with_grant
+from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, read_judged, real_path, with_grant
 
 
 def patch_paths(call: HookCall) -> list[Path]:
@@ -32,6 +32,7 @@ def patch_paths(call: HookCall) -> list[Path]:
 def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     from gateway.patch import PatchError, effects, parse_patch, replace_sections, update_section
     from gateway.hooks.pending import remember
+    from gateway.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
     assert call.text is not None
@@ -62,7 +63,7 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
 
             return Answer("deny", classification.message + SYMBOL_HINT)
         try:
-            route = plan(Judged(classification, judged_effect, target, gate))
+            route = planned(call, Judged(classification, judged_effect, target, gate))
             assert effect.before is not None
             sections[index] = update_section(change.path, effect.before, route.result, change.move_to)
         except (RouteRefused, PatchError) as refused:

@@ -60,6 +60,7 @@ def take(path: Path, texts: list[str]) -> str | None:
 def performed(call: HookCall) -> list[str]:
     """The notes of the routed writes this call has performed."""
     from gateway.hooks.judge import gate_for
+    from gateway.hooks.planning import written
     from gateway.textfile import decode, encoding_rule
 
     paths = [call.path] if call.path is not None else []
@@ -79,4 +80,5 @@ def performed(call: HookCall) -> list[str]:
         note = take(path, [text, text.replace("\r\n", "\n")])
         if note:
             notes.append(note)
+            written(path, text)
     return notes

@@ -20,6 +20,7 @@ from gateway import progress
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
+from gateway.lsp.documents import Documents
 from gateway.reaper import SCRIPT as REAPER
 
 T = TypeVar("T")
@@ -71,6 +72,7 @@ class LspSession:
         self.ready = not adapter.announces_ready
         self.progress = ""
         self._started_at = time.monotonic()
+        self.documents = Documents()
 
     @property
     def timeout(self) -> float:
@@ -278,6 +280,38 @@ class LspSession:
             return None
         return int(children[0]) if children else None
 
+    def alive(self) -> bool:
+        """Whether the server process still runs, read from /proc (no round trip): a kept
+        answer is given only by a live server, so a killed one fails the call as if asked."""
+        process = self._handler.process
+        pid = self.server_pid if process is not None and process.returncode is None else None
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return pid is not None and handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        except (OSError, IndexError):
+            return False
+
+    def document_symbols(self, path: Path, text: str, language_id: str, patience: float = 0.0) -> Any:
+        """The server's documentSymbol answer for `path` holding `text`: asked once per text
+        (documents.Documents keeps it for this server process); asked again for up to
+        `patience` seconds while it answers none (a server still analysing the file)."""
+        uri = path.as_uri()
+        with self._lock:
+            self.sync(path, text, language_id)
+            kept = self.documents.answer(uri, text)
+            if kept is not None:
+                if not self.alive():
+                    raise self.fail("the server exited")
+                return kept
+            deadline = time.monotonic() + min(patience, self.timeout)
+            while True:
+                reply = self.request("textDocument/documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
+                if reply or time.monotonic() >= deadline:
+                    break
+                time.sleep(0.05)
+            self.documents.keep(uri, text, reply)
+            return reply
+
     def fail(self, reason: str) -> ServerFailed:
         """A server that answered nonsense is not trusted again: it is replaced on the next call."""
         self.broken = reason
@@ -305,6 +339,7 @@ class LspSession:
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}
                 ))
             elif self._sent[uri] != text:
+                self.documents.changed(uri)
                 self._versions[uri] += 1
                 version = self._versions[uri]
                 self._notify(lambda h: h.notify.did_change_text_document(
@@ -315,19 +350,26 @@ class LspSession:
                 self._notify(lambda h: h.notify.did_save_text_document({"textDocument": {"uri": uri}, "text": text}))
 
     def refresh(self, read: Callable[[Path], str | None]) -> None:
-        """Re-read every document the server holds open; resend those changed on disk since.
+        """Re-read the documents the server holds open that changed on disk since their text
+        was sent (a file whose stamp is as it was is not read); resend those that differ.
 
         `read` gives a file's current text, or None when it is gone (then it is closed).
         """
         with self._lock:
             for uri in list(self._versions):
                 path = Path(unquote(urlparse(uri).path))
+                unchanged, found = self.documents.unchanged(uri, path)
+                if unchanged:
+                    continue
                 text = read(path)
                 if text is None:
                     del self._versions[uri], self._sent[uri]
+                    self.documents.closed(uri)
                     self._notify(lambda h, uri=uri: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
-                elif text != self._sent[uri]:
+                    continue
+                if text != self._sent[uri]:
                     self.sync(path, text, "")
+                self.documents.read_at(uri, found)
 
     def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
         async def deliver() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import time
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,9 +90,22 @@ class LspBackend:
         self.session.sync(path, text, language_id, saved=saved)
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
+        """The server's symbols; the same list for the same answer (the session keeps answers per text)."""
         self.session.refresh(self.read)
-        self.session.sync(path, text, self.lang.server.language_id_for(path))
-        reply = self._document_symbols(path.as_uri(), bool(definitions))
+        patience = self.session.adapter.empty_symbols_while_analysing if definitions else 0.0
+        reply = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
+        with _read_lock:
+            kept = _read.get(id(reply))
+        if kept is not None and kept[0] is reply:
+            return kept[1]
+        found = self._read(reply, text)
+        with _read_lock:
+            _read[id(reply)] = (reply, found)
+            while len(_read) > 8:
+                _read.popitem(last=False)
+        return found
+
+    def _read(self, reply: Any, text: str) -> list[RawSymbol]:
         if reply is None:
             return []
         if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
@@ -108,16 +122,9 @@ class LspBackend:
             raise self.session.fail(f"malformed symbol in documentSymbol reply ({error!r})") from None
 
 
-    def _document_symbols(self, uri: str, expected: bool) -> Any:
-        """The server's documentSymbol reply; asked again while it answers none for a file
-        that has definitions, if its adapter says it answers so while analysing."""
-        patience = self.session.adapter.empty_symbols_while_analysing if expected else 0.0
-        deadline = time.monotonic() + min(patience, self.session.timeout)
-        while True:
-            reply = self.session.request("textDocument/documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}}))
-            if reply or time.monotonic() >= deadline:
-                return reply
-            time.sleep(0.05)
+# The symbols read from the last few answers, by answer (held, so its id is not reused).
+_read: OrderedDict[int, tuple[Any, list[RawSymbol]]] = OrderedDict()
+_read_lock = threading.Lock()
 
 
 def _offset(index: LineIndex, position: dict[str, Any]) -> int:

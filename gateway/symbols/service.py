@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +16,7 @@ from tree_sitter import Tree
 from gateway.diffs import unified_diff
 from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
-from gateway.symbols.backends import LspBackend, SymbolBackend, TreeSitterBackend
+from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
@@ -48,7 +51,23 @@ def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend, tr
         return structure(lang, text, tree)
     tree = tree or parse(lang, utf8(text))
     found = definitions(lang, tree)
-    return build_symbols(lang, text, tree, found, backend.symbols(path, text, found))
+    raws = backend.symbols(path, text, found)
+    with _normalized_lock:
+        kept = _normalized.get(id(raws))
+    if kept is not None and kept[0] is raws and kept[1] == text:
+        return list(kept[2])
+    symbols = build_symbols(lang, text, tree, found, raws)
+    with _normalized_lock:
+        _normalized[id(raws)] = (raws, text, symbols)
+        while len(_normalized) > 8:
+            _normalized.popitem(last=False)
+    return list(symbols)
+
+
+# A server's symbols normalised, by the list the backend read them into (the same list for the
+# same answer, held so its id is not reused) and the text.
+_normalized: OrderedDict[int, tuple[list[RawSymbol], str, list[Symbol]]] = OrderedDict()
+_normalized_lock = threading.Lock()
 
 
 class SymbolService:
@@ -56,6 +75,26 @@ class SymbolService:
         self.workspace = workspace
         self.registry = registry
         self.sessions = sessions
+        # A long-lived service (the daemon's) asks its server about a text just written, or just
+        # handed to a host to write, in the background, so the next operation finds the answer.
+        self.asks_ahead = False
+
+    def ahead(self, path: Path, text: str, backend: SymbolBackend | None = None) -> None:
+        """Ask the server about `path` holding `text` now (it was just written), off the caller's
+        time: a long-lived service (`asks_ahead`, the daemon's) then plans the next operation on
+        the file without waiting for that answer."""
+        lang = language_for(self.registry, path, text)
+        if not self.asks_ahead or lang is None or not lang.symbol_backend:
+            return
+        session = (backend or self.backend(lang)).session
+        if session is None:
+            return
+
+        def ask() -> None:
+            with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
+                session.document_symbols(path, text, lang.server.language_id_for(path))
+
+        threading.Thread(target=ask, name="gateway-ask-ahead", daemon=True).start()
 
     def language(self, source: SourceFile) -> Language:
         lang = language_for(self.registry, source.path, source.text)
@@ -133,6 +172,7 @@ class SymbolService:
             self.workspace.write_all(changed)
         for source, text in changed:
             backend.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
+            self.ahead(source.path, text, backend)
 
     def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange) -> OperationResult:
         source = view.source

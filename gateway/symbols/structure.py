@@ -34,6 +34,13 @@ class _Structure:
     length: int
     symbols: list[Symbol]
     reach: dict[int, int]  # by name_start: where what a symbol was built from starts (the line above its doc comment)
+    by_name: dict[int, Symbol] | None = None
+
+    def named(self) -> dict[int, Symbol]:
+        """The symbols by where their names start."""
+        if self.by_name is None:
+            self.by_name = {s.name_start: s for s in self.symbols}
+        return self.by_name
 
 
 _by_text: OrderedDict[tuple[str, str], _Structure] = OrderedDict()
@@ -49,6 +56,20 @@ def _keep(lang: Language, text: str, structure: _Structure) -> None:
         _by_text[(lang.name, text)] = _by_tree[id(structure.tree)] = structure
         while len(_by_text) > _KEPT:
             _by_tree.pop(id(_by_text.popitem(last=False)[1].tree), None)
+
+
+def _recall(lang: Language, tree: Tree) -> _Structure | None:
+    """The kept structure of `tree`, made the most recently used (a write's B is asked for
+    on every write to the file)."""
+    with _lock:
+        kept = _by_tree.get(id(tree))
+        if kept is None or kept.tree is not tree:
+            return None
+        for key, value in _by_text.items():
+            if value is kept:
+                _by_text.move_to_end(key)
+                break
+        return kept
 
 
 def _reach(index: LineIndex, symbol: Symbol) -> int:
@@ -69,9 +90,13 @@ def _same(old: Definition, new: Definition, by: int) -> bool:
 
 
 def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
-    return Symbol(symbol.name, name_path, symbol.kind, symbol.start + by, symbol.end + by, symbol.name_start + by, symbol.doc_start + by,
-                  symbol.header_start + by, symbol.start_line + lines, symbol.end_line + lines, symbol.depth, symbol.indent,
-                  symbol.has_definition)
+    # The frozen dataclass's own __init__ sets each field through object.__setattr__; a long
+    # file moves hundreds of symbols per edit, so the copy is made directly (same fields).
+    moved = object.__new__(Symbol)
+    moved.__dict__.update(symbol.__dict__, name_path=name_path, start=symbol.start + by, end=symbol.end + by,
+                          name_start=symbol.name_start + by, doc_start=symbol.doc_start + by, header_start=symbol.header_start + by,
+                          start_line=symbol.start_line + lines, end_line=symbol.end_line + lines)
+    return moved
 
 
 def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[int, int]] | None:
@@ -80,16 +105,15 @@ def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[
     if base is None:
         return None
     base_tree, changed, edit = base
-    with _lock:
-        old = _by_tree.get(id(base_tree))
-    if old is None or old.tree is not base_tree:
+    old = _recall(lang, base_tree)
+    if old is None:
         return None
     found, old_found = definitions(lang, tree), definitions(lang, base_tree)
     to_char = byte_to_char(text)
     low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
     low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
     old_defs = {d.name_start_byte: d for d in old_found}
-    old_symbols = {s.name_start: s for s in old.symbols}
+    old_symbols = old.named()
     index = LineIndex.of(text)
     symbols, reach = [], {}
     for definition in found:
@@ -116,6 +140,8 @@ def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbo
     """Tree-sitter's symbols of `text` (`tree`: its syntax tree, when parsed already)."""
     with _lock:
         kept = _by_text.get((lang.name, text))
+        if kept is not None:
+            _by_text.move_to_end((lang.name, text))
     if kept is not None:
         return list(kept.symbols)
     tree = tree or parse(lang, utf8(text))

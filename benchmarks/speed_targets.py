@@ -1,0 +1,246 @@
+"""Issue 24's speed targets, measured side by side in one run, each as a ratio to what the
+issue compares it with.
+
+- A routed header edit through the hook (`gateway hook claude-code`, Claude Code's PreToolUse
+  payload, as the host runs it) with the workspace's daemon warm, on this Python's argparse.py
+  (2,630 lines), on the same file with one non-ASCII character, and on a file of four renamed
+  copies of it (10,520 lines) with four: each against `python -c pass`, run just before it.
+  Every run adds a different parameter, so no run's result is one an earlier run computed.
+- A warm `gateway replace-symbol` on argparse.py through the daemon, against what the language
+  server itself needs for it: its documentSymbol on the file as it now is (after a change) plus
+  one atomic write of the file, measured in this process on a server of its own. Every run
+  writes a different body.
+- The first `gateway symbols` in a workspace (no daemon: it is answered in process and starts
+  one) against `gateway daemon start` in a workspace like it.
+
+Run: `python benchmarks/speed_targets.py [--runs N] [--record]`. Homes, state and runtime
+directories are temporary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.report import machine, percentile, record  # noqa: E402
+
+SOURCE = Path(sysconfig.get_paths()["stdlib"]) / "argparse.py"
+VENV_BIN = Path(sys.executable).parent
+GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
+PASS = [sys.executable, "-c", "pass"]
+HEADER_OLD = "    def _get_formatter(self):\n        return self.formatter_class(prog=self.prog)\n"
+FILES = {"ascii": "argparse.py", "one é": "argparse_e.py", "4 copies, 4 é": "argparse_x4.py"}
+TARGETS = {"ascii": 2.0, "one é": 2.0, "4 copies, 4 é": 3.0}
+
+
+def _texts() -> dict[str, str]:
+    text = SOURCE.read_text()
+    accented = text.replace("# Author: Steven J. Bethard", "# Author: Stéven J. Bethard", 1)
+    copies = [text if n == 0 else text.replace("def _get_formatter(self):", f"def _get_formatter_{n}(self):") for n in range(4)]
+    big = "".join(c.replace("\nclass ", f"\nclass V{n}_").replace("# Author: Steven", f"# Author: Stéven{n}", 1) for n, c in enumerate(copies))
+    return {"argparse.py": text, "argparse_e.py": accented, "argparse_x4.py": big, "argparse_rs.py": text, "argparse_ev.py": text}
+
+
+def _environment(base: Path) -> dict[str, str]:
+    env = {"PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin", "LANG": os.environ.get("LANG", "C.UTF-8")}
+    for name in ("HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):
+        (base / name.lower()).mkdir(mode=0o700)
+        env[name] = str(base / name.lower())
+    return env
+
+
+def _workspace(base: Path, name: str = "workspace") -> Path:
+    root = base / name
+    root.mkdir()
+    for file, text in _texts().items():
+        (root / file).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root.resolve()
+
+
+def _timed(command: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False)
+    elapsed = (time.perf_counter() - started) * 1000
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[2:]} failed ({done.returncode}): {done.stderr[-400:]}")
+    return elapsed, done.stdout
+
+
+def _payload(root: Path, file: str, run: int) -> str:
+    new = HEADER_OLD.replace("(self):", f"(self, width{run}=None):")
+    return json.dumps({"session_id": "bench", "transcript_path": str(root / "t.jsonl"), "cwd": str(root), "permission_mode": "default",
+                       "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "toolu_1",
+                       "tool_input": {"file_path": str(root / file), "old_string": HEADER_OLD, "new_string": new, "replace_all": False}})
+
+
+def _hooks(root: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """Each file's routed edit and `python -c pass`, interleaved (warm-up runs first)."""
+    samples: dict[str, list[float]] = {"python -c pass": [], **{kind: [] for kind in FILES}}
+    for run in range(-2, runs):
+        for kind, file in FILES.items():
+            base, _ = _timed(PASS, env, root)
+            elapsed, out = _timed([*GATEWAY, "hook", "claude-code"], env, root, _payload(root, file, run + 100))
+            if "updatedInput" not in out:
+                raise RuntimeError(f"{kind}: not routed: {out[:300]}")
+            if run >= 0:
+                samples["python -c pass"].append(base)
+                samples[kind].append(elapsed)
+    return samples
+
+
+def _evolving(root: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """Edit after edit, as a session goes: the host writes each routed result and runs its
+    PostToolUse hook, and the next edit comes a model turn (1 s) later, on the file as written."""
+    path, samples = root / "argparse_ev.py", {"python -c pass (edit after edit)": [], "edit after edit": []}
+    path.write_text(SOURCE.read_text())
+    params = "self"
+    for run in range(-2, runs):
+        old = HEADER_OLD.replace("(self)", f"({params})")
+        params = f"self, width{run + 100}=None"
+        payload = json.loads(_payload(root, path.name, 0))
+        payload["tool_input"].update(old_string=old, new_string=old.replace(old[old.index("(") : old.index(")") + 1], f"({params})"))
+        base, _ = _timed(PASS, env, root)
+        elapsed, out = _timed([*GATEWAY, "hook", "claude-code"], env, root, json.dumps(payload))
+        updated = json.loads(out)["hookSpecificOutput"]["updatedInput"]
+        text = path.read_text()
+        if text.count(updated["old_string"]) != 1:
+            raise RuntimeError("the routed edit does not apply as the host applies it")
+        path.write_text(text.replace(updated["old_string"], updated["new_string"]))
+        _timed([*GATEWAY, "hook", "claude-code"], env, root, json.dumps({**payload, "hook_event_name": "PostToolUse", "tool_response": {}}))
+        if run >= 0:
+            samples["python -c pass (edit after edit)"].append(base)
+            samples["edit after edit"].append(elapsed)
+        time.sleep(1.0)
+    return samples
+
+
+def _replace(root: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """The daemon's replace-symbol beside the server's own documentSymbol (after a change) and
+    one atomic write, measured here on a server of this process for a copy of the file."""
+    from gateway.api import Gateway
+
+    mirror = root.parent / "mirror"
+    mirror.mkdir()
+    shutil.copy(root / "argparse_rs.py", mirror / "argparse_rs.py")
+    samples: dict[str, list[float]] = {"replace-symbol (daemon)": [], "documentSymbol": [], "atomic write": []}
+    body = root.parent / "body.py"
+    with Gateway(mirror) as gateway:
+        gateway.symbols("argparse_rs.py")
+        session = gateway.sessions.running()[0]
+        path = (mirror / "argparse_rs.py").resolve()
+        for run in range(-2, runs):
+            body.write_text(f"def _get_formatter(self, width={run + 100}):\n    return self.formatter_class(prog=self.prog, width=width)\n")
+            elapsed, _ = _timed([*GATEWAY, "replace-symbol", "ArgumentParser/_get_formatter", "argparse_rs.py", "--body-file", str(body),
+                                 "--workspace", str(root)], env, root)
+            text = (root / "argparse_rs.py").read_text()
+            session.sync(path, text, "python")
+            asked = _ms(lambda: session.request("documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": path.as_uri()}})))
+            source = gateway.workspace.read("argparse_rs.py")
+            written = _ms(lambda: gateway.workspace.write(source, text + "\n"))
+            if run >= 0:
+                samples["replace-symbol (daemon)"].append(elapsed)
+                samples["documentSymbol"].append(asked)
+                samples["atomic write"].append(written)
+    return samples
+
+
+def _ms(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return (time.perf_counter() - started) * 1000
+
+
+def _stop(root: Path, env: dict[str, str]) -> None:
+    for _ in range(100):  # a daemon the first command spawned may still be starting
+        if subprocess.run([*GATEWAY, "daemon", "status", "--workspace", str(root)], env=env, capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], env=env, capture_output=True)
+
+
+def _first(base: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """`gateway daemon start` and the first `gateway symbols` in fresh workspaces, alternately."""
+    samples: dict[str, list[float]] = {"daemon start": [], "first symbols": []}
+    for run in range(runs):
+        for name, command in (("daemon start", ["daemon", "start"]), ("first symbols", ["symbols", "argparse.py"])):
+            root = _workspace(base, f"{name.replace(' ', '-')}-{run}")
+            elapsed, _ = _timed([*GATEWAY, *command, "--workspace", str(root)], env, root)
+            samples[name].append(elapsed)
+            _stop(root, env)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--record", action="store_true")
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="gw-speed-", dir="/tmp"))
+    env = _environment(base)
+    os.environ.update({k: env[k] for k in ("XDG_STATE_HOME", "XDG_RUNTIME_DIR")})
+    os.environ.pop("GATEWAY_NO_DAEMON", None)
+    root = _workspace(base)
+    try:
+        subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root)], env=env, check=True, capture_output=True)
+        samples = {**_hooks(root, env, args.runs), **_evolving(root, env, max(args.runs // 2, 5)), **_replace(root, env, max(args.runs // 2, 5)),
+                   **_first(base, env, max(args.runs // 3, 3))}
+    finally:
+        subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], env=env, capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+    report = _report(samples)
+    print(report)
+    record(report, "speed-targets", "Speed targets (issue 24)")
+
+
+def _report(samples: dict[str, list[float]]) -> str:
+    med = {name: statistics.median(values) for name, values in samples.items()}
+    base = med["python -c pass"]
+    server = med["documentSymbol"] + med["atomic write"]
+    lines = [
+        f"Machine: {machine()}, load average {os.getloadavg()[0]:.1f} at the end. Medians (p90) in ms of interleaved runs.",
+        "", "| what | ms | compared with | ratio | target | |", "|---|---:|---|---:|---:|---|",
+    ]
+    for kind in FILES:
+        ratio = med[kind] / base
+        lines.append(f"| routed header edit through the hook, warm daemon, {_describe(kind)} | {med[kind]:.0f} ({percentile(samples[kind], 0.9):.0f}) "
+                     f"| `python -c pass` {base:.0f} | {ratio:.2f}× | ≤ {TARGETS[kind]:g}× | {_met(ratio <= TARGETS[kind])} |")
+    ratio = med["edit after edit"] / med["python -c pass (edit after edit)"]
+    lines.append(f"| the same, edit after edit: the host wrote each result, ran its PostToolUse hook, and the next edit came 1 s later "
+                 f"| {med['edit after edit']:.0f} ({percentile(samples['edit after edit'], 0.9):.0f}) "
+                 f"| `python -c pass` {med['python -c pass (edit after edit)']:.0f} | {ratio:.2f}× | ≤ 2× | {_met(ratio <= 2)} |")
+    ratio = med["replace-symbol (daemon)"] / server
+    lines.append(f"| warm `replace-symbol` on argparse.py (daemon) | {med['replace-symbol (daemon)']:.0f} "
+                 f"({percentile(samples['replace-symbol (daemon)'], 0.9):.0f}) | the server's documentSymbol {med['documentSymbol']:.0f} "
+                 f"+ an atomic write {med['atomic write']:.0f} | {ratio:.2f}× | ≤ 1.3× | {_met(ratio <= 1.3)} |")
+    ratio = med["first symbols"] / med["daemon start"]
+    lines.append(f"| first `gateway symbols` in a workspace (no daemon yet) | {med['first symbols']:.0f} "
+                 f"({percentile(samples['first symbols'], 0.9):.0f}) | `gateway daemon start` {med['daemon start']:.0f} | {ratio:.2f}× | ≤ 2× "
+                 f"| {_met(ratio <= 2)} |")
+    return "\n".join(lines)
+
+
+def _describe(kind: str) -> str:
+    return {"ascii": "argparse.py (2,630 lines)", "one é": "argparse.py with one `é` (2,630 lines)",
+            "4 copies, 4 é": "four copies of argparse.py with four `é` (10,520 lines)"}[kind]
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""What a session remembers about the documents its server holds: when each was last read from
+disk, so that an unchanged file is not read again on every request, and the server's
+documentSymbol answer per text, so that an unchanged file is not asked about again.
+
+Both live in the session, so a server that is replaced (crashed, killed, timed out) starts
+with none: its successor is always asked. A kept answer is only given while the server
+process is alive (`LspSession.alive`), so a killed server is noticed as if it had been asked.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from gateway.syntax import utf8
+
+try:  # hashlib loads OpenSSL
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - every CPython build has _blake2
+    from hashlib import blake2b
+
+Stamp = tuple[int, int, int, int]
+# A file modified this recently may be modified again within its file system's timestamp
+# granularity without its stamp changing, so it is read again until it has settled.
+SETTLED_NS = 2_000_000_000
+KEPT_ANSWERS = 32
+
+
+def stamp(path: Path) -> Stamp | None:
+    """(mtime, ctime, size, inode) of a file whose last change is old enough to tell a later
+    one apart; None when it is not (or the file cannot be seen)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < SETTLED_NS:
+        return None
+    return info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino
+
+
+class Documents:
+    """Per document (by URI): the stamp of the file when the text last sent was read from it,
+    and the server's documentSymbol answers by the digest of the text it held."""
+
+    def __init__(self) -> None:
+        self._stamps: dict[str, Stamp] = {}
+        self._answers: OrderedDict[tuple[str, bytes], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def unchanged(self, uri: str, path: Path) -> tuple[bool, Stamp | None]:
+        """Whether the file is as it was when the text sent was read from it, and its stamp now."""
+        now = stamp(path)
+        with self._lock:
+            return now is not None and self._stamps.get(uri) == now, now
+
+    def read_at(self, uri: str, found: Stamp | None) -> None:
+        """The text sent for `uri` is the file's as of `found` (None: not known to be)."""
+        with self._lock:
+            if found is None:
+                self._stamps.pop(uri, None)
+            else:
+                self._stamps[uri] = found
+
+    def changed(self, uri: str) -> None:
+        """The server was sent another text for `uri`: what it holds is no longer known to be on
+        disk. (Its answers about other documents stand: a document's outline is its own.)"""
+        with self._lock:
+            self._stamps.pop(uri, None)
+
+    def closed(self, uri: str) -> None:
+        with self._lock:
+            self._stamps.pop(uri, None)
+
+    def answer(self, uri: str, text: str) -> Any:
+        with self._lock:
+            key = (uri, _digest(text))
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+            return found
+
+    def keep(self, uri: str, text: str, reply: Any) -> None:
+        """The server's answer about `uri` holding `text`; an empty one is not kept (a server
+        still analysing a file may answer [] at first)."""
+        if not reply:
+            return
+        with self._lock:
+            self._answers[(uri, _digest(text))] = reply
+            while len(self._answers) > KEPT_ANSWERS:
+                self._answers.popitem(last=False)
+
+
+def _digest(text: str) -> bytes:
+    return blake2b(utf8(text), digest_size=16).digest()
