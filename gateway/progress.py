@@ -20,8 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar, copy_context
-from dataclasses import dataclass
-from typing import Any, TextIO, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 T = TypeVar("T")
 Text = str | Callable[[], str]
@@ -51,9 +50,10 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
-@dataclass(frozen=True)
-class Update:
-    """One thing said: `begin` (the first), `report`, or `end` (said only after a begin)."""
+class Update(NamedTuple):
+    """One thing said: `begin` (the first), `report`, or `end` (said only after a begin). (A
+    named tuple, not a dataclass: the CLI imports this module, and dataclasses costs it more
+    than argument parsing.)"""
 
     kind: str
     message: str

@@ -258,7 +258,7 @@ def utf8(text: str) -> bytes:
     found = text.encode("utf-8", "surrogatepass")
     with _encoded_lock:
         _ENCODED[text] = found
-        while len(_ENCODED) > 8:
+        while len(_ENCODED) > 12:
             _ENCODED.popitem(last=False)
     return found
 

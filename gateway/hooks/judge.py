@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from types import EllipsisType
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -137,10 +138,11 @@ def typed_edits(call: HookCall) -> TypedEdits | None:
     return TypedEdits(Workspace(root))
 
 
-def noticed(call: HookCall) -> str | None:
+def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> str | None:
     """What changed in the workspace since the last check without a gated write (put back
-    now), or a problem with the gateway's own state; None when nothing did."""
-    typed = typed_edits(call)
+    now), or a problem with the gateway's own state; None when nothing did. `typed`: the
+    call's `typed_edits`, when the caller has looked them up."""
+    typed = typed_edits(call) if isinstance(typed, EllipsisType) else typed
     if typed is None:
         return None
     from gateway.typed.watch import sweep
@@ -151,7 +153,8 @@ def noticed(call: HookCall) -> str | None:
 
 def pre(call: HookCall) -> Answer:
     """The answer to a call the host is about to make."""
-    found = noticed(call)
+    typed = typed_edits(call)
+    found = noticed(call, typed)
     if found is not None:
         return Answer("deny", f"{found} This tool call was not run; run it again.")
     if call.kind == "shell":
@@ -181,11 +184,10 @@ def pre(call: HookCall) -> Answer:
     if judged is not None and judged.classification.blocked:
         answer = structural(call, judged)
         if answer.action == "deny":
-            typed = typed_edits(call)
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
-    return with_grant(call, [path], answer, lambda: results_of(call, judged, answer))
+    return with_grant(call, [path], answer, lambda: results_of(call, judged, answer), typed)
 
 
 def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:
@@ -206,11 +208,12 @@ def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[st
     return sorted({sha256(t.encode("utf-8")) for t in readings} | {sha256(("\ufeff" + t).encode("utf-8")) for t in readings})
 
 
-def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: Callable[[], list[str]] | None = None) -> Answer:
+def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: Callable[[], list[str]] | None = None,
+               typed: TypedEdits | None | EllipsisType = ...) -> Answer:
     """`answer`, or a denial when typed edits are enforced and a file has no live grant
     (consumed here, since the host writes right after, for exactly the bytes it leaves:
-    `results`, worked out only then)."""
-    typed = typed_edits(call)
+    `results`, worked out only then). `typed`: the call's `typed_edits`, when looked up."""
+    typed = typed_edits(call) if isinstance(typed, EllipsisType) else typed
     if typed is None:
         return answer
     digests = results() if results is not None else None

@@ -146,8 +146,10 @@ class _Side:
         `like` (the other side's container), if any is."""
         holding = sorted((s for s in self.symbols if _holds(_block(s), span)), key=lambda s: (s.doc_start, -s.end))
         if span[0] == span[1] and like:
-            at = span[0]
-            near = [s for s in self.symbols if s.doc_start < at and (at <= s.end or not self.text[s.end : at].strip())]
+            at = gap = span[0]
+            while gap > 0 and self.text[gap - 1].isspace():  # what str.strip() takes: only whitespace since `gap`
+                gap -= 1
+            near = [s for s in self.symbols if s.doc_start < at and s.end >= gap]  # it reaches `at`, or ends in that whitespace
             alike = sorted((s for s in near if self.chain(s) == like), key=lambda s: (s.doc_start, -s.end))
             if alike:
                 return alike[-1]

@@ -25,7 +25,7 @@ from gateway.symbols.normalize import build_symbols
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition, base_of, definitions, parse, utf8
 
-_KEPT = 8
+_KEPT = 16
 
 
 @dataclass

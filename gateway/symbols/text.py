@@ -62,10 +62,13 @@ class LineIndex:
         return len(self.starts)
 
 
-# The offset tables of the last few texts seen (an operation has two: before and after) are
-# kept: one operation asks for them many times, and a str keeps its hash, so finding a text
-# again costs no second pass over it.
-@functools.lru_cache(maxsize=4)
+# The offset tables of the last few texts seen (an operation has two: before and after; a
+# daemon judges writes to several files in turn) are kept: one operation asks for them many
+# times, and a str keeps its hash, so finding a text again costs no second pass over it.
+TEXTS_KEPT = 12
+
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
 def _line_index(text: str) -> LineIndex:
     lines = text.split("\n")
     lines.pop()
@@ -131,7 +134,7 @@ def _non_ascii(text: str, start: int, end: int, found: list[int], limit: int) ->
     return _non_ascii(text, start, middle, found, limit) and _non_ascii(text, middle, end, found, limit)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=TEXTS_KEPT)
 def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
     if text.isascii():
@@ -145,7 +148,7 @@ def char_to_byte(text: str) -> Callable[[int], int]:
     return table.__getitem__
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=TEXTS_KEPT)
 def byte_to_char(text: str) -> Callable[[int], int]:
     """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
     character gives that character)."""
