@@ -284,7 +284,12 @@ def reparse(lang: Language, tree: Tree, before: bytes, after: bytes, start: int,
 def edited_tree(
     lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int
 ) -> tuple[Tree, list[tuple[int, int]]]:
-    """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed."""
+    """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed.
+    The edit is widened over what the grammar is given differently beyond it (a lone CR, or a
+    preprocessor rewrite the edit makes or unmakes), so no stale node is reused."""
+    parsed = _parse_input(lang, after)
+    if parsed is not after or lang.preprocessor is not None:
+        start, old_end, new_end = _widened_edit(_parse_input(lang, before), parsed, start, old_end, new_end)
     edited = tree.copy()
     edited.edit(
         start_byte=start,
@@ -294,12 +299,68 @@ def edited_tree(
         old_end_point=_point(before, old_end),
         new_end_point=_point(after, new_end),
     )
-    new_tree = _parser(lang.grammar).parse(_parse_input(lang, after), edited)
+    new_tree = _parser(lang.grammar).parse(parsed, edited)
     changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
     _TREES.put(lang.grammar, after, new_tree)
     lines = after.count(b"\n", start, new_end) - before.count(b"\n", start, old_end)
     _TREES.derive(new_tree, tree, [*changed, (start, new_end)], TextEdit(start, old_end, new_end, lines))
     return new_tree, changed
+
+
+def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end: int) -> tuple[int, int, int]:
+    """(start, old_end, new_end) grown to take in every byte where `before` and `after` differ."""
+    if before == after:
+        return start, old_end, new_end
+    prefix = common_prefix(before, after)
+    suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
+    return min(start, prefix), max(old_end, len(before) - suffix), max(new_end, len(after) - suffix)
+
+
+_STEP = 4096
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """The length of the longest prefix on which they agree: in steps (slices this short cost
+    nothing to copy), then by halving within the step that differs."""
+    limit = min(len(a), len(b))
+    at = 0
+    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[at:middle] == b[at:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """The length of the longest suffix on which they agree, up to `limit`."""
+    at = 0
+    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - at] == b[len(b) - middle : len(b) - at]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
+    """The tree of `source`, parsed incrementally from the tree of `base` where they differ
+    (a text an operation made from another): the result is the same tree as `parse`, and
+    what is worked out from it can be carried over from the base's."""
+    tree = _TREES.get(lang.grammar, source)
+    if tree is not None or base == source:
+        return tree or parse(lang, source)
+    start = common_prefix(base, source)
+    end = common_suffix(base, source, min(len(base), len(source)) - start)
+    return edited_tree(lang, parse(lang, base), base, source, start, len(base) - end, len(source) - end)[0]
 
 
 def base_of(tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from gateway.langs import Language
-from gateway.syntax import Definition, definitions, edited_tree, header_tokens, parse, widened_range
+from gateway.syntax import Definition, common_prefix, common_suffix, definitions, edited_tree, header_tokens, parse, widened_range
 
 Span = tuple[int, int]
 
@@ -27,8 +27,8 @@ class Mapping:
     def between(cls, before: bytes, after: bytes) -> Mapping:
         """The mapping of a write known only by its two texts: one region, from the first
         difference to the last."""
-        prefix = _common_prefix(before, after)
-        suffix = _common_suffix(before, after, min(len(before), len(after)) - prefix)
+        prefix = common_prefix(before, after)
+        suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
         return cls([((prefix, len(before) - suffix), (prefix, len(after) - suffix))])
 
     def reversed(self) -> Mapping:
@@ -46,41 +46,6 @@ class Mapping:
                 return None
             shift = a1 - b1
         return offset + shift
-
-
-_STEP = 4096
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """The length of the longest prefix on which they agree: in steps (slices this short cost
-    nothing to copy), then by halving within the step that differs."""
-    limit = min(len(a), len(b))
-    at = 0
-    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[at:middle] == b[at:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """The length of the longest suffix on which they agree, up to `limit`."""
-    at = 0
-    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle : len(a) - at] == b[len(b) - middle : len(b) - at]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _touches(spans: Iterable[Span], regions: Sequence[Span], ends: Sequence[int]) -> bool:

@@ -19,7 +19,7 @@ from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, reindent
-from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, utf8
+from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, parse_from, utf8
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,11 @@ def replace_text(lang: Language, text: str, symbol: Symbol, body: str, start: in
     code = reindent(_code_lines(body), symbol.indent)
     index = LineIndex.of(text)
     probe = text[: symbol.doc_start] + code + text[symbol.end :]
-    tree = parse(lang, probe.encode())
+    tree = parse_from(lang, utf8(text), utf8(probe))
     taken = as_taken_from_column(_code_lines(body), symbol.indent)
     if taken is not None:  # checked by the parse: a dedented body of the column's width reads otherwise
         taken_probe = text[: symbol.doc_start] + taken + text[symbol.end :]
-        taken_tree = parse(lang, taken_probe.encode())
+        taken_tree = parse_from(lang, utf8(text), utf8(taken_probe))
         if first_problem(lang, "", taken_probe, taken_tree) is None or first_problem(lang, "", probe, tree) is not None:
             code, probe, tree = taken, taken_probe, taken_tree
     locate = Locator(lang, probe, tree)
@@ -89,7 +89,7 @@ def _with_modifiers(lang: Language, text: str, symbol: Symbol, code: str, probe:
     """`code` (placed at line `first` in `probe`) with the symbol's modifiers when it brings none."""
     if not lang.modifiers:
         return code
-    old = Locator(lang, text, parse(lang, text.encode()))
+    old = Locator(lang, text, parse(lang, utf8(text)))
     kept = old.leading_modifiers(old.index.line_of(symbol.header_start))
     header = first
     while header < probe.index.line_count - 1 and (probe.is_decorator_line(header) or probe.is_comment_line(header)):
@@ -268,7 +268,7 @@ def verify(lang: Language, where: str, before: str, change: TextChange, expect_i
     """Refuse a change that breaks the syntax, disturbs other definitions or loses its own.
     `trees`: the texts' syntax trees, when the caller has parsed them already."""
     source_b, source_a = utf8(before), utf8(change.text)
-    old_tree, new_tree = trees or (parse(lang, source_b), parse(lang, source_a))
+    old_tree, new_tree = trees or (parse(lang, source_b), parse_from(lang, source_b, source_a))
     problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), Mapping.between(source_b, source_a))
     if problem is not None:
         raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")
