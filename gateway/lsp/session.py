@@ -31,6 +31,7 @@ _IGNORED_NOTIFICATIONS = (
     "$/logTrace",
     "telemetry/event",
 )
+_KILLING = (1 << (9 - 1)) | (1 << (15 - 1))  # SIGKILL, SIGTERM in /proc's pending-signal masks
 _IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create")
 
 
@@ -282,13 +283,17 @@ class LspSession:
 
     def alive(self) -> bool:
         """Whether the server process still runs, read from /proc (no round trip): a kept
-        answer is given only by a live server, so a killed one fails the call as if asked."""
+        answer is given only by a live server, so a killed one fails the call as if asked. A
+        server with SIGKILL or SIGTERM pending counts as gone: the kill has been sent, and the
+        process may not have run to its end yet."""
         process = self._handler.process
         pid = self.server_pid if process is not None and process.returncode is None else None
         try:
-            with open(f"/proc/{pid}/stat") as handle:
-                return pid is not None and handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-        except (OSError, IndexError):
+            with open(f"/proc/{pid}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle.read().splitlines() if ":" in line)
+            pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+            return pid is not None and fields["State"].split()[0] not in ("Z", "X") and not pending & _KILLING
+        except (OSError, KeyError, ValueError, IndexError):
             return False
 
     def document_symbols(self, path: Path, text: str, language_id: str, patience: float = 0.0) -> Any:
