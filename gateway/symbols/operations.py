@@ -18,7 +18,7 @@ from gateway.gate.syntax_problems import error_lines, first_problem, new_syntax_
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
-from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, reindent
+from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, char_to_byte, reindent
 from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, parse_from, utf8
 
 
@@ -253,15 +253,11 @@ def syntax_errors(lang: Language, text: str, tree: Tree | None = None) -> list[i
 
 def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
     """Definitions outside `region` (by name path) and how many lie inside it."""
-    to_char = byte_to_char(text)
-    outside: Counter[str] = Counter()
-    inside = 0
-    for d in definitions(lang, tree):
-        if region[0] <= to_char(d.name_start_byte) < region[1]:
-            inside += 1
-        else:
-            outside[d.name_path] += 1
-    return outside, inside
+    to_byte = char_to_byte(text)
+    low, high = to_byte(region[0]), to_byte(region[1])  # a name starts on a character's first byte
+    found = definitions(lang, tree)
+    outside = Counter(d.name_path for d in found if not low <= d.name_start_byte < high)
+    return outside, len(found) - sum(outside.values())
 
 
 def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool, trees: tuple[Tree, Tree] | None = None) -> None:
