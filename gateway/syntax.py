@@ -8,7 +8,8 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -139,10 +140,14 @@ def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
 @dataclass
 class _Cached:
     tree: Tree
+    source: bytes
     definitions: dict[Language, list[Definition]]  # the whole tree's, by the language whose query found them
-    # The tree this one was parsed from incrementally, the byte ranges of this one where the edit
-    # or the syntax changed (outside them, every character has the same ancestors in both), the edit.
-    base: tuple[Tree, list[tuple[int, int]], TextEdit] | None = None
+    # The source this tree was parsed from incrementally (its tree is looked up, never held: a
+    # chain of trees would outlive the cache's bound), the byte ranges of this one where the
+    # edit or the syntax changed (outside them, every character has the same ancestors in
+    # both), and the edit.
+    base: tuple[bytes, list[tuple[int, int]], TextEdit] | None = None
+    attached: dict[str, Any] = field(default_factory=dict)  # what other modules work out once per tree
 
 
 class _TreeCache:
@@ -175,23 +180,44 @@ class _TreeCache:
             if old is not None:
                 del self._by_tree[id(old.tree)]
                 self._bytes -= len(source)
-            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, {})
+            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source, {})
             self._bytes += len(source)
             while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
                 (_, evicted), entry = self._entries.popitem(last=False)
                 del self._by_tree[id(entry.tree)]
                 self._bytes -= len(evicted)
 
-    def derive(self, tree: Tree, base: Tree, changed: list[tuple[int, int]], edit: TextEdit) -> None:
+    def _entry(self, tree: Tree) -> _Cached | None:
+        entry = self._by_tree.get(id(tree))
+        return entry if entry is not None and entry.tree is tree else None
+
+    def derive(self, grammar: str, tree: Tree, base: bytes, changed: list[tuple[int, int]], edit: TextEdit) -> None:
         with self._lock:
-            entry = self._by_tree.get(id(tree))
-            if entry is not None and entry.tree is tree:
+            entry = self._entry(tree)
+            if entry is not None:
                 entry.base = (base, changed, edit)
 
-    def base(self, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+    def base(self, grammar: str, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+        """`tree`'s base, when both are cached: the base source's tree now (if it was parsed
+        again, the same text's tree: the changed ranges hold for it alike)."""
         with self._lock:
-            entry = self._by_tree.get(id(tree))
-            return entry.base if entry is not None and entry.tree is tree else None
+            entry = self._entry(tree)
+            if entry is None or entry.base is None:
+                return None
+            source, changed, edit = entry.base
+            old = self._entries.get((grammar, source))
+            return (old.tree, changed, edit) if old is not None else None
+
+    def attached(self, tree: Tree, key: str) -> Any:
+        with self._lock:
+            entry = self._entry(tree)
+            return entry.attached.get(key) if entry is not None else None
+
+    def attach(self, tree: Tree, key: str, value: Any) -> None:
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is not None:
+                entry.attached[key] = value
 
     def definitions(self, lang: Language, tree: Tree) -> list[Definition]:
         """The whole tree's definitions, found once per cached tree and language."""
@@ -210,12 +236,13 @@ class _TreeCache:
     def _derived(self, lang: Language, entry: _Cached) -> list[Definition] | None:
         """The definitions of a tree parsed incrementally from one whose list is known: that
         list outside the changed window, the window looked at afresh (gateway.incremental)."""
-        if entry.base is None:
+        found = self.base(lang.grammar, entry.tree)
+        if found is None:
             return None
-        base, changed, edit = entry.base
+        base, changed, edit = found
         with self._lock:
-            old = self._by_tree.get(id(base))
-            before = old.definitions.get(lang) if old is not None and old.tree is base else None
+            old = self._entry(base)
+            before = old.definitions.get(lang) if old is not None else None
         tree = entry.tree
         if before is None or tree.root_node.has_error or base.root_node.has_error:
             return None
@@ -258,7 +285,7 @@ def utf8(text: str) -> bytes:
     found = text.encode("utf-8", "surrogatepass")
     with _encoded_lock:
         _ENCODED[text] = found
-        while len(_ENCODED) > 12:
+        while len(_ENCODED) > 12 or (len(_ENCODED) > 2 and sum(map(len, _ENCODED.values())) > 8 << 20):
             _ENCODED.popitem(last=False)
     return found
 
@@ -303,7 +330,7 @@ def edited_tree(
     changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
     _TREES.put(lang.grammar, after, new_tree)
     lines = after.count(b"\n", start, new_end) - before.count(b"\n", start, old_end)
-    _TREES.derive(new_tree, tree, [*changed, (start, new_end)], TextEdit(start, old_end, new_end, lines))
+    _TREES.derive(lang.grammar, new_tree, before, [*changed, (start, new_end)], TextEdit(start, old_end, new_end, lines))
     return new_tree, changed
 
 
@@ -363,17 +390,27 @@ def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
     return edited_tree(lang, parse(lang, base), base, source, start, len(base) - end, len(source) - end)[0]
 
 
-def base_of(tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+def base_of(lang: Language, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
     """The tree `tree` was parsed from incrementally (`edited_tree`), the byte ranges of `tree`
     where the edit or the syntax changed (outside them, every character has the same ancestors
-    in both trees), and the edit; None when not known."""
-    return _TREES.base(tree)
+    in both trees), and the edit; None when not known (or no longer cached)."""
+    return _TREES.base(lang.grammar, tree)
 
 
-def changes_since(tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
+def changes_since(lang: Language, tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
     """`base_of`'s changed ranges, when `tree` was parsed from `base`."""
-    found = _TREES.base(tree)
+    found = _TREES.base(lang.grammar, tree)
     return found[1] if found is not None and found[0] is base else None
+
+
+def attached(tree: Tree, key: str) -> Any:
+    """What was attached to a cached tree under `key` (None: nothing, or not cached). Work
+    derived from a tree lives and is let go with it, within the cache's bound."""
+    return _TREES.attached(tree, key)
+
+
+def attach(tree: Tree, key: str, value: Any) -> None:
+    _TREES.attach(tree, key, value)
 
 
 def _last_line(node: Node) -> int:

@@ -73,7 +73,7 @@ def known_to_compile(text: str) -> bool:
 def _keep(text: str, verdict: Verdict | Undecided) -> None:
     with _lock:
         _verdicts[text] = verdict
-        while len(_verdicts) > _KEPT:
+        while len(_verdicts) > _KEPT or (len(_verdicts) > 2 and sum(map(len, _verdicts)) > 8 << 20):
             _verdicts.popitem(last=False)
 
 

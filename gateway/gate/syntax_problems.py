@@ -12,11 +12,8 @@ conditional's first branch, or its last) has.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from tree_sitter import Node, QueryCursor, Tree
 
@@ -24,7 +21,7 @@ from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
 from gateway.preprocessor import macro_bodies, views
-from gateway.syntax import changes_since, empty_query, extra_query, parse, utf8
+from gateway.syntax import attach, attached, changes_since, empty_query, extra_query, parse, utf8
 
 Span = tuple[int, int]
 
@@ -92,25 +89,6 @@ def _empty_nodes(lang: Language, tree: Tree, within: Span | None = None) -> list
     return [n for n in cursor.captures(tree.root_node).get("empty", []) if n.start_byte == n.end_byte]
 
 
-_KNOWN: OrderedDict[int, tuple[Tree, list[_ErrorNode]]] = OrderedDict()  # the tree is held, so its id is not reused
-_COMPILED: OrderedDict[int, Tree] = OrderedDict()  # trees whose text the language's own parser accepts
-_lock = threading.Lock()
-
-
-def _remember(table: OrderedDict[int, Any], tree: Tree, value: Any) -> None:
-    with _lock:
-        table[id(tree)] = value
-        while len(table) > 16:
-            table.popitem(last=False)
-
-
-def _recalled(table: OrderedDict[int, Any], tree: Tree) -> Any:
-    with _lock:
-        found = table.get(id(tree))
-    held = found[0] if isinstance(found, tuple) else found
-    return found if held is tree else None
-
-
 def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
     """`nodes` as errors, less those inside a node `uncertain.scm` captures or a macro's body."""
     found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
@@ -132,16 +110,16 @@ def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
 def _errors(lang: Language, tree: Tree, within: Span | None = None) -> list[_ErrorNode]:
     """The tree's errors (`within`: those meeting a range), kept per tree. Empty nodes are
     looked for only where the language's own parser has not accepted the text."""
-    empties = bool(lang.never_empty) and _recalled(_COMPILED, tree) is None
+    empties = bool(lang.never_empty) and attached(tree, "compiled") is None
     if not tree.root_node.has_error and not empties:
         return []
-    known = _recalled(_KNOWN, tree)
+    known = attached(tree, "errors")  # kept with the tree (the syntax tree cache)
     if known is not None:
-        return [e for e in known[1] if within is None or (e.start_byte <= within[1] and e.end_byte >= within[0])]
+        return [e for e in known if within is None or (e.start_byte <= within[1] and e.end_byte >= within[0])]
     nodes = _error_nodes(tree.root_node, [], within) + (_empty_nodes(lang, tree, within) if empties else [])
     found = _kept(lang, tree, nodes)
     if within is None:
-        _remember(_KNOWN, tree, (tree, found))
+        attach(tree, "errors", found)
     return found
 
 
@@ -211,7 +189,7 @@ def _own_problem(lang: Language, before: tuple[str, Tree] | None, after: tuple[s
     """The language's own parser's verdict on A: its first error, None when A compiles, or
     False when the parser cannot say (too deep here) and tree-sitter decides."""
     text_a, tree_a = after
-    regions = changes_since(tree_a, before[1]) if before is not None else None
+    regions = changes_since(lang, tree_a, before[1]) if before is not None else None
     if regions is not None and isinstance(carry, Mapping):
         regions = regions + [a for _, a in carry.regions]
     try:
@@ -219,9 +197,9 @@ def _own_problem(lang: Language, before: tuple[str, Tree] | None, after: tuple[s
     except own_parser.Undecided:
         return False
     if found is None:
-        _remember(_COMPILED, tree_a, tree_a)
+        attach(tree_a, "compiled", True)  # so no empty block is looked for in it
         if before is not None and own_parser.known_to_compile(before[0]):
-            _remember(_COMPILED, before[1], before[1])
+            attach(before[1], "compiled", True)
         return None
     return SyntaxProblem(*found)
 

@@ -1,7 +1,8 @@
-"""Tree-sitter's symbols of a text: the structure routing lifts a write on, kept per text.
+"""Tree-sitter's symbols of a text: the structure routing lifts a write on, kept with the
+text's syntax tree (gateway.syntax's cache: they go when the tree goes).
 
 A write's B is seen by the gate, the routing and the verification, and its result is the next
-write's B, so the last few texts' symbols are kept. The symbols of a text parsed incrementally
+write's B, so the symbols are kept with the tree. The symbols of a text parsed incrementally
 from a kept one (gateway.syntax.edited_tree) are mostly that one's, moved: a symbol is taken
 over when its definition is the same one, moved by the edit, and nothing it was built from
 changed (the lines from the one above its doc comment to its end); only the others are built
@@ -11,8 +12,6 @@ which on a long file costs more than all the rest of judging and routing an edit
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +22,10 @@ from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.text import LineIndex, byte_to_char
-from gateway.syntax import Definition, base_of, definitions, parse, utf8
-
-_KEPT = 16
-
+from gateway.syntax import Definition, attach, attached, base_of, definitions, parse, utf8
 
 @dataclass
 class _Structure:
-    tree: Tree
     length: int
     symbols: list[Symbol]
     reach: dict[int, int]  # by name_start: where what a symbol was built from starts (the line above its doc comment)
@@ -43,33 +38,14 @@ class _Structure:
         return self.by_name
 
 
-_by_text: OrderedDict[tuple[str, str], _Structure] = OrderedDict()
-_by_tree: dict[int, _Structure] = {}
-_lock = threading.Lock()
-
-
-def _keep(lang: Language, text: str, structure: _Structure) -> None:
-    with _lock:
-        old = _by_text.pop((lang.name, text), None)
-        if old is not None:
-            _by_tree.pop(id(old.tree), None)
-        _by_text[(lang.name, text)] = _by_tree[id(structure.tree)] = structure
-        while len(_by_text) > _KEPT:
-            _by_tree.pop(id(_by_text.popitem(last=False)[1].tree), None)
+def _key(lang: Language) -> str:
+    return f"structure:{lang.name}"
 
 
 def _recall(lang: Language, tree: Tree) -> _Structure | None:
-    """The kept structure of `tree`, made the most recently used (a write's B is asked for
-    on every write to the file)."""
-    with _lock:
-        kept = _by_tree.get(id(tree))
-        if kept is None or kept.tree is not tree:
-            return None
-        for key, value in _by_text.items():
-            if value is kept:
-                _by_text.move_to_end(key)
-                break
-        return kept
+    """The structure kept with `tree` (in the syntax tree cache: it goes when the tree goes)."""
+    kept = attached(tree, _key(lang))
+    return kept if isinstance(kept, _Structure) else None
 
 
 def _reach(index: LineIndex, symbol: Symbol) -> int:
@@ -101,7 +77,7 @@ def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
 
 def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[int, int]] | None:
     """The symbols of a text parsed incrementally from a kept one, from that one's."""
-    base = base_of(tree)
+    base = base_of(lang, tree)
     if base is None:
         return None
     base_tree, changed, edit = base
@@ -138,13 +114,10 @@ def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[
 
 def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbol]:
     """Tree-sitter's symbols of `text` (`tree`: its syntax tree, when parsed already)."""
-    with _lock:
-        kept = _by_text.get((lang.name, text))
-        if kept is not None:
-            _by_text.move_to_end((lang.name, text))
+    tree = tree or parse(lang, utf8(text))
+    kept = _recall(lang, tree)
     if kept is not None:
         return list(kept.symbols)
-    tree = tree or parse(lang, utf8(text))
     derived = _derived(lang, text, tree)
     if derived is not None:
         symbols, reach = derived
@@ -152,5 +125,5 @@ def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbo
         symbols = _built(lang, text, tree, definitions(lang, tree))
         index = LineIndex.of(text)
         reach = {s.name_start: _reach(index, s) for s in symbols}
-    _keep(lang, text, _Structure(tree, len(text), symbols, reach))
+    attach(tree, _key(lang), _Structure(len(text), symbols, reach))
     return list(symbols)

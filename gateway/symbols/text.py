@@ -134,7 +134,7 @@ def _non_ascii(text: str, start: int, end: int, found: list[int], limit: int) ->
     return _non_ascii(text, start, middle, found, limit) and _non_ascii(text, middle, end, found, limit)
 
 
-@functools.lru_cache(maxsize=TEXTS_KEPT)
+@functools.lru_cache(maxsize=6)  # a table per character of a text full of non-ASCII ones is large
 def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
     if text.isascii():
@@ -148,7 +148,7 @@ def char_to_byte(text: str) -> Callable[[int], int]:
     return table.__getitem__
 
 
-@functools.lru_cache(maxsize=TEXTS_KEPT)
+@functools.lru_cache(maxsize=6)
 def byte_to_char(text: str) -> Callable[[int], int]:
     """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
     character gives that character)."""
