@@ -3,6 +3,8 @@ folders, as the call being answered sees them (`gateway.callerenv`: in the daemo
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +14,10 @@ from pathlib import Path
 
 from gateway import callerenv
 from gateway.langs import ServerSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gateway.lsp.adapters.base import Adapter
 
 # The checkout's tool folders that `make setup` fills: npm-installed servers, `go install`ed gopls.
 _CHECKOUT_TOOLS = (".tools/node/node_modules/.bin", ".tools/go/bin")
@@ -41,7 +47,7 @@ def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
     adapter, path = adapter_for(spec.adapter), search_path()
     for command in (spec.command, *spec.alternatives):
         program = shutil.which(command[0], path=path)
-        if program and adapter.version(program, spec.version_args) is not None:
+        if program and _runs(adapter, program, spec.version_args, path):
             return (program, *command[1:])
     return None
 
@@ -57,6 +63,57 @@ def why_not_found(spec: ServerSpec) -> str | None:
         if program:
             return adapter.why_not_running(program, spec.version_args)
     return None
+
+
+def _stamp(program: str) -> list[int] | None:
+    try:
+        info = os.stat(program)
+    except OSError:
+        return None
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
+
+
+def _record() -> Path:
+    from gateway.userstate import state_home
+
+    return state_home() / "servers-run.json"
+
+
+def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: str) -> bool:
+    """Whether the program runs (answers its version). Asking costs a start of the program (a
+    Python server: most of a second), so a success is remembered across processes (in the
+    user's state directory) for as long as the program's file is the same one; a failure is
+    asked again each time, and a remembered success that then fails to start is forgotten
+    (`forget`)."""
+    key, stamp = "\0".join([program, *version_args, path]), _stamp(program)
+    try:
+        known = json.loads(_record().read_text("utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if stamp is not None and known.get(key) == stamp:
+        return True
+    if adapter.version(program, version_args) is None:
+        return False
+    with contextlib.suppress(OSError):
+        from gateway.userstate import private_file
+
+        private_file(_record(), json.dumps({**known, key: stamp}).encode(), durable=False)
+    return True
+
+
+def forget(program: str) -> None:
+    """A remembered program that failed to start is asked again next time."""
+    try:
+        known = json.loads(_record().read_text("utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(known, dict) and any(key.split("\0", 1)[0] == program for key in known):
+        from gateway.userstate import private_file
+
+        with contextlib.suppress(OSError):
+            private_file(_record(), json.dumps({k: v for k, v in known.items() if k.split("\0", 1)[0] != program}).encode(), durable=False)
 
 
 def server_version(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from gateway import progress
 from gateway import callerenv
-from gateway.errors import UsageError
+from gateway.errors import ServerFailed, UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.discovery import find_server, launch_key
+from gateway.lsp.discovery import find_server, forget, launch_key
 from gateway.lsp.session import LspSession
 
 
@@ -87,7 +87,11 @@ class SessionManager:
                         retiring.join()
                 name = Path(command[0]).name
                 session = LspSession(name, command, self.root, adapter, lambda: self.timeout)
-                session.start()
+                try:
+                    session.start()
+                except ServerFailed:
+                    forget(command[0])  # it answered its version once; it is asked again next time
+                    raise
                 self._sessions[key] = session
             return session
         finally:
