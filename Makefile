@@ -117,6 +117,7 @@ bench: setup corpus serena
 	$(PY) benchmarks/daemon_latency.py --record
 	$(PY) benchmarks/daemon_memory.py --record
 	$(PY) benchmarks/host_latency.py --record
+	$(PY) benchmarks/speed_targets.py --record
 	$(PY) benchmarks/serena_peer.py --record
 
 # The head-to-head with Serena (issue 24): both MCP servers side by side on the same files.

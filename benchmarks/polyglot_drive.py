@@ -69,7 +69,7 @@ def _with_gate(message: str, classification: Classification) -> str:
 def _route_refusal(gateway: Gateway, path: str, effect: Effect, classification: Classification) -> tuple[str, str]:
     """Why a routable write was not routed, asked again of the router itself for its typed reason."""
     try:
-        plan_route(gateway.symbol_service.file_symbols(gateway.workspace.read(path)), effect)
+        plan_route(gateway.symbol_service.file_symbols(gateway.workspace.read(path), also=effect.after), effect)
     except RouteRefused as refused:
         return f"not routed: {refused.reason}", _with_gate(str(refused), classification)
     except (ServerFailed, Ambiguous) as error:
@@ -127,7 +127,7 @@ def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outc
         if not classification.routable:
             reason, detail = _refusal(classification, language)
             return Outcome(path, "write", path, "refused", reason, False, None, _ms(started), detail=detail)
-        view = gateway.symbol_service.file_symbols(source)
+        view = gateway.symbol_service.file_symbols(source, also=effect.after)
         planned = plan_route(view, effect)
         gateway.symbol_service.commit(view.backend, [(source, planned.result)])
     except RouteRefused as refused:

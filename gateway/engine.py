@@ -112,7 +112,7 @@ class Engine:
         from gateway.symbols.routing import RouteRefused, plan_route
 
         try:
-            view = self.symbol_service.file_symbols(source)
+            view = self.symbol_service.file_symbols(source, also=effect.after)
             planned = plan_route(view, effect)
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
             raise Blocked(not_routed(classification, str(refused))) from None

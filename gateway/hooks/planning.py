@@ -55,7 +55,7 @@ def symbols(judged: Judged, engine: Engine | None) -> FileSymbols:
     assert effect.before is not None
     source = SourceFile(judged.path, str(judged.path), effect.before, "utf-8", None, 0, "")
     if engine is not None and judged.path.is_relative_to(engine.workspace.root):
-        return engine.symbol_service.file_symbols(source)
+        return engine.symbol_service.file_symbols(source, also=effect.after)
     lang = language_for(judged.gate.registry, judged.path, effect.before, effect.after)
     assert lang is not None
     backend = TreeSitterBackend()

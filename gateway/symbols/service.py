@@ -96,8 +96,10 @@ class SymbolService:
 
         threading.Thread(target=ask, name="gateway-ask-ahead", daemon=True).start()
 
-    def language(self, source: SourceFile) -> Language:
-        lang = language_for(self.registry, source.path, source.text)
+    def language(self, source: SourceFile, also: str | None = None) -> Language:
+        """The file's language; `also`: the text a write will leave, which decides between
+        languages that read the file alike (an empty C++ header reads as C too)."""
+        lang = language_for(self.registry, source.path, source.text, also)
         if lang is None or not lang.symbol_backend:
             what = f"{lang.name} has no symbol backend" if lang else "not source code of a supported language"
             raise UsageError(f"{source.display}: {what}; symbol operations do not apply")
@@ -118,12 +120,13 @@ class SymbolService:
         except GatewayError:
             return None
 
-    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None, keep_tree: bool = True) -> FileSymbols:
+    def file_symbols(self, source: SourceFile, backend: SymbolBackend | None = None, keep_tree: bool = True,
+                     also: str | None = None) -> FileSymbols:
         """The file's symbols; `keep_tree=False` for walks over many files, whose trees would
         only push the trees of the files being edited out of the cache (`syntax.parse_once`).
         From tree-sitter (saying why) when the server reports none in a file that has
         definitions: a file outside what it loaded is not an empty file."""
-        lang = self.language(source)
+        lang = self.language(source, also)
         chosen = backend or self.backend(lang)
         data = source.text.encode()
         tree = parse(lang, data) if keep_tree else parse_once(lang, data)
