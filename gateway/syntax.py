@@ -683,11 +683,12 @@ _ERRORS: dict[str, Query] = {}
 
 
 def error_count(lang: Language, source: bytes) -> int:
-    """How many places of `source` the language's grammar cannot parse (ERROR nodes)."""
+    """How many places of `source` the language's grammar cannot parse: ERROR nodes, and the
+    tokens it had to make up (MISSING `;`: C reading a C++ `enum class`)."""
     tree = parse(lang, source)
     if not tree.root_node.has_error:
         return 0
-    query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error"))
+    query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error (MISSING) @error"))
     return len(QueryCursor(query).captures(tree.root_node).get("error", []))
 
 def pick(candidates: list[Language], text: str, also: str | None = None) -> Language | None:

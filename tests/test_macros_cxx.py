@@ -219,5 +219,9 @@ def test_an_empty_header_takes_the_language_its_write_brings() -> None:
     header = "#ifndef A_H\n#define A_H\n\nnamespace a {\n}\n\n#endif\n"
     verdict = judge("a.h", header, "namespace a {\n}", "namespace a {\nenum class Color { red, green };\n\nstd::vector<int> convert(int base);\n}")
     assert verdict.language == "cpp" and verdict.reason == "definition", verdict.message
+    # C reads `enum class` with a made-up `;` (MISSING, not ERROR): that counts against it too.
+    empty = "#if !defined(P_H)\n#define P_H\n\nnamespace p {}  // namespace p\n\n#endif\n"
+    filled = "namespace p {\nenum class kind { perfect, abundant };\nkind classify(int n);\n}  // namespace p"
+    assert judge("p.h", empty, "namespace p {}  // namespace p", filled).language == "cpp"
     c_header = "#ifndef B_H\n#define B_H\n\n#endif\n"
     assert judge("b.h", c_header, "#define B_H\n", "#define B_H\n\nint area(int w, int h);\n").language == "c"
