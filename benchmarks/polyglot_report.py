@@ -9,11 +9,11 @@ from typing import Any
 # run recorded in RESULTS.md (Aider-AI/polyglot-benchmark at 7e0611e77b54).
 EXPLAIN: dict[str, str] = {
     "syntax_error (read as c)": (
-        "Wrong, a gateway bug. A C++ exercise's header starts as an include guard around an empty "
-        "`namespace x { }`, which C's grammar reads without error just as C++'s does; `syntax.pick` (via `language_for`) "
-        "breaks the tie with the first candidate for `.h`, C, so the first C++ declaration written into the header "
-        "(`std::vector<...>`, `enum class`, `template <...>`, `public:`) is refused as a new C syntax error, and "
-        "every later edit of that header with it."
+        "Wrong, a gateway bug, fixed after the first run (83 refusals then): an empty C++ header (an include guard "
+        "around an empty `namespace x { }`) reads as C and C++ alike, and the tie went to C, so the first C++ written "
+        "into it was refused as a C syntax error. The language of an `.h` is now chosen by what the write leaves too, "
+        "counting the tokens a grammar has to make up (MISSING) as well as ERROR nodes, and routing reads the file in "
+        "the language the gate judged."
     ),
     "syntax_error": (
         "Wrong both times: the code is valid and its tests pass. C++ `parallel-letter-frequency` calls "
@@ -23,10 +23,13 @@ EXPLAIN: dict[str, str] = {
         "grammar does not parse."
     ),
     "shadowed": (
-        "Right by the gate's documented rule 3, and a plausible agent edit: it wraps three existing top-level "
-        "functions in `if (isMainThread) { ... } else { ... }`, so each exists on one branch only; the gate refuses "
-        "moving a definition under a condition as it is. The refusal's advice (remove_symbol) does not help an agent "
-        "that wants the condition."
+        "JavaScript `parallel-letter-frequency`: right by the gate's documented rule 3, and a plausible agent edit: "
+        "it wraps three existing top-level functions in `if (isMainThread) { ... } else { ... }`, so each exists on "
+        "one branch only; the gate refuses moving a definition under a condition as it is, and its advice "
+        "(remove_symbol) does not help an agent that wants the condition. C++ whole-file writes "
+        "(`binary-search-tree`, `circular-buffer`): wrong, a gateway limitation: the solution renames the header's "
+        "include guard (`#ifndef X_H` to `#if !defined(_X_H_)`), and the gate reads the namespace as moved under "
+        "another condition; a guard around the whole file is not a branch a definition can be missing from."
     ),
     "not routed: rename": (
         "Wrong in 13 of 15, a gateway bug in the lift (gateway/symbols/lift.py). In those 13 the gate, comparing B's "
