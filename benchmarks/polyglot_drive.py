@@ -20,7 +20,7 @@ from gateway.api import Gateway
 from gateway.errors import Ambiguous, Blocked, GatewayError, NotFound, ServerFailed
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification
-from gateway.symbols.routing import RouteRefused, plan_route
+from gateway.symbols.routing import Route, RouteRefused, plan_route
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ def send_edit(gateway: Gateway, edit: Edit, language: str) -> Outcome:
     except Blocked as blocked:
         ms = (time.perf_counter() - started) * 1000
         classification = blocked.classification
+        assert isinstance(classification, Classification)  # Blocked holds the gate's Verdict protocol
         reason, detail = _refusal(classification, language)
         structural = classification.reason == "definition"
         if classification.routable:
@@ -103,10 +104,12 @@ def send_edit(gateway: Gateway, edit: Edit, language: str) -> Outcome:
     ms = (time.perf_counter() - started) * 1000
     exact = _read(path) == wanted
     if result.route is None:
-        return Outcome(edit.path, edit.kind, edit.label, "allowed", result.classification.reason, False, exact, ms)
-    operations = tuple(o.describe() for o in result.route.operations)
-    detail = "" if exact else result.route.difference
-    return Outcome(edit.path, edit.kind, edit.label, "routed", result.route.backend, True, exact, ms, operations, detail)
+        reason = result.classification.reason if isinstance(result.classification, Classification) else "allowed"
+        return Outcome(edit.path, edit.kind, edit.label, "allowed", reason, False, exact, ms)
+    route = result.route
+    assert isinstance(route, Route)  # EditResult holds it as the Performed protocol
+    operations = tuple(o.describe() for o in route.operations)
+    return Outcome(edit.path, edit.kind, edit.label, "routed", route.backend, True, exact, ms, operations, "" if exact else route.difference)
 
 
 def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outcome:
