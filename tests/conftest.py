@@ -67,3 +67,16 @@ def fake_langs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_registry(fake_langs: Path) -> LanguageRegistry:
     return LanguageRegistry(fake_langs, data_dir("queries"))
+
+
+# What the fake server's one symbol (`f`, on the file's first two lines) stands for.
+FAKE_SOURCE = "def f():\n    return 1\n"
+
+
+@pytest.fixture
+def fake_workspace(tmp_path: Path) -> Path:
+    """`tmp_path/ws` holding m.py, the function the fake server reports."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "m.py").write_text(FAKE_SOURCE)
+    return root

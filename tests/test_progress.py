@@ -25,7 +25,6 @@ from gateway.progress import Reporter, StreamSink, Update
 from tests.rpc_client import RpcClient
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SOURCE = "def f():\n    return 1\n"
 
 
 class Clock:
@@ -110,21 +109,13 @@ def test_an_update_crosses_the_daemon_connection_as_lsp_progress() -> None:
     assert [(u.kind, u.text) for u in received] == [("begin", "symbols: starting gopls (3 s)")]
 
 
-@pytest.fixture
-def python_workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "m.py").write_text(SOURCE)
-    return root
-
-
 @pytest.mark.slow
 def test_a_slow_server_start_and_first_index_are_said_only_after_the_threshold(
-    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, python_workspace: Path
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
     monkeypatch.setenv("FAKE_LSP_SLOW", "1")  # initialize answered 1 s late, then 1 s of announced indexing
     said: list[Update] = []
-    with Gateway(python_workspace, registry=fake_registry) as gateway:
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
         with progress.reporting(said.append, "symbols", after=0.4, every=0.25, gap=0.25):
             assert gateway.symbols("m.py")["backend"].startswith("lsp:")
     assert said[0].kind == "begin" and said[-1].kind == "end"

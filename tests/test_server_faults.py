@@ -13,16 +13,8 @@ from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
+from tests.conftest import FAKE_SOURCE
 
-SOURCE = "def f():\n    return 1\n"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "m.py").write_text(SOURCE)
-    return root
 
 
 def _alive(pid: int | None) -> bool:
@@ -47,40 +39,40 @@ def _session_pid(gateway: Gateway) -> int | None:
     ],
 )
 def test_fault_leaves_file_and_recovers(
-    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path, mode: str, reason: str
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path, mode: str, reason: str
 ) -> None:
     # Only the hang needs a short timeout; the other faults must not race a slow start on a busy machine.
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
-    with Gateway(workspace, registry=fake_registry) as gateway:
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
         with pytest.raises(ServerFailed, match=reason) as failed:
             gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert "\n" not in str(failed.value)
-        assert (workspace / "m.py").read_text() == SOURCE
+        assert (fake_workspace / "m.py").read_text() == FAKE_SOURCE
         broken_pid = _session_pid(gateway)
 
         monkeypatch.setenv("FAKE_LSP_MODE", "ok")
         gateway.sessions.timeout = 30  # the fresh server's start must not race a busy machine
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert result["backend"].startswith("lsp:")
-        assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"
+        assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
         assert not _alive(broken_pid), "the failed server was left running"
         live_pid = _session_pid(gateway)
         assert _alive(live_pid) and live_pid != broken_pid
     assert not _alive(live_pid), "closing the gateway left the server running"
 
 
-def test_an_error_the_adapter_knows_to_pass_is_asked_again(monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path) -> None:
+def test_an_error_the_adapter_knows_to_pass_is_asked_again(monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
     monkeypatch.setenv("FAKE_LSP_MODE", "flaky")
-    with Gateway(workspace, registry=fake_registry) as gateway:
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert result["backend"].startswith("lsp:")
         assert not list(gateway.sessions._sessions.values())[0].broken
-    assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"
+    assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
 
 
 def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitter(
-    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
     """As jdtls on a large project's first import: the server is not killed for it, tree-sitter answers and says why."""
     monkeypatch.setenv("FAKE_LSP_MODE", "loading")
@@ -89,12 +81,12 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
     adapter = adapter_for("jedi")  # the registry's python server is the fake one: let it announce readiness as jdtls does
     monkeypatch.setattr(adapter, "announces_ready", True)
     monkeypatch.setattr(adapter, "readiness", lambda method, params: (False, params["message"]) if method == "language/status" else None)
-    with Gateway(workspace, registry=fake_registry) as gateway:
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
         listing = gateway.symbols("m.py")
         assert listing["backend"] == "tree-sitter" and "is still loading the workspace" in listing["note"]
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert result["backend"] == "tree-sitter" and "is still loading the workspace" in result["message"]
-        assert (workspace / "m.py").read_text() == "def f():\n    return 2\n"
+        assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
         renamed = gateway.rename_symbol("f", "m.py", "g")
         assert renamed["backend"] == "tree-sitter" and "is still loading the workspace" in renamed["fallback"]
         session = gateway.sessions.running()[0]
@@ -102,11 +94,11 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
 
 
 def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_file(
-    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, workspace: Path
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
     monkeypatch.setenv("FAKE_LSP_MODE", "empty")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
-    with Gateway(workspace, registry=fake_registry) as gateway:
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
         listing = gateway.symbols("m.py")
         assert listing["backend"] == "tree-sitter" and "reports no symbol in this file" in listing["note"]
         assert [s["name_path"] for s in listing["symbols"]] == ["f"]
