@@ -248,10 +248,13 @@ class _TreeCache:
             return None
         low, high = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
         high = _reach(tree, low, high)
-        wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
-        high = max(high, widened_range(lang, tree, wide)[1], widened_range(lang, base, (wide[0], wide[1] - edit.shift))[1] + edit.shift)
-        high = _reach(tree, low, high)
-        return merged(before, _definitions(lang, tree, (low, high)), low, high, edit)
+        while True:  # reaching a node may reach an attribute whose definition lies past it
+            wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
+            ends = (widened_range(lang, tree, wide)[1], widened_range(lang, base, (wide[0], wide[1] - edit.shift))[1] + edit.shift)
+            grown = _reach(tree, low, max([high, *(end for end in ends if end > wide[1])]))
+            if grown == high:
+                return merged(before, _definitions(lang, tree, (low, high)), low, high, edit)
+            high = grown
 
 
 def _reach(tree: Tree, low: int, high: int) -> int:

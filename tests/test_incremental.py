@@ -176,3 +176,17 @@ def test_offsets_in_a_text_with_few_non_ascii_characters_are_those_of_a_full_tab
         chars.append(chars.pop(0))
         assert [wide.to_byte(i) for i in range(len(sample) + 1)] == starts
         assert [wide.to_char(i) for i in range(len(encoded) + 1)] == chars
+
+
+def test_a_definition_after_a_blank_line_and_its_attribute_is_kept_when_the_one_before_goes() -> None:
+    """The window of a deleted line reaches the attribute of the next item past a blank line,
+    but not the item itself: the item is kept, moved (the polyglot `forth` write, bisected)."""
+    lang = REGISTRY.get("rust")
+    assert lang is not None
+    before = "pub enum Error {\n    A,\n}\npub type Result = std::result::Result<(), Error>;\n\n#[derive(Default)]\npub struct Forth {\n    x: i32,\n}\n"
+    for after in (before.replace("pub type Result = std::result::Result<(), Error>;\n", ""),
+                  before.replace("pub type Result = std::result::Result<(), Error>;\n\n", ""),
+                  before.replace("\n#[derive", "#[derive")):
+        tree_b, tree_a, _ = _incremental(lang, before, after)
+        structure.structure(lang, before, tree_b)
+        assert structure.structure(lang, after, tree_a) == _whole(lang, Path("a.rs"), after, tree_a)
