@@ -19,6 +19,7 @@ GO = "package p\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\treturn 2\n
 JAVA = "class K {\n    int a() {\n        return 1;\n    }\n\n    int b() {\n        return 2;\n    }\n}\n"
 C = "int a(void) {\n    return 1;\n}\n\nint b(void) {\n    return 2;\n}\n"
 TS = "export class K {\n  a(): number {\n    return 1;\n  }\n\n  b(): number {\n    return 2;\n  }\n}\n"
+PY = "def a():\n    pass\n\n\ndef b():\n    pass\n"
 RUST = "fn a() -> i32 {\n    1\n}\n\nfn b() -> i32 {\n    2\n}\n"
 
 CASES = [
@@ -31,6 +32,14 @@ CASES = [
     ("ts-tail-and-head", "k.ts", TS, "    return 1;\n  }\n\n  b(): number {", "    return 10;\n  }\n\n  b(x: number): number {",
      [("replace_symbol", "K/a", "K/a"), ("replace_symbol", "K/b", "K/b")]),
     ("rust-remove-straddling", "p.rs", RUST, "    1\n}\n\nfn b() -> i32 {\n    2\n}\n", "    1\n}\n", [("remove_symbol", "b", None)]),
+    # A definition added above two changed ones diffs as `a` -> `base` in one region and `b` ->
+    # `a ... b` in the next: not a rename, since A still has an `a` beside `base`.
+    ("python-added-above-changed", "m.py", PY, PY, "def base():\n    return 0\n\n\ndef a(x):\n    return x\n\n\ndef b(x):\n    return x\n",
+     [("insert_code", "a", "base"), ("replace_symbol", "a", "a"), ("replace_symbol", "b", "b")]),
+    ("go-added-above-changed", "p.go", GO, GO, "package p\n\nfunc base() int {\n\treturn 0\n}\n\nfunc a(x int) int {\n\treturn x\n}\n\nfunc b(x int) int {\n\treturn x\n}\n",
+     [("insert_code", "a", "base"), ("replace_symbol", "a", "a"), ("replace_symbol", "b", "b")]),
+    ("go-renamed-is-a-rename", "p.go", GO, "func a() int", "func c() int", [("replace_symbol", "a", "c")]),
+    ("python-swapped", "m.py", PY, PY, "def b():\n    pass\n\n\ndef a():\n    pass\n", [("insert_code", "a", "b"), ("remove_symbol", "b", None)]),
 ]
 
 

@@ -312,6 +312,35 @@ def _agree(b: _Side, a: _Side, region: tuple[Span, Span]) -> bool:
     return not b.cut_by(span_b) and not a.cut_by(span_a) and b.chain(container_b) == a.chain(container_a)
 
 
+def _namesake(side: _Side, symbol: Symbol, name: str) -> Symbol | None:
+    """The sibling of `symbol` on `side` (same container, same kind) called `name`."""
+    parent = side.parent[id(symbol)]
+    return next((s for s in side.symbols if s.name == name and s.kind == symbol.kind and s is not symbol and side.parent[id(s)] is parent), None)
+
+
+def _spanning(span: Span, symbol: Symbol | None) -> Span:
+    return span if symbol is None else (min(span[0], symbol.doc_start), max(span[1], symbol.end))
+
+
+def _namesakes_taken_in(alignment: _Alignment, b: _Side, a: _Side, patch: Patch) -> Patch | None:
+    """The patch grown over the namesake that shows a rename in it misread, re-settled; None if none does.
+
+    Changed regions are lifted one by one, so a definition added above `a` in one region and
+    `a`'s own change in the next read as `a` renamed: A still has an `a` beside the new name
+    (or B already had the new name), which the patch must take in to pair them by name."""
+    for operation in patch.operations:
+        old, new = operation.symbol, operation.result
+        if operation.renamed_to is None or old is None or new is None:
+            continue
+        kept, taken = _namesake(a, new, old.name), _namesake(b, old, new.name)
+        grow_b, grow_a = _spanning(patch.before, taken), _spanning(patch.after, kept)
+        if (grow_b, grow_a) == (patch.before, patch.after):
+            continue
+        first, last, span = alignment.widen(patch.regions[0], patch.regions[1], grow_b, grow_a)
+        return _settle(alignment, b, a, _Group(first, last, span, alignment.after(first, last, span)))
+    return None
+
+
 def lift(before: str, symbols_b: Sequence[Symbol], after: str, symbols_a: Sequence[Symbol], regions: Sequence[tuple[Span, Span]]) -> list[Patch]:
     """The patches that turn `before` into `after`, each with its operations."""
     b, a = _Side(before, symbols_b), _Side(after, symbols_a)
@@ -321,6 +350,8 @@ def lift(before: str, symbols_b: Sequence[Symbol], after: str, symbols_a: Sequen
         if patches and patches[-1].regions[1] >= index:
             continue
         patches.append(_settle(alignment, b, a, _Group(index, index, span_b, span_a)))
+        while (grown := _namesakes_taken_in(alignment, b, a, patches[-1])) is not None:
+            patches[-1] = grown
         while len(patches) > 1 and patches[-2].before[1] > patches[-1].before[0]:
             older, newer = patches[-2], patches.pop()
             first, last, span = alignment.widen(older.regions[0], newer.regions[1], (older.before[0], max(older.before[1], newer.before[1])))
