@@ -48,6 +48,21 @@ def test_if_0_around_a_c_function_takes_it_away() -> None:
     assert _shadowed(verdict) == [("uv__kqueue_next", "now under `#if 0` at line 19")], verdict.message
 
 
+HEADER = "#ifndef X_H\n#define X_H\n\nnamespace x {\nint f();\n}\n\n#endif\n"
+
+
+@pytest.mark.parametrize("guard", ["#if !defined(_X_H_)\n#define _X_H_\n", "#ifndef X_H_INCLUDED\n#define X_H_INCLUDED\n"])
+def test_renaming_a_headers_include_guard_moves_no_definition(guard: str) -> None:
+    """The polyglot binary-search-tree and circular-buffer solutions rename their guards."""
+    verdict = Gate().check(edit_effect("x.h", HEADER, "#ifndef X_H\n#define X_H\n", guard))
+    assert _shadowed(verdict) == [] and not verdict.blocked, verdict.message
+
+
+def test_a_guard_that_defines_another_name_is_a_condition() -> None:
+    verdict = Gate().check(edit_effect("x.h", HEADER, "#ifndef X_H\n#define X_H\n", "#if !defined(_X_H_)\n#define Y\n"))
+    assert _shadowed(verdict) == [("f", "now under `#if !defined(_X_H_)` at line 1")], verdict.message
+
+
 def test_a_macro_of_a_functions_name_replaces_it() -> None:
     verdict = Gate().check(edit_effect("kqueue.c", KQUEUE, NEXT, NEXT + "#define uv__kqueue_revents uv__kqueue_next\n"))
     assert _shadowed(verdict) == [("uv__kqueue_revents", "`#define uv__kqueue_revents uv__kqueue_next` at line 22")]

@@ -40,11 +40,40 @@ def _node_of(tree: Tree, definition: Definition) -> Node | None:
     return tree.root_node.descendant_for_byte_range(definition.start_byte, max(definition.start_byte, definition.end_byte - 1))
 
 
+def _guarded_name(node: Node) -> str | None:
+    """X for `#ifndef X` or `#if !defined(X)`."""
+    condition = node.child_by_field_name("name") or node.child_by_field_name("condition")
+    if condition is None:
+        return None
+    text = "".join((condition.text or b"").decode("utf-8", "replace").split())
+    if node.type == "preproc_ifdef":
+        return text if (node.text or b"").startswith(b"#ifndef") else None
+    for form in ("!defined(", "!defined"):
+        if text.startswith(form):
+            return text[len(form) :].rstrip(")")
+    return None
+
+
+def _include_guard(node: Node) -> bool:
+    """Whether `node` is a header's include guard: the file's one statement outside comments,
+    `#ifndef X` or `#if !defined(X)` followed by `#define X`. It decides nothing about which
+    definitions exist, so renaming it (X_H to _X_H_) moves no definition under a condition."""
+    parent = node.parent
+    if node.type not in ("preproc_ifdef", "preproc_if") or parent is None or parent.parent is not None:
+        return False
+    if any(other != node and "comment" not in other.type for other in parent.named_children):
+        return False
+    name = _guarded_name(node)
+    body = [child for child in node.named_children[1:] if "comment" not in child.type]
+    defined = body[0].child_by_field_name("name") if body and body[0].type == "preproc_def" else None
+    return name is not None and defined is not None and (defined.text or b"").decode("utf-8", "replace") == name
+
+
 def _guards(tree: Tree, definition: Definition) -> tuple[tuple[str, str], ...]:
     """The conditional statements around a definition, outermost first, with their conditions."""
     node, chain = _node_of(tree, definition), []
     while node is not None:
-        if node.type in _CONDITIONAL:
+        if node.type in _CONDITIONAL and not _include_guard(node):
             condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
             chain.append((node.type, " ".join((condition.text or b"").decode("utf-8", "replace").split()) if condition else ""))
         node = node.parent
@@ -53,7 +82,7 @@ def _guards(tree: Tree, definition: Definition) -> tuple[tuple[str, str], ...]:
 
 def _describe_guard(tree: Tree, definition: Definition) -> tuple[str, int]:
     node = _node_of(tree, definition)
-    while node is not None and node.type not in _CONDITIONAL:
+    while node is not None and (node.type not in _CONDITIONAL or _include_guard(node)):
         node = node.parent
     if node is None:
         return "no longer under the conditions it was defined under", definition.start_line
