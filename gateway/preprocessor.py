@@ -179,11 +179,31 @@ def prefix_macros(source: bytes) -> list[Span]:
     return [m.span(1) for m in use.finditer(source)]
 
 
+# An object-like macro defined as nothing, or as an argument followed by its comma (`#define
+# PAR_UNSEQ std::execution::par_unseq,`): tree-sitter cannot read `f(PAR_UNSEQ a, b)`.
+_FRAGMENT_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE)
+
+
+def fragment_macros(source: bytes) -> list[Span]:
+    """Where such a macro is used outside directives: blanked, it reads as its expansion does
+    (or, for the argument, as the call without it). Only names every definition in the file
+    gives such a body."""
+    bodies: dict[bytes, set[bool]] = {}
+    for found in _FRAGMENT_DEFINE.finditer(source):
+        body = found.group(2)
+        bodies.setdefault(found.group(1), set()).add(body == b"" or body.endswith(b","))
+    names = sorted(name for name, fragments in bodies.items() if fragments == {True})
+    if not names:
+        return []
+    use = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b")
+    return [m.span() for m in use.finditer(source) if not source[source.rfind(b"\n", 0, m.start()) + 1 : m.start()].lstrip().startswith(b"#")]
+
+
 def views(spec: Preprocessor, source: bytes) -> list[View]:
     """The first-branch and last-branch views of a text (one when they are the same), or none
     when there is nothing to read differently."""
     macro_lines = [m.span() for m in spec.macro_line.finditer(source)] if spec.macro_line.pattern else []
-    macro_lines += prefix_macros(source)
+    macro_lines += prefix_macros(source) + fragment_macros(source)
     if not macro_lines and not _CONDITIONAL.search(source):
         return []
     groups, directives = _groups(spec, source)

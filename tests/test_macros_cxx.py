@@ -225,3 +225,28 @@ def test_an_empty_header_takes_the_language_its_write_brings() -> None:
     assert judge("p.h", empty, "namespace p {}  // namespace p", filled).language == "cpp"
     c_header = "#ifndef B_H\n#define B_H\n\n#endif\n"
     assert judge("b.h", c_header, "#define B_H\n", "#define B_H\n\nint area(int w, int h);\n").language == "c"
+
+
+PARALLEL = """#include <algorithm>
+#include <vector>
+
+#ifdef NO_PARALLEL
+#define PAR
+#else
+#include <execution>
+#define PAR std::execution::par,
+#endif
+
+void twice(std::vector<int>& values) {
+    std::transform(values.begin(), values.end(), values.begin(), [](int v) { return 2 * v; });
+}
+"""
+
+
+def test_a_macro_that_expands_to_an_argument_and_its_comma_is_not_a_syntax_error() -> None:
+    # The polyglot parallel-letter-frequency solution: `std::transform(PAR_UNSEQ texts.cbegin(), ...)`
+    old = "std::transform(values.begin()"
+    verdict = judge("twice.cpp", PARALLEL, old, "std::transform(PAR values.begin()")
+    assert verdict.decision == "allow" and verdict.syntax_error is None, verdict.message
+    typo = judge("twice.cpp", PARALLEL, old, "std::transform(PAR values.begin(")
+    assert typo.reason == "syntax_error", typo.message
