@@ -250,3 +250,12 @@ def test_a_macro_that_expands_to_an_argument_and_its_comma_is_not_a_syntax_error
     assert verdict.decision == "allow" and verdict.syntax_error is None, verdict.message
     typo = judge("twice.cpp", PARALLEL, old, "std::transform(PAR values.begin(")
     assert typo.reason == "syntax_error", typo.message
+
+
+def test_a_lifetime_bound_before_the_trait_is_not_a_syntax_error() -> None:
+    # The polyglot react solution: tree-sitter-rust reads `dyn 'a + Fn(..)` as a stray `'`.
+    text = "pub struct Cell<'a, T> {\n    value: T,\n}\n"
+    verdict = judge("lib.rs", text, "    value: T,\n", "    value: T,\n    compute: Box<dyn 'a + Fn(&[T]) -> T>,\n")
+    assert verdict.syntax_error is None, verdict.message
+    typo = judge("lib.rs", text, "    value: T,\n", "    value: T,\n    compute: Box<dyn 'a 'b + Fn(&[T]) -> T>,\n")
+    assert typo.reason == "syntax_error", typo.message
