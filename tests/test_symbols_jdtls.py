@@ -73,3 +73,34 @@ def test_java_and_kotlin_through_jdtls(tmp_path: Path) -> None:
         _closing_ends_jdtls_and_its_java(workspace)
     finally:
         workspace.gateway.close()
+
+
+def test_index_folders_of_gone_or_unused_workspaces_are_removed_and_held_ones_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from gateway.lsp.adapters import jdtls
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    live, gone = tmp_path / "live", tmp_path / "gone"
+    live.mkdir()
+    gone.mkdir()
+    kept, removed, stale, held = (jdtls.data_folder(root) for root in (live, gone, tmp_path, tmp_path / "held"))
+    month_ago = time.time() - 31 * 86400
+    os.utime(stale / "gateway-workspace", (month_ago, month_ago))
+    gone.rmdir()
+    (held / ".metadata").mkdir()
+    (held / ".metadata" / ".lock").touch()
+    Path(held / "gateway-workspace").write_text(str(gone))  # its workspace is gone too, but a server holds it
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+                               "fcntl.lockf(fd, fcntl.LOCK_EX); print(flush=True); time.sleep(60)", str(held / ".metadata" / ".lock")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "\n"
+        assert sorted(jdtls.prune_data_folders()) == sorted([removed, stale])
+        assert kept.is_dir() and held.is_dir() and not removed.exists() and not stale.exists()
+    finally:
+        holder.kill()
+        holder.wait()

