@@ -20,6 +20,7 @@ JAVA = "class K {\n    int a() {\n        return 1;\n    }\n\n    int b() {\n   
 C = "int a(void) {\n    return 1;\n}\n\nint b(void) {\n    return 2;\n}\n"
 TS = "export class K {\n  a(): number {\n    return 1;\n  }\n\n  b(): number {\n    return 2;\n  }\n}\n"
 PY = "def a():\n    pass\n\n\ndef b():\n    pass\n"
+PY3 = "def a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n"
 RUST = "fn a() -> i32 {\n    1\n}\n\nfn b() -> i32 {\n    2\n}\n"
 
 CASES = [
@@ -39,6 +40,10 @@ CASES = [
     ("go-added-above-changed", "p.go", GO, GO, "package p\n\nfunc base() int {\n\treturn 0\n}\n\nfunc a(x int) int {\n\treturn x\n}\n\nfunc b(x int) int {\n\treturn x\n}\n",
      [("insert_code", "a", "base"), ("replace_symbol", "a", "a"), ("replace_symbol", "b", "b")]),
     ("go-renamed-is-a-rename", "p.go", GO, "func a() int", "func c() int", [("replace_symbol", "a", "c")]),
+    # simple-cipher's write moves `encode_random` to the top and adds `shift` where it was.
+    ("python-moved-up-and-added-in-its-place", "m.py", PY3, PY3,
+     "def c():\n    return a()\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef d():\n    return 3\n",
+     [("insert_code", "a", "c"), ("replace_symbol", "a", "a"), ("replace_symbol", "b", "b"), ("remove_symbol", "c", None), ("insert_code", "b", "d")]),
     ("python-swapped", "m.py", PY, PY, "def b():\n    pass\n\n\ndef a():\n    pass\n", [("insert_code", "a", "b"), ("remove_symbol", "b", None)]),
 ]
 

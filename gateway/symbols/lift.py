@@ -221,11 +221,16 @@ class _Anchors:
 
 def _pairs(olds: list[Symbol], news: list[Symbol]) -> list[tuple[Symbol | None, Symbol | None]]:
     """B's and A's children aligned: same kind and name in order; equal-sized runs of others pair as renames."""
-    matcher = difflib.SequenceMatcher(None, [_key(s) for s in olds], [_key(s) for s in news], autojunk=False)
+    keys_b, keys_a = [_key(s) for s in olds], [_key(s) for s in news]
+    matcher = difflib.SequenceMatcher(None, keys_b, keys_a, autojunk=False)
     aligned: list[tuple[Symbol | None, Symbol | None]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1 and all(o.kind == n.kind for o, n in zip(olds[i1:i2], news[j1:j2]))):
+        if tag == "equal":
             aligned += zip(olds[i1:i2], news[j1:j2])
+        elif tag == "replace" and i2 - i1 == j2 - j1 and all(o.kind == n.kind for o, n in zip(olds[i1:i2], news[j1:j2])):
+            for old, new in zip(olds[i1:i2], news[j1:j2]):  # not a rename where a name stays (moved) or was there
+                moved = _key(old) in keys_a or _key(new) in keys_b
+                aligned += [(old, None), (None, new)] if moved else [(old, new)]
         else:
             aligned += [(old, None) for old in olds[i1:i2]] + [(None, new) for new in news[j1:j2]]
     return aligned
@@ -260,6 +265,16 @@ def _operations(b: _Side, a: _Side, group: _Group, container: Symbol | None, con
 
 
 def _settle(alignment: _Alignment, b: _Side, a: _Side, group: _Group) -> Patch:
+    """The group closed and widened (`_settled`), and grown over the namesakes that show a rename in it misread."""
+    while True:
+        patch = _settled(alignment, b, a, group)
+        grown = _namesakes_taken_in(alignment, b, a, patch)
+        if grown is None:
+            return patch
+        group = grown
+
+
+def _settled(alignment: _Alignment, b: _Side, a: _Side, group: _Group) -> Patch:
     """The group closed, widened to its container for as long as the container's own text changed."""
     group, container_b, container_a = _close(alignment, b, a, group)
     operations = _operations(b, a, group, container_b, container_a)
@@ -322,8 +337,8 @@ def _spanning(span: Span, symbol: Symbol | None) -> Span:
     return span if symbol is None else (min(span[0], symbol.doc_start), max(span[1], symbol.end))
 
 
-def _namesakes_taken_in(alignment: _Alignment, b: _Side, a: _Side, patch: Patch) -> Patch | None:
-    """The patch grown over the namesake that shows a rename in it misread, re-settled; None if none does.
+def _namesakes_taken_in(alignment: _Alignment, b: _Side, a: _Side, patch: Patch) -> _Group | None:
+    """The patch's group grown over the namesake that shows a rename in it misread; None if none does.
 
     Changed regions are lifted one by one, so a definition added above `a` in one region and
     `a`'s own change in the next read as `a` renamed: A still has an `a` beside the new name
@@ -337,7 +352,7 @@ def _namesakes_taken_in(alignment: _Alignment, b: _Side, a: _Side, patch: Patch)
         if (grow_b, grow_a) == (patch.before, patch.after):
             continue
         first, last, span = alignment.widen(patch.regions[0], patch.regions[1], grow_b, grow_a)
-        return _settle(alignment, b, a, _Group(first, last, span, alignment.after(first, last, span)))
+        return _Group(first, last, span, alignment.after(first, last, span))
     return None
 
 
@@ -350,8 +365,6 @@ def lift(before: str, symbols_b: Sequence[Symbol], after: str, symbols_a: Sequen
         if patches and patches[-1].regions[1] >= index:
             continue
         patches.append(_settle(alignment, b, a, _Group(index, index, span_b, span_a)))
-        while (grown := _namesakes_taken_in(alignment, b, a, patches[-1])) is not None:
-            patches[-1] = grown
         while len(patches) > 1 and patches[-2].before[1] > patches[-1].before[0]:
             older, newer = patches[-2], patches.pop()
             first, last, span = alignment.widen(older.regions[0], newer.regions[1], (older.before[0], max(older.before[1], newer.before[1])))
