@@ -334,8 +334,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _close(args: argparse.Namespace | None) -> None:
+    """The command's servers ended: this process exits next, so those that may be are killed
+    rather than waited for."""
     if args is not None and getattr(args, "gateway", None) is not None:
-        args.gateway.close()
+        args.gateway.close(exiting=True)
 
 
 def main() -> None:

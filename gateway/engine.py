@@ -60,9 +60,10 @@ class Engine:
             self._symbol_service = SymbolService(self.workspace, self.registry, self.sessions)
         return self._symbol_service
 
-    def close(self) -> None:
+    def close(self, exiting: bool = False) -> None:
+        """Shut the language servers down; `exiting`: the process ends next (see SessionManager.close)."""
         if self._sessions is not None:
-            self._sessions.close()
+            self._sessions.close(exiting)
 
     @property
     def gate(self) -> Gate:

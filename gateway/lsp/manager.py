@@ -111,8 +111,11 @@ class SessionManager:
         with self._lock:
             return list(self._sessions.values())
 
-    def close(self) -> None:
+    def close(self, exiting: bool = False) -> None:
+        """Shut every server down; `exiting` (the process ends next): those whose adapters
+        allow it are killed instead, without waiting for them (`LspSession.end_at_exit`)."""
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}
         for session in sessions:
-            session.close()
+            if not (exiting and session.end_at_exit()):
+                session.close()
