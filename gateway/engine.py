@@ -34,13 +34,14 @@ class Engine:
         workspace: str | os.PathLike[str] = ".",
         registry: LanguageRegistry | None = None,
         use_servers: bool = True,
+        sessions: SessionManager | None = None,
     ) -> None:
         self.registry = registry or default_registry()
         self.workspace = Workspace(workspace, self.registry)
         self.use_servers = use_servers
         self.typed = TypedEdits(self.workspace)
         self.workspace.authorizer = self.typed
-        self._sessions: SessionManager | None = None
+        self._sessions: SessionManager | None = sessions  # given: one already starting a server (gateway.lsp.early)
         self._symbol_service: SymbolService | None = None
 
     @property
