@@ -50,21 +50,31 @@ def _read_text_file(name: str) -> str:
         raise UsageError(f"cannot read {name}: {error.strerror}") from None
 
 
-def _gateway(args: argparse.Namespace) -> Any:
-    """The run's one Gateway, closed (servers shut down) when the command ends."""
+def _gateway(args: argparse.Namespace, early: dict[str, Any] | None = None) -> Any:
+    """The run's one Gateway, closed (servers shut down) when the command ends; `early`: its
+    registry and the sessions already starting the file's server (`gateway.lsp.early`)."""
     if getattr(args, "gateway", None) is None:
         from gateway.api import Gateway
 
-        args.gateway = Gateway(args.workspace)
+        args.gateway = Gateway(args.workspace, **(early or {}))
     return args.gateway
 
 
 def _local(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The operation computed in this process; what it waits on for more than 2 seconds is said on stderr."""
-    from gateway.surface import call
+    """The operation computed in this process; what it waits on for more than 2 seconds is said
+    on stderr. A symbol operation's server is started first, before the engine is loaded."""
+    from gateway.surface import OPERATIONS, call
 
     with progress.reporting(progress.StreamSink(sys.stderr), operation):
-        return call(_gateway(args), operation, params)
+        early = None
+        if OPERATIONS[operation].symbolic and isinstance(params.get("path"), str) and getattr(args, "gateway", None) is None:
+            from gateway.langs import default_registry
+            from gateway.lsp.early import start_early
+
+            registry = default_registry()
+            sessions = start_early(args.workspace, params["path"], registry)
+            early = {"registry": registry, "sessions": sessions} if sessions is not None else None
+        return call(_gateway(args, early), operation, params)
 
 
 def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -334,8 +344,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _close(args: argparse.Namespace | None) -> None:
+    """The command's servers ended: this process exits next, so those that may be are killed
+    rather than waited for."""
     if args is not None and getattr(args, "gateway", None) is not None:
-        args.gateway.close()
+        args.gateway.close(exiting=True)
 
 
 def main() -> None:

@@ -211,10 +211,10 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
                    retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
-    unless autostart is off; a second daemon started meanwhile exits at once) or when the daemon
-    cannot answer as this process would (NOT_SERVED: nothing is started). If the daemon died
-    after the request was sent, `local()` runs only when `retry_local()` says nothing was
-    written meanwhile."""
+    once this call is answered, unless autostart is off; a second daemon started meanwhile exits
+    at once) or when the daemon cannot answer as this process would (NOT_SERVED: nothing is
+    started). If the daemon died after the request was sent, `local()` runs only when
+    `retry_local()` says nothing was written meanwhile."""
     if disabled():
         return local()
     try:
@@ -223,14 +223,24 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
         if error.code != NOT_SERVED:
             raise
     except DaemonUnavailable as unavailable:
+        # Started after the answer: a starting daemon (about 1 s of imports) would take a core
+        # from this call's own work, a cold language server's start above all.
+        autostart = _autostart_allowed(workspace)
         try:
-            if _autostart_allowed(workspace):
-                spawn(workspace)
-        except (OSError, DaemonUnavailable):
-            pass  # no daemon next time either; this call is answered in process all the same
-        if unavailable.sent and not retry_local():
-            raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
+            if unavailable.sent and not retry_local():
+                raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
+            return local()
+        finally:
+            if autostart:
+                _start_for_next_time(workspace)
     return local()
+
+
+def _start_for_next_time(workspace: str | os.PathLike[str]) -> None:
+    try:
+        spawn(workspace)
+    except (OSError, DaemonUnavailable):
+        pass  # no daemon next time either; this call is answered in process all the same
 
 
 def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],

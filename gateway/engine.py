@@ -34,13 +34,14 @@ class Engine:
         workspace: str | os.PathLike[str] = ".",
         registry: LanguageRegistry | None = None,
         use_servers: bool = True,
+        sessions: SessionManager | None = None,
     ) -> None:
         self.registry = registry or default_registry()
         self.workspace = Workspace(workspace, self.registry)
         self.use_servers = use_servers
         self.typed = TypedEdits(self.workspace)
         self.workspace.authorizer = self.typed
-        self._sessions: SessionManager | None = None
+        self._sessions: SessionManager | None = sessions  # given: one already starting a server (gateway.lsp.early)
         self._symbol_service: SymbolService | None = None
 
     @property
@@ -60,9 +61,10 @@ class Engine:
             self._symbol_service = SymbolService(self.workspace, self.registry, self.sessions)
         return self._symbol_service
 
-    def close(self) -> None:
+    def close(self, exiting: bool = False) -> None:
+        """Shut the language servers down; `exiting`: the process ends next (see SessionManager.close)."""
         if self._sessions is not None:
-            self._sessions.close()
+            self._sessions.close(exiting)
 
     @property
     def gate(self) -> Gate:

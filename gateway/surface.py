@@ -43,15 +43,19 @@ class Operation:
     `command`: the CLI command (with `word`, its second word: `audit summary`); `tool`: the MCP
     tool's name, None when agents do not get it (`group` "contracts": listed with contracts
     only); `writes`: it writes the file named by its `path`; `warm`: the CLI asks the workspace's
-    daemon (and starts one for next time) rather than computing it in process."""
+    daemon (and starts one for next time) rather than computing it in process; `symbolic`: it
+    asks the language server of the file named by its `path` (computed in process, the CLI
+    starts that server before anything else)."""
 
-    __slots__ = ("name", "params", "run", "summary", "description", "writes", "warm", "command", "word", "tool", "group", "epilog")
+    __slots__ = ("name", "params", "run", "summary", "description", "writes", "warm", "symbolic", "command", "word", "tool", "group",
+                 "epilog")
 
     def __init__(self, name: str, params: tuple[Param, ...], run: Callable[[Gateway, dict[str, Any]], dict[str, Any]], summary: str,
-                 description: str = "", *, writes: bool = False, warm: bool = False, command: str | None = None,
+                 description: str = "", *, writes: bool = False, warm: bool = False, symbolic: bool = False, command: str | None = None,
                  word: str | None = None, tool: str | None = None, group: str = "core", epilog: str = "") -> None:
         self.name, self.params, self.run, self.summary, self.description = name, params, run, summary, description or summary
-        self.writes, self.warm, self.command, self.word, self.tool, self.group, self.epilog = writes, warm, command, word, tool, group, epilog
+        self.writes, self.warm, self.symbolic, self.command, self.word = writes, warm, symbolic, command, word
+        self.tool, self.group, self.epilog = tool, group, epilog
 
     @property
     def method(self) -> str:
@@ -158,19 +162,19 @@ _TABLE = (
     Operation(
         "symbols", (_path(), Param("depth", int, False, cli="flag", metavar="N", help="show N levels")),
         lambda g, p: g.symbols(p["path"], p["depth"]),
-        "a file's symbol tree", SYMBOLS, warm=True, command="symbols", tool="symbols",
+        "a file's symbol tree", SYMBOLS, warm=True, symbolic=True, command="symbols", tool="symbols",
     ),
     Operation(
         "find_symbol",
         (_NAME_PATH, _path("a file to search (default: the workspace)", False),
          Param("body", bool, False, False, cli="switch", help="print each symbol's text")),
         lambda g, p: g.find_symbol(p["name_path"], p["path"], p["body"]),
-        "find symbols by name path", FIND_SYMBOL, warm=True, command="find-symbol", tool="find_symbol",
+        "find symbols by name path", FIND_SYMBOL, warm=True, symbolic=True, command="find-symbol", tool="find_symbol",
     ),
     Operation(
         "replace_symbol", (_NAME_PATH, _path(), Param("body", str, cli="text", help="the new definition"), _TOKEN),
         lambda g, p: g.replace_symbol(p["name_path"], p["path"], p["body"], p["token"]),
-        "replace a whole definition", REPLACE_SYMBOL, writes=True, warm=True, command="replace-symbol", tool="replace_symbol",
+        "replace a whole definition", REPLACE_SYMBOL, writes=True, warm=True, symbolic=True, command="replace-symbol", tool="replace_symbol",
     ),
     Operation(
         "insert_code",
@@ -178,19 +182,19 @@ _TABLE = (
          Param("position", str, cli="flag", choices=("before", "after"), help="before or after the sibling"),
          Param("code", str, cli="text", help="the code to insert"), _TOKEN),
         lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"], p["token"]),
-        "insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, command="insert-code", tool="insert_code",
+        "insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, symbolic=True, command="insert-code", tool="insert_code",
     ),
     Operation(
         "remove_symbol",
         (_NAME_PATH, _path(), _TOKEN,
          Param("force", bool, False, False, cli="switch", help="remove it even while other code still refers to it")),
         lambda g, p: g.remove_symbol(p["name_path"], p["path"], p["token"], p["force"]),
-        "remove a definition", REMOVE_SYMBOL, writes=True, warm=True, command="remove-symbol", tool="remove_symbol",
+        "remove a definition", REMOVE_SYMBOL, writes=True, warm=True, symbolic=True, command="remove-symbol", tool="remove_symbol",
     ),
     Operation(
         "rename_symbol", (_NAME_PATH, _path(), Param("new_name", str, metavar="NEW_NAME", help="the new name"), _TOKEN),
         lambda g, p: g.rename_symbol(p["name_path"], p["path"], p["new_name"], p["token"]),
-        "rename a symbol across the workspace", RENAME_SYMBOL, writes=True, warm=True, command="rename-symbol", tool="rename_symbol",
+        "rename a symbol across the workspace", RENAME_SYMBOL, writes=True, warm=True, symbolic=True, command="rename-symbol", tool="rename_symbol",
         epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name",
     ),
     Operation("servers", (), lambda g, p: g.servers(), "language servers and the backend each language uses", command="servers"),

@@ -88,10 +88,25 @@ def _gone(pids: list[int]) -> bool:
     return _wait_for(lambda: not [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE], 20)
 
 
+def _servers_in(workspace: Path) -> list[int]:
+    """Live jedi-language-server processes (or reapers leashing one) run in `workspace`."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "cwd", "status"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["cwd"] == str(workspace) and process.info["status"] != psutil.STATUS_ZOMBIE \
+                and any(part.endswith("jedi-language-server") for part in cmdline):
+            found.append(process.pid)
+    return found
+
+
 def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspace: Path) -> None:
     assert _status(workspace) is None
     first = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["backend"] == "lsp:jedi-language-server"
+    # Its jedi was killed, not shut down politely, as the command exited: nothing of it lives on
+    # (the daemon it started has none until asked).
+    assert _wait_for(lambda: not _servers_in(workspace), 20), f"the first command left its server: {_servers_in(workspace)}"
     assert _wait_for(lambda: _status(workspace) is not None), "the first call did not start a daemon"
     served = _status(workspace)["requests"]
     second = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
@@ -276,8 +291,11 @@ def test_a_language_server_grown_past_its_budget_is_restarted_between_requests(e
     first = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
     server = _status(workspace)["servers"][0]["pid"]
 
-    def restarted() -> bool:
-        daemon_client.request(workspace, "gateway/findSymbol", {"name_path": "Shape", "path": "pkg/shapes.py"})
+    grown = workspace / "pkg" / "use.py"
+
+    def restarted() -> bool:  # each request gives the server a new text to read, so it grows
+        grown.write_text(grown.read_text() + "# more\n")
+        daemon_client.request(workspace, "gateway/findSymbol", {"name_path": "Shape", "path": "pkg/use.py"})
         return _status(workspace)["servers_restarted"] >= 1
 
     assert _wait_for(restarted, 60), "the grown server was never restarted"

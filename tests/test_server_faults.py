@@ -13,6 +13,7 @@ from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
+from gateway.lsp.early import start_early
 from tests.conftest import FAKE_SOURCE
 
 
@@ -102,3 +103,22 @@ def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_f
         listing = gateway.symbols("m.py")
         assert listing["backend"] == "tree-sitter" and "reports no symbol in this file" in listing["note"]
         assert [s["name_path"] for s in listing["symbols"]] == ["f"]
+
+
+def test_a_server_started_before_the_engine_answers_its_first_call_or_fails_it(
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """A cold CLI command starts the file's server before it loads the engine (gateway.lsp.early):
+    the engine's first call gets that server's answer, asked ahead, or what it failed with."""
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    monkeypatch.setenv("GATEWAY_NO_SERVERS", "1")
+    assert start_early(str(fake_workspace), "m.py", fake_registry) is None
+    monkeypatch.delenv("GATEWAY_NO_SERVERS")
+    with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry)) as gateway:
+        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        [session] = gateway.sessions.running()
+        assert session.documents.answer((fake_workspace / "m.py").resolve().as_uri(), FAKE_SOURCE) is not None
+    monkeypatch.setenv("FAKE_LSP_MODE", "crash")
+    with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry)) as gateway:
+        with pytest.raises(ServerFailed, match=r"the server exited \(code 3\)"):
+            gateway.symbols("m.py")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gateway import progress
 from gateway import callerenv
-from gateway.errors import ServerFailed, UsageError
+from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server, forget, launch_key
@@ -43,6 +43,10 @@ class SessionManager:
         self._sessions: dict[tuple[str | None, ...], LspSession] = {}
         self._retiring: dict[tuple[str | None, ...], threading.Thread] = {}  # sessions shutting down, by key
         self._lock = threading.Lock()
+        # Servers started ahead of their first call (`start_soon`), by language, and what they
+        # failed with: the first call waits for the start and reports its failure.
+        self._early: dict[str, threading.Thread] = {}
+        self._early_failures: dict[str, GatewayError] = {}
         atexit.register(self.close)
 
     @property
@@ -66,6 +70,7 @@ class SessionManager:
             _timeout_from_env()  # the call's own: a bad one is refused, servers or not, as in process
         if not self.use_servers:
             return None
+        self._wait_early(lang)
         with progress.doing(f"looking for {lang.server.name}"):
             command = find_server(lang.server)
         if command is None:
@@ -97,6 +102,35 @@ class SessionManager:
         finally:
             self._lock.release()
 
+    def start_soon(self, lang: Language, path: Path, text: str) -> None:
+        """Start the language's server in the background and ask it for the symbols of `path`
+        holding `text`: a cold command calls this before it loads the rest of the gateway, so
+        that its imports and its own parse overlap the server's start. The language's next
+        `session_for` waits for it (and raises what it failed with); what it waits on is
+        reported as the operation's own."""
+
+        def start() -> None:
+            try:
+                session = self.session_for(lang)
+                if session is not None and session.wait_ready():
+                    session.document_symbols(path, text, lang.server.language_id_for(path))
+            except GatewayError as error:
+                self._early_failures[lang.name] = error
+
+        thread = threading.Thread(target=progress.carried(start), daemon=True, name=f"lsp-{lang.name}-early")
+        self._early[lang.name] = thread
+        thread.start()
+
+    def _wait_early(self, lang: Language) -> None:
+        early = self._early.get(lang.name)
+        if early is None or early is threading.current_thread():
+            return
+        del self._early[lang.name]
+        early.join()
+        failure = self._early_failures.pop(lang.name, None)
+        if failure is not None:
+            raise failure
+
     def retire(self, session: LspSession) -> None:
         """Forget `session` at once, so that the next call starts a fresh server (once this one
         has stopped), and shut it down in the background. Only for a session no call is using."""
@@ -111,8 +145,11 @@ class SessionManager:
         with self._lock:
             return list(self._sessions.values())
 
-    def close(self) -> None:
+    def close(self, exiting: bool = False) -> None:
+        """Shut every server down; `exiting` (the process ends next): those whose adapters
+        allow it are killed instead, without waiting for them (`LspSession.end_at_exit`)."""
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}
         for session in sessions:
-            session.close()
+            if not (exiting and session.end_at_exit()):
+                session.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import threading
 import time
@@ -381,6 +382,21 @@ class LspSession:
             send(self._handler)
 
         self._run(deliver(), what="notification")
+
+    def end_at_exit(self) -> bool:
+        """For a process about to exit: when the adapter allows it (`killed_at_exit`), signal
+        the reaper, which kills the server and all it started and then exits, and wait for
+        nothing; else False (then `close`)."""
+        pid = self.pid
+        if not self.adapter.killed_at_exit or pid is None or not self._thread.is_alive():
+            return False
+        self.broken = "ended as the process exits"
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass  # gone already
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        return True
 
     def close(self) -> None:
         """Shut the server down (politely unless broken) and stop the loop; never raises."""

@@ -127,9 +127,9 @@ class SymbolService:
         From tree-sitter (saying why) when the server reports none in a file that has
         definitions: a file outside what it loaded is not an empty file."""
         lang = self.language(source, also)
-        chosen = backend or self.backend(lang)
         data = source.text.encode()
-        tree = parse(lang, data) if keep_tree else parse_once(lang, data)
+        tree = parse(lang, data) if keep_tree else parse_once(lang, data)  # first: a server still starting (gateway.lsp.early) starts meanwhile
+        chosen = backend or self.backend(lang)
         found = symbols_of(lang, source.path, source.text, chosen, tree)
         if not found and chosen.session is not None and definitions(lang, tree):
             chosen = TreeSitterBackend(f"{chosen.session.name} reports no symbol in this file, outside what it loaded")

@@ -36,6 +36,10 @@ class Adapter:
     # since its first answer: for servers whose caches have no bound of their own and come
     # back quickly, not for those whose restart costs a long re-parse (clangd) or re-load.
     restart_when_grown = False
+    # Whether a process about to exit may kill the server rather than ask it to shut down: it
+    # keeps nothing on disk that a kill could leave half-written (jedi). Servers that keep a
+    # workspace or an index (jdtls' data directory, clangd's, gopls' caches) are asked politely.
+    killed_at_exit = False
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,
