@@ -1,0 +1,36 @@
+"""Parsing and definition extraction with tree-sitter, driven by the queries in `queries/`:
+trees (`trees`), definitions and headers (`definitions`), and the choice of a grammar where
+several languages claim a file (`choose`)."""
+
+from gateway.syntax.choose import error_count, language_for, pick
+from gateway.syntax.definitions import (
+    Definition,
+    _definitions,
+    definitions,
+    empty_query,
+    extra_query,
+    find_definitions,
+    header_tokens,
+    widened_range,
+)
+from gateway.syntax.trees import (
+    _parser,
+    attach,
+    attached,
+    base_of,
+    changes_since,
+    common_prefix,
+    common_suffix,
+    edited_tree,
+    parse,
+    parse_from,
+    parse_once,
+    reparse,
+    utf8,
+)
+
+__all__ = [
+    "Definition", "_definitions", "_parser", "attach", "attached", "base_of", "changes_since", "common_prefix", "common_suffix",
+    "definitions", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "language_for",
+    "parse", "parse_from", "parse_once", "pick", "reparse", "utf8", "widened_range",
+]

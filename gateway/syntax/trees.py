@@ -1,0 +1,312 @@
+"""Parsing with tree-sitter: grammars, the cache of the last trees by exact source, incremental
+re-parses that remember their base, and what other modules attach to a tree."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from importlib import import_module
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
+from pathlib import Path
+from typing import Any
+
+from tree_sitter import Language as TreeSitterLanguage
+from tree_sitter import Parser, Tree
+
+from gateway.incremental import TextEdit
+from gateway.langs import Language
+
+
+# Grammars the pack ships as packages of their own rather than in its bindings folder.
+_SEPARATE_PACKAGES = {"csharp": "tree_sitter_c_sharp", "yaml": "tree_sitter_yaml", "embeddedtemplate": "tree_sitter_embedded_template"}
+
+
+@functools.cache
+def _grammar(name: str) -> TreeSitterLanguage:
+    """One grammar, loaded alone.
+
+    Importing tree_sitter_language_pack loads several grammars eagerly (~40 ms, paid by
+    every hook process), so its one binding module is loaded directly; the pack's own
+    loader is the fallback.
+    """
+    try:
+        if name in _SEPARATE_PACKAGES:
+            module = import_module(_SEPARATE_PACKAGES[name])
+        else:
+            pack = find_spec("tree_sitter_language_pack")
+            assert pack is not None and pack.submodule_search_locations
+            binary = next((Path(pack.submodule_search_locations[0]) / "bindings").glob(f"{name}.*so"))
+            spec = spec_from_file_location(f"tree_sitter_language_pack.bindings.{name}", binary)
+            assert spec is not None and spec.loader is not None
+            module = module_from_spec(spec)
+            spec.loader.exec_module(module)
+        return TreeSitterLanguage(module.language())
+    except (AssertionError, ImportError, StopIteration, AttributeError):
+        from tree_sitter_language_pack import get_language
+
+        return get_language(name)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _parser(grammar: str) -> Parser:
+    return Parser(_grammar(grammar))
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_SPACED_SPLICE = re.compile(rb"\\([ \t]+)(?=\r?\n)")
+
+
+def _parse_input(lang: Language, source: bytes) -> bytes:
+    """Grammars break lines at LF only; a lone CR (classic Mac files) becomes LF, byte for byte.
+    In C and C++, a backslash before blanks at a line's end splices the lines as the compilers
+    do (a comment ending in a backslash and a space comments out the next line); it is moved to the line's end, in place."""
+    if b"\r" in source:
+        source = _LONE_CR.sub(b"\n", source)
+    if lang.preprocessor is not None:
+        if b"\\" in source:
+            source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
+        for pattern, word in lang.preprocessor.rewrites:
+            source = pattern.sub(lambda m: _rewritten(m, word), source)
+    return source
+
+
+def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
+    start, end = match.span("text")
+    whole = match.group(0)
+    offset = match.start()
+    return whole[: start - offset] + word.ljust(end - start)[: end - start] + whole[end - offset :]
+
+
+@dataclass
+class _Cached:
+    tree: Tree
+    source: bytes
+    # The source this tree was parsed from incrementally (its tree is looked up, never held: a
+    # chain of trees would outlive the cache's bound), the byte ranges of this one where the
+    # edit or the syntax changed (outside them, every character has the same ancestors in
+    # both), and the edit.
+    base: tuple[bytes, list[tuple[int, int]], TextEdit] | None = None
+    attached: dict[str, Any] = field(default_factory=dict)  # what other modules work out once per tree
+
+
+class _TreeCache:
+    """The last parsed trees by (grammar, exact source), each with what is worked out from it
+    once (its whole-tree definitions among them): a warm process (the daemon) judges an edit
+    without parsing the file it has seen, and the tree of the edit's result, parsed
+    incrementally, is the next edit's starting tree.
+    Callers never edit a tree they are given. Bounded in number and in source bytes (a tree
+    takes some 20 to 100 bytes per byte of source), the two newest trees (an edit's before and
+    after) kept whatever their size."""
+
+    def __init__(self, size: int, max_bytes: int) -> None:
+        self.size = size
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self._entries: OrderedDict[tuple[str, bytes], _Cached] = OrderedDict()
+        self._by_tree: dict[int, _Cached] = {}  # the entry's tree is held, so its id is not reused meanwhile
+        self._lock = threading.Lock()
+
+    def get(self, grammar: str, source: bytes) -> Tree | None:
+        with self._lock:
+            entry = self._entries.get((grammar, source))
+            if entry is None:
+                return None
+            self._entries.move_to_end((grammar, source))
+            return entry.tree
+
+    def put(self, grammar: str, source: bytes, tree: Tree) -> None:
+        with self._lock:
+            old = self._entries.pop((grammar, source), None)
+            if old is not None:
+                del self._by_tree[id(old.tree)]
+                self._bytes -= len(source)
+            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source)
+            self._bytes += len(source)
+            while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
+                (_, evicted), entry = self._entries.popitem(last=False)
+                del self._by_tree[id(entry.tree)]
+                self._bytes -= len(evicted)
+
+    def _entry(self, tree: Tree) -> _Cached | None:
+        entry = self._by_tree.get(id(tree))
+        return entry if entry is not None and entry.tree is tree else None
+
+    def derive(self, grammar: str, tree: Tree, base: bytes, changed: list[tuple[int, int]], edit: TextEdit) -> None:
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is not None:
+                entry.base = (base, changed, edit)
+
+    def base(self, grammar: str, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+        """`tree`'s base, when both are cached: the base source's tree now (if it was parsed
+        again, the same text's tree: the changed ranges hold for it alike)."""
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is None or entry.base is None:
+                return None
+            source, changed, edit = entry.base
+            old = self._entries.get((grammar, source))
+            return (old.tree, changed, edit) if old is not None else None
+
+    def attached(self, tree: Tree, key: str) -> Any:
+        with self._lock:
+            entry = self._entry(tree)
+            return entry.attached.get(key) if entry is not None else None
+
+    def attach(self, tree: Tree, key: str, value: Any) -> None:
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is not None:
+                entry.attached[key] = value
+
+_TREES = _TreeCache(16, 2 << 20)
+
+
+def parse_once(lang: Language, source: bytes) -> Tree:
+    """`parse` without keeping the tree in the cache."""
+    return _TREES.get(lang.grammar, source) or _parser(lang.grammar).parse(_parse_input(lang, source))
+_ENCODED: OrderedDict[str, bytes] = OrderedDict()
+_encoded_lock = threading.Lock()
+
+
+def utf8(text: str) -> bytes:
+    """`text` in UTF-8 (lone surrogates passed through), kept for the last few texts: one
+    write's B and A are encoded by the gate, the routing and the verification alike."""
+    if text.isascii():
+        return text.encode()
+    with _encoded_lock:
+        found = _ENCODED.get(text)
+        if found is not None:
+            return found
+    found = text.encode("utf-8", "surrogatepass")
+    with _encoded_lock:
+        _ENCODED[text] = found
+        while len(_ENCODED) > 12 or (len(_ENCODED) > 2 and sum(map(len, _ENCODED.values())) > 8 << 20):
+            _ENCODED.popitem(last=False)
+    return found
+
+
+def parse(lang: Language, source: bytes) -> Tree:
+    tree = _TREES.get(lang.grammar, source)
+    if tree is None:
+        tree = _parser(lang.grammar).parse(_parse_input(lang, source))
+        _TREES.put(lang.grammar, source, tree)
+    return tree
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    row = source.count(b"\n", 0, offset)
+    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
+
+
+def reparse(lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int) -> Tree:
+    """The tree of `after`, which is `before` with [start, old_end) replaced; parsed incrementally."""
+    return edited_tree(lang, tree, before, after, start, old_end, new_end)[0]
+
+
+def edited_tree(
+    lang: Language, tree: Tree, before: bytes, after: bytes, start: int, old_end: int, new_end: int
+) -> tuple[Tree, list[tuple[int, int]]]:
+    """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed.
+    The edit is widened over what the grammar is given differently beyond it (a lone CR, or a
+    preprocessor rewrite the edit makes or unmakes), so no stale node is reused."""
+    parsed = _parse_input(lang, after)
+    if parsed is not after or lang.preprocessor is not None:
+        start, old_end, new_end = _widened_edit(_parse_input(lang, before), parsed, start, old_end, new_end)
+    edited = tree.copy()
+    edited.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(before, start),
+        old_end_point=_point(before, old_end),
+        new_end_point=_point(after, new_end),
+    )
+    new_tree = _parser(lang.grammar).parse(parsed, edited)
+    changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
+    _TREES.put(lang.grammar, after, new_tree)
+    lines = after.count(b"\n", start, new_end) - before.count(b"\n", start, old_end)
+    _TREES.derive(lang.grammar, new_tree, before, [*changed, (start, new_end)], TextEdit(start, old_end, new_end, lines))
+    return new_tree, changed
+
+
+def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end: int) -> tuple[int, int, int]:
+    """(start, old_end, new_end) grown to take in every byte where `before` and `after` differ."""
+    if before == after:
+        return start, old_end, new_end
+    prefix = common_prefix(before, after)
+    suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
+    return min(start, prefix), max(old_end, len(before) - suffix), max(new_end, len(after) - suffix)
+
+
+_STEP = 4096
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """The length of the longest prefix on which they agree: in steps (slices this short cost
+    nothing to copy), then by halving within the step that differs."""
+    limit = min(len(a), len(b))
+    at = 0
+    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[at:middle] == b[at:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """The length of the longest suffix on which they agree, up to `limit`."""
+    at = 0
+    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - at] == b[len(b) - middle : len(b) - at]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
+    """The tree of `source`, parsed incrementally from the tree of `base` where they differ
+    (a text an operation made from another): the result is the same tree as `parse`, and
+    what is worked out from it can be carried over from the base's."""
+    tree = _TREES.get(lang.grammar, source)
+    if tree is not None or base == source:
+        return tree or parse(lang, source)
+    start = common_prefix(base, source)
+    end = common_suffix(base, source, min(len(base), len(source)) - start)
+    return edited_tree(lang, parse(lang, base), base, source, start, len(base) - end, len(source) - end)[0]
+
+
+def base_of(lang: Language, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
+    """The tree `tree` was parsed from incrementally (`edited_tree`), the byte ranges of `tree`
+    where the edit or the syntax changed (outside them, every character has the same ancestors
+    in both trees), and the edit; None when not known (or no longer cached)."""
+    return _TREES.base(lang.grammar, tree)
+
+
+def changes_since(lang: Language, tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
+    """`base_of`'s changed ranges, when `tree` was parsed from `base`."""
+    found = _TREES.base(lang.grammar, tree)
+    return found[1] if found is not None and found[0] is base else None
+
+
+def attached(tree: Tree, key: str) -> Any:
+    """What was attached to a cached tree under `key` (None: nothing, or not cached). Work
+    derived from a tree lives and is let go with it, within the cache's bound."""
+    return _TREES.attached(tree, key)
+
+
+def attach(tree: Tree, key: str, value: Any) -> None:
+    _TREES.attach(tree, key, value)
