@@ -86,6 +86,23 @@ def test_renaming_one_types_method_leaves_another_types_namesake(tmp_path: Path,
     assert "func (b *B) Close() error" in text and "_ = b.Close()" in text
 
 
+BUF = ("pub struct Buf {\n    x: i32,\n}\n\nimpl Buf {\n    pub fn new() -> Buf {\n        Buf { x: 0 }\n    }\n}\n\n"
+       "impl Default for Buf {\n    fn default() -> Self {\n        Buf::new()\n    }\n}\n")
+
+
+def test_renaming_a_rust_struct_renames_its_impl_blocks(tmp_path: Path) -> None:
+    """An `impl` is named by the type it implements: that name is a use of the type, not a
+    definition of something else (the tree-sitter rename left both impls behind, uncompilable)."""
+    (tmp_path / "lib.rs").write_text(BUF)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("Buf[0]", "lib.rs", "Buffer")
+    text = (tmp_path / "lib.rs").read_text()
+    assert result["complete"] and "Buf " not in text and "Buf:" not in text and text.count("Buffer") == 6, text
+    compiled = subprocess.run(["rustc", "--crate-type", "lib", "--emit", "metadata", "-o", str(tmp_path / "lib.rmeta"), "lib.rs"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert compiled.returncode == 0, compiled.stderr
+
+
 def test_without_a_server_a_member_of_an_object_of_unknown_type_is_refused_not_guessed(tmp_path: Path) -> None:
     root = _copy("chi", tmp_path)
     (root / "close.go").write_text((root / "close.go").read_text() + "\nfunc closeAny(get func() *A) { _ = get().Close() }\n")

@@ -128,6 +128,10 @@ def _in_import(node: Node) -> bool:
     return False
 
 
+# Definitions named by the type they belong to (Rust's `impl Buf`, `impl Default for Buf`): their
+# name refers to that type, as any other use of it does.
+_NAMED_AFTER_ANOTHER = frozenset({"impl"})
+
 _DECLARATIONS = ("var_spec", "variable_declarator", "typed_parameter", "variable_declaration")
 # Declared "types" that leave the type to the compiler.
 _INFERRED = {"var", "val", "auto", "let", "_"}
@@ -207,7 +211,7 @@ class MentionFinder:
         if name not in source:
             return []
         tree = parse(lang, source)
-        own = {d.name_start_byte for d in definitions(lang, tree)}
+        own = {d.name_start_byte for d in definitions(lang, tree) if d.kind not in _NAMED_AFTER_ANOTHER}
         imported = self.modules.binding(path, tree, self.target) if self.modules is not None else None
         to_char = byte_to_char(text)
         found = []
