@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import json
-import re
+import os
 import shutil
 import statistics
 import sys
@@ -33,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.matrix import SEED  # noqa: E402
-from benchmarks.matrix_ops import OPERATIONS  # noqa: E402
+from benchmarks.matrix_ops import OPERATIONS, doubled_blank  # noqa: E402
 from benchmarks.report import RESULTS_DIR, machine, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
@@ -46,7 +45,6 @@ from gateway.syntax import _parser, utf8  # noqa: E402
 RUNS = 30
 TRIED = 10  # definitions tried per file before it is given up
 FIXTURES = ROOT / "tests" / "fixtures"
-_INNER_BLANK = re.compile(r"(?<=\S) (?=\S)")
 
 
 def languages() -> list[str]:
@@ -64,28 +62,30 @@ def _sources(lang: str) -> list[tuple[str, str, str]]:
 
 
 def _targets(symbols: list[Symbol], text: str) -> Iterator[tuple[Symbol, str, str]]:
-    """Definitions from the file's middle outwards that have a blank between tokens after their
-    name, each with its text and that text with the blank doubled (the matrix's replace check)."""
+    """Definitions from the file's middle outwards, each with its text and the matrix's replace
+    check's text for it."""
     middle = len(text) // 2
     for symbol in sorted((s for s in symbols if s.has_definition), key=lambda s: abs(s.start - middle)):
-        code = text[symbol.start : symbol.end]
-        blanks = [m.start() for m in _INNER_BLANK.finditer(code) if m.start() > symbol.name_start - symbol.start]
-        if blanks:
-            yield symbol, code, code[: blanks[-1]] + " " + code[blanks[-1] :]
+        edited = doubled_blank(symbol, text)
+        if edited is not None:
+            yield symbol, text[symbol.start : symbol.end], edited
 
 
-def _replaceable(gateway: Gateway, name: str) -> tuple[str, str, str, int] | None:
+def _replaceable(gateway: Gateway, root: Path, name: str) -> tuple[str, str, str, int] | None:
     """(address, edited text, own text, definitions refused before it) of the first definition
     whose replacement and its undoing both go through; the file is as before."""
     view = gateway.symbol_service.symbols(name)
+    original = (root / name).read_bytes()
     for refused, (symbol, code, edited) in enumerate(itertools.islice(_targets(view.symbols, view.source.text), TRIED)):
         address = address_for([s.name_path for s in view.symbols], view.symbols.index(symbol))
         try:
             gateway.replace_symbol(address, name, edited)
             gateway.replace_symbol(address, name, code)
-            return address, edited, code, refused
+            if (root / name).read_bytes() == original:
+                return address, edited, code, refused
         except GatewayError:
-            continue
+            pass
+        (root / name).write_bytes(original)
     return None
 
 
@@ -116,7 +116,7 @@ def _measure_file(lang: str, name: str, text: str, origin: str, runs: int) -> di
             row["server"] = next(s for s in gateway.servers()["languages"] if s["language"] == lang)
             view = gateway.symbol_service.symbols(name)
             row["backend"] = view.backend.name
-            picked = _replaceable(gateway, name)
+            picked = _replaceable(gateway, root, name)
             if picked is None:
                 return {**row, "note": f"none of {TRIED} definitions tried could be replaced"}
             address, edited, code, row["refused_before"] = picked

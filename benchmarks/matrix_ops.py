@@ -96,12 +96,18 @@ def _find(gateway: Gateway, name: str, address: str, symbol: Symbol, tally: Oper
     tally.add("find", lines == [symbol.start_line], f"{name}: {address} found at lines {lines}, defined at {symbol.start_line}")
 
 
-def _replace(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbol, text: str, original: bytes, tally: OperationTally) -> None:
+def doubled_blank(symbol: Symbol, text: str) -> str | None:
+    """The definition's text with its last blank between two tokens after the name doubled: a
+    change inside it that any language's parser reads the same (None when it has no such blank)."""
     code = text[symbol.start : symbol.end]
     blanks = [m.start() for m in _INNER_BLANK.finditer(code) if m.start() > symbol.name_start - symbol.start]
-    if not blanks:
+    return code[: blanks[-1]] + " " + code[blanks[-1] :] if blanks else None
+
+
+def _replace(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbol, text: str, original: bytes, tally: OperationTally) -> None:
+    code, edited = text[symbol.start : symbol.end], doubled_blank(symbol, text)
+    if edited is None:
         return
-    edited = code[: blanks[-1]] + " " + code[blanks[-1] :]
     try:
         gateway.replace_symbol(address, name, edited)
         exact = path.read_bytes().decode("utf-8") == text[: symbol.start] + edited + text[symbol.end :]
