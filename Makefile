@@ -109,6 +109,8 @@ corpus:
 bench: setup corpus serena
 	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py --record
+	$(PY) benchmarks/matrix.py --quick --fresh --record
+	$(PY) benchmarks/language_table.py --record
 	$(PY) benchmarks/round_trips.py --record
 	$(PY) benchmarks/classify_latency.py --record
 	$(PY) benchmarks/symbol_latency.py --record
