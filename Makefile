@@ -109,8 +109,7 @@ corpus:
 bench: setup corpus serena
 	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py --record
-	$(PY) benchmarks/matrix.py --quick --fresh --record
-	$(PY) benchmarks/language_table.py --record
+	$(PY) benchmarks/language_table.py --matrix benchmarks/results/matrix.json --record
 	$(PY) benchmarks/round_trips.py --record
 	$(PY) benchmarks/classify_latency.py --record
 	$(PY) benchmarks/symbol_latency.py --record

@@ -18,6 +18,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -206,7 +207,7 @@ def render(rows: list[dict[str, Any]], matrix: dict[str, Any], polyglot: dict[st
     runs = rows[0].get("runs", RUNS) if rows else RUNS
     out = [
         f"Machine: {machine()}. Operations: matrix profile `{matrix.get('profile')}`, seed {matrix.get('seed')} "
-        f"(results/matrix-quick.json). Polyglot: results/polyglot.json (Aider-AI/polyglot-benchmark at {polyglot.get('checkout', '?')}). "
+        f"({'results/matrix.json' if matrix.get('profile') == 'full' else 'results/matrix-quick.json'}). Polyglot: results/polyglot.json (Aider-AI/polyglot-benchmark at {polyglot.get('checkout', '?')}). "
         f"Latency: p50 of {runs} runs after one warm-up, replace_symbol and its baseline alternating on the same unchanged file; "
         f"load average (1 min) {load} (other work shared the machine).",
         "",
@@ -225,8 +226,27 @@ def render(rows: list[dict[str, Any]], matrix: dict[str, Any], polyglot: dict[st
     return "\n".join(out)
 
 
+_PHRASES = ("renamed in no file", "listed afterwards", "renamed back, bytes differ", "replaced back, bytes differ",
+            "result differs from the text given", "not listed")
+
+
+def _reason(failure: str) -> str:
+    """What kind of failure: the check's own words, else the gateway error's kind."""
+    found = next((phrase for phrase in _PHRASES if phrase in failure), None)
+    if found:
+        return found
+    kind = re.search(r": (server_failed|collision|ambiguous|not_found|syntax_error|shadowed|usage|[a-z]+_error): ", failure)
+    return kind.group(1) if kind else "other"
+
+
 def _failures(matrix: dict[str, Any]) -> list[str]:
-    return [f"- {r['language']}: {f}" for r in matrix.get("languages", []) for f in r.get("operation_failures", [])]
+    """Per language, operation and reason: how many, and the first one."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for r in matrix.get("languages", []):
+        for failure in r.get("operation_failures", []):
+            op, _, message = failure.partition(": ")
+            groups.setdefault((r["language"], op, _reason(message)), []).append(message)
+    return [f"- {lang} {op}, {reason} ({len(found)}): {found[0][:240]}" for (lang, op, reason), found in groups.items()]
 
 
 def main() -> None:
@@ -245,7 +265,7 @@ def main() -> None:
         rows.append(row)
         loads.append(os.getloadavg()[0])
     failures = _failures(matrix)
-    markdown = render(rows, matrix, polyglot, f"{min(loads):.1f}–{max(loads):.1f}") + "\n\n" + (f"Operations that did not pass ({len(failures)}):\n" + "\n".join(failures) if failures else "Operations that did not pass: none.")
+    markdown = render(rows, matrix, polyglot, f"{min(loads):.1f}–{max(loads):.1f}") + "\n\n" + ("Operations that did not pass, by language, operation and reason (count, first case; all in the matrix's JSON):\n" + "\n".join(failures) if failures else "Operations that did not pass: none.")
     print(markdown)
     result_path("language_table.json").write_text(json.dumps({"machine": machine(), "languages": rows}, indent=2) + "\n")
     record(markdown, "language-table", "Language table (issue 25)")
