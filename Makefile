@@ -16,7 +16,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-serena serena bench-polyglot clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot clean
 
 setup: python-env servers hosts
 
@@ -109,6 +109,7 @@ corpus:
 bench: setup corpus serena
 	$(PY) benchmarks/replay.py --record
 	$(PY) benchmarks/matrix.py --record
+	$(PY) benchmarks/language_table.py --matrix benchmarks/results/matrix.json --record
 	$(PY) benchmarks/round_trips.py --record
 	$(PY) benchmarks/classify_latency.py --record
 	$(PY) benchmarks/symbol_latency.py --record
@@ -133,6 +134,12 @@ $(SERENA_DIR)/.installed: Makefile
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick
+
+# The language table (issue 25): the matrix's quick profile checks each symbol operation per
+# language, then one row per language with the polyglot figures of results/polyglot.json.
+bench-langtable: setup corpus
+	$(PY) benchmarks/matrix.py --quick --fresh --record
+	$(PY) benchmarks/language_table.py --record
 
 # Aider's polyglot benchmark (issue 25), on a clone of github.com/Aider-AI/polyglot-benchmark that
 # is never copied here: `make bench-polyglot POLYGLOT=path [LANGUAGES=go,rust] [LIMIT=5]`.

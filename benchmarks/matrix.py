@@ -5,7 +5,7 @@
 Per language: edits generated from real third-party files, judged by our gate, by a keyword
 gate as widely deployed, and by an oracle that shares nothing with our gate. Finished
 languages are kept in results/partial/<profile>/ so an interrupted run resumes; --fresh
-starts over. Writes results/matrix.json, results/matrix.png and a table in RESULTS.md.
+starts over. Writes results/matrix.json and results/matrix.png (matrix-quick.* for --quick) and a table in RESULTS.md.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
+from benchmarks.matrix_ops import OperationTally, check_definition, check_symbols  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
 from benchmarks.oracle_bash import BashOracle  # noqa: E402
 from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
@@ -124,6 +125,7 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
     edits_total = judged = routed = route_exact = route_tried = trips = trips_exact = 0
     failures: list[str] = []
     kinds: dict[str, int] = {}
+    operations = OperationTally()
     with Gateway(root) as gateway:
         oracle = _oracle(gateway, lang)
         backend = gateway.symbols(files[0].name)["backend"]
@@ -153,17 +155,21 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                     failures += [failure] if failure else []
             if isinstance(oracle, LspOracle):
                 oracle.session.sync(path, source.text, "")  # the server last saw an edited copy
+            check_symbols(gateway, source.name, before, operations)
             count = definition_count(gateway, source.name)
             for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:
+                check_definition(gateway, root, source.name, index, operations)
                 try:
                     outcome = round_trip(gateway, root, source.name, index)
                 except GatewayError as error:
                     failures.append(f"{source.name}: round trip #{index}: {error.kind}: {error}")
+                    operations.add("remove+insert", False)
                     (root / source.name).write_text(source.text)
                     continue
                 if outcome is not None:
                     trips += 1
                     trips_exact += outcome[1]
+                    operations.add("remove+insert", outcome[1])
                     if not outcome[1]:
                         failures.append(f"{source.name}: round trip of {outcome[0]} did not restore the bytes")
         # The session's pid is its reaper's: the server is below it (jdtls's java two levels down).
@@ -184,6 +190,8 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
         "classify_p50_ms": statistics.median(all_latency) if all_latency else None,
         "routing": {"tried": route_tried, "routed": routed, "exact": route_exact},
         "round_trips": {"checked": trips, "exact": trips_exact},
+        "operations": operations.to_json(),
+        "operation_failures": operations.failures,
         "failures": failures,
         "server_peak_rss_mb": max((r for r in server_rss if r is not None), default=None),
     }
@@ -270,8 +278,9 @@ def main() -> None:
         rows.append(row)
     result = {"machine": machine(), "profile": profile_name, "seed": SEED, "languages": rows,
               "benchmark_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    result_path("matrix.json").write_text(json.dumps(result, indent=2) + "\n")
-    chart(rows, result_path("matrix.png"))
+    stem = "matrix" if profile_name == "full" else f"matrix-{profile_name}"
+    result_path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    chart(rows, result_path(f"{stem}.png"))
     markdown = render(rows, profile_name)
     print(markdown)
     if not args.corpus:
