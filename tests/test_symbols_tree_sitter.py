@@ -78,3 +78,14 @@ def test_a_body_cut_at_its_column_is_placed_as_it_stood(tmp_path: Path, name: st
     with Gateway(tmp_path, use_servers=False) as gateway:
         gateway.replace_symbol(name_path, name, body)
     assert placed in (tmp_path / name).read_text()
+
+
+def test_replace_symbol_keeps_every_blank_the_code_was_given(tmp_path: Path) -> None:
+    """A blank at a line's end may be inside a string literal or a comment: the code goes in as
+    given (the language table's libstdc++ comment ` * ` lost its blank), and an empty line
+    inside a body moved into a class stays empty."""
+    (tmp_path / "m.py").write_text("class K:\n    def f(self):\n        return 1\n")
+    body = "def f(self):\n    # note: \n    x = 1 \n\n    return x\n"
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.replace_symbol("K/f", "m.py", body)
+    assert (tmp_path / "m.py").read_text() == "class K:\n    def f(self):\n        # note: \n        x = 1 \n\n        return x\n"

@@ -41,7 +41,7 @@ def _code_lines(code: str) -> str:
         lines.pop()
     if not lines:
         raise UsageError("the new code is empty")
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(lines)  # each line as given: a blank at a line's end may be inside a string literal
 
 
 def _change(text: str, start: int, end: int, inserted: str) -> TextChange:

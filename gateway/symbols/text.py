@@ -168,14 +168,15 @@ def reindent(code: str, indent: str) -> str:
     """Move `code` to `indent`: the first non-blank line's indentation is replaced by it.
 
     Lines that do not start with that base indentation (continuations of a string literal
-    at column 0, say) are left exactly as they are, so literal contents never change.
+    at column 0, say) and empty lines are left exactly as they are, so literal contents never
+    change; nor does a blank at a line's end.
     """
     lines = code.strip("\n").split("\n")
     first = next((line for line in lines if line.strip()), "")
     base = first[: len(first) - len(first.lstrip(" \t"))]
     moved = []
     for line in lines:
-        if not line.strip():
+        if not line:
             moved.append("")
         elif line.startswith(base):
             moved.append(indent + line[len(base) :])
