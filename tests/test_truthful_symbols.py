@@ -103,6 +103,23 @@ def test_renaming_a_rust_struct_renames_its_impl_blocks(tmp_path: Path) -> None:
     assert compiled.returncode == 0, compiled.stderr
 
 
+def test_a_scoped_class_name_is_renamed_at_its_last_part(tmp_path: Path) -> None:
+    """`class RDoc::Markup::Attributes`: the definition's name starts at `RDoc`; its last part is
+    the definition (it was left as "may refer", and the rename said done in 0 files)."""
+    (tmp_path / "a.rb").write_text("class RDoc::Markup::Attributes\n  def initialize\n    @x = 1\n  end\nend\n")
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("RDoc/Markup/Attributes", "a.rb", "Attrs")
+    assert result["complete"] and result["files"] == ["a.rb"]
+    assert (tmp_path / "a.rb").read_text().startswith("class RDoc::Markup::Attrs\n")
+
+
+def test_a_member_declared_in_its_class_is_reported_when_its_definition_outside_is_renamed(tmp_path: Path) -> None:
+    (tmp_path / "a.cpp").write_text("struct A {\n  void f();\n};\n\nvoid A::f() {\n}\n\nint main() {\n  A a;\n  a.f();\n}\n")
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("A/f[1]", "a.cpp", "g")
+    assert not result["complete"] and result["mentioned_in"] == ["a.cpp:2"], result
+
+
 def test_without_a_server_a_member_of_an_object_of_unknown_type_is_refused_not_guessed(tmp_path: Path) -> None:
     root = _copy("chi", tmp_path)
     (root / "close.go").write_text((root / "close.go").read_text() + "\nfunc closeAny(get func() *A) { _ = get().Close() }\n")

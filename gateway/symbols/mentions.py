@@ -21,7 +21,7 @@ from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.text import byte_to_char
-from gateway.syntax import definitions, parse
+from gateway.syntax import Definition, definitions, parse
 
 # Receivers that name the enclosing type's own instance (or the type itself).
 SELF_NAMES = {"self", "this", "cls", "Self", "@"}
@@ -211,7 +211,7 @@ class MentionFinder:
         if name not in source:
             return []
         tree = parse(lang, source)
-        own = {d.name_start_byte for d in definitions(lang, tree) if d.kind not in _NAMED_AFTER_ANOTHER}
+        own = {d.name_start_byte: d for d in definitions(lang, tree) if d.kind not in _NAMED_AFTER_ANOTHER}
         imported = self.modules.binding(path, tree, self.target) if self.modules is not None else None
         to_char = byte_to_char(text)
         found = []
@@ -222,10 +222,12 @@ class MentionFinder:
                 found.append(Mention(path, to_char(token.start_byte), to_char(token.end_byte), token.start_point[0] + 1, tied, why))
         return found
 
-    def _judge(self, path: Path, token: Node, own: set[int], imported: bool | None) -> tuple[bool, str] | None:
+    def _judge(self, path: Path, token: Node, own: dict[int, Definition], imported: bool | None) -> tuple[bool, str] | None:
         target, same_file = self.target, path == self.target.path
+        if same_file and self._is_target_definition(token):
+            return True, "definition"
         if token.start_byte in own:
-            return (True, "definition") if same_file and self._is_target_definition(token) else None
+            return self._namesake(own, own[token.start_byte]) if same_file else None
         receiver = _receiver(token)
         if receiver is not None:
             return self._member(path, token, receiver)
@@ -265,8 +267,24 @@ class MentionFinder:
             return (True, "member through its type") if _base_type(declared) == target.parent_name else None
         return False, "member of an object of unknown type"
 
+    def _namesake(self, own: dict[int, Definition], other: Definition) -> tuple[bool, str] | None:
+        """Another definition of the target's name path in its file: where one of the two is a
+        declaration (a C++ member declared in its class and defined outside it, a prototype),
+        they may be one thing, so it is reported; otherwise it is something else (an overload)."""
+        mine = next((d for d in own.values() if d.name_start_byte <= self.target.name_byte < d.name_end_byte), None)
+        if other.name_path != self.target.symbol.name_path or mine is None:
+            return None
+        return (False, "a declaration of the same name") if None in (other.body_start_byte, mine.body_start_byte) else None
+
     def _is_target_definition(self, token: Node) -> bool:
-        return token.start_byte == self.target.name_byte
+        """The target's own name: the token where it starts, or the last part of a scoped name
+        that starts there (Ruby's `class RDoc::Markup::Attributes`, C++'s `void A::f()`)."""
+        if token.start_byte == self.target.name_byte:
+            return True
+        node = token.parent
+        while node is not None and node.start_byte > self.target.name_byte:
+            node = node.parent
+        return node is not None and node.start_byte == self.target.name_byte and node.end_byte == token.end_byte
 
     def _parent_start(self) -> int:
         return self.target.parent_byte

@@ -126,6 +126,8 @@ def plan_rename(
             rescanned = {**texts, file: (texts[file][0], current)}
             tied = [m for m in mentions_in(service, view, symbol, rescanned) if m.tied and m.path == file]
         staged[file] = _renamed(current, tied, new_name)
+    if all(text == sources[file].text for file, text in staged.items()):
+        raise NotFound(f"{view.source.display}: found no place that spells {symbol.name_path} as the definition's name to rename; nothing renamed")
     result = []
     for file, text in sorted(staged.items()):
         source = sources[file]
