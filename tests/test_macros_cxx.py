@@ -259,3 +259,13 @@ def test_a_lifetime_bound_before_the_trait_is_not_a_syntax_error() -> None:
     assert verdict.syntax_error is None, verdict.message
     typo = judge("lib.rs", text, "    value: T,\n", "    value: T,\n    compute: Box<dyn 'a 'b + Fn(&[T]) -> T>,\n")
     assert typo.reason == "syntax_error", typo.message
+
+
+def test_a_blank_at_the_end_of_a_line_a_misread_name_spans_is_not_a_rename() -> None:
+    # libstdc++'s stl_iterator_base_funcs.h: macros before the return type make tree-sitter read
+    # the lines up to `distance` as the function's name.
+    text = ("namespace std {\ntemplate<typename _InputIterator>\n  _GLIBCXX_NODISCARD\n  inline _GLIBCXX17_CONSTEXPR\n"
+            "  typename iterator_traits<_InputIterator>::difference_type\n  distance(_InputIterator __first, _InputIterator __last)\n"
+            "  { return 0; }\n}\n")
+    verdict = judge("funcs.h", text, "difference_type\n", "difference_type \n")
+    assert verdict.decision == "allow", verdict.message
