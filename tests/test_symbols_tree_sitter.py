@@ -89,3 +89,20 @@ def test_replace_symbol_keeps_every_blank_the_code_was_given(tmp_path: Path) -> 
     with Gateway(tmp_path, use_servers=False) as gateway:
         gateway.replace_symbol("K/f", "m.py", body)
     assert (tmp_path / "m.py").read_text() == "class K:\n    def f(self):\n        # note: \n        x = 1 \n\n        return x\n"
+
+
+def test_a_server_range_that_starts_at_the_end_of_the_doc_comment_starts_on_the_next_line() -> None:
+    """jdtls's Kotlin ranges start right after the doc comment's `*/`: the symbol starts on the
+    declaration's own line (its doc comment found as usual), so replacing it keeps the comment."""
+    from gateway.langs import default_registry
+    from gateway.symbols.backends import RawSymbol
+    from gateway.symbols.normalize import build_symbols
+    from gateway.syntax import definitions, parse
+
+    text = "/**\n * A cart.\n */\n@Suppress(\"x\")\nclass Cart {\n    fun total(): Int = 0\n}\n"
+    lang = default_registry().get("kotlin")
+    assert lang is not None
+    tree = parse(lang, text.encode())
+    raw = RawSymbol(("Cart",), "class", text.index("*/") + 2, len(text) - 1, text.index("Cart {"))
+    [symbol] = build_symbols(lang, text, tree, definitions(lang, tree), [raw])
+    assert (symbol.start, symbol.doc_start, symbol.start_line) == (text.index("@Suppress"), 0, 4)

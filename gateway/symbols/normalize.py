@@ -133,6 +133,9 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
             end -= 1
         if text.startswith(";", end):
             end += 1  # a C struct or a class field stops before its `;`; the definition does not
+        line_end = index.line_end(index.line_of(start))
+        if line_end < end and not text[start:line_end].strip():
+            start = line_end + 1  # jdtls starts a Kotlin declaration right after its doc comment's `*/`
         first_line = index.line_of(start)
         if not text[index.line_start(first_line) : start].strip():
             start = index.line_start(first_line)
