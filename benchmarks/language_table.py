@@ -255,19 +255,25 @@ def main() -> None:
     parser.add_argument("--languages", help="comma-separated subset")
     parser.add_argument("--matrix", type=Path, default=RESULTS_DIR / "matrix-quick.json", help="the matrix's saved results")
     parser.add_argument("--record", action="store_true", help="write RESULTS.md and results/language_table.json")
+    parser.add_argument("--report-only", action="store_true", help="measure nothing: the saved rows with the matrix's and polyglot's results as they are now")
     args = parser.parse_args()
     matrix = json.loads(args.matrix.read_text())
     polyglot = json.loads((RESULTS_DIR / "polyglot.json").read_text())
-    rows, loads = [], [os.getloadavg()[0]]
-    for lang in args.languages.split(",") if args.languages else languages():
-        row = measure(lang, args.runs)
-        print(f"{lang}: {row['backend']} {row.get('replace_p50_ms', 0):.1f} / {row.get('baseline_p50_ms', 0):.1f} ms", file=sys.stderr)
-        rows.append(row)
-        loads.append(os.getloadavg()[0])
+    if args.report_only:
+        saved = json.loads(result_path("language_table.json").read_text())
+        rows, load = saved["languages"], saved.get("load", "–")
+    else:
+        rows, loads = [], [os.getloadavg()[0]]
+        for lang in args.languages.split(",") if args.languages else languages():
+            row = measure(lang, args.runs)
+            print(f"{lang}: {row['backend']} {row.get('replace_p50_ms', 0):.1f} / {row.get('baseline_p50_ms', 0):.1f} ms", file=sys.stderr)
+            rows.append(row)
+            loads.append(os.getloadavg()[0])
+        load = f"{min(loads):.1f}–{max(loads):.1f}"
     failures = _failures(matrix)
-    markdown = render(rows, matrix, polyglot, f"{min(loads):.1f}–{max(loads):.1f}") + "\n\n" + ("Operations that did not pass, by language, operation and reason (count, first case; all in the matrix's JSON):\n" + "\n".join(failures) if failures else "Operations that did not pass: none.")
+    markdown = render(rows, matrix, polyglot, load) + "\n\n" + ("Operations that did not pass, by language, operation and reason (count, first case; all in the matrix's JSON):\n" + "\n".join(failures) if failures else "Operations that did not pass: none.")
     print(markdown)
-    result_path("language_table.json").write_text(json.dumps({"machine": machine(), "languages": rows}, indent=2) + "\n")
+    result_path("language_table.json").write_text(json.dumps({"machine": machine(), "load": load, "languages": rows}, indent=2) + "\n")
     record(markdown, "language-table", "Language table (issue 25)")
 
 
