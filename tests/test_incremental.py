@@ -190,3 +190,12 @@ def test_a_definition_after_a_blank_line_and_its_attribute_is_kept_when_the_one_
         tree_b, tree_a, _ = _incremental(lang, before, after)
         structure.structure(lang, before, tree_b)
         assert structure.structure(lang, after, tree_a) == _whole(lang, Path("a.rs"), after, tree_a)
+
+
+def test_line_starts_of_an_edited_text_are_those_of_the_whole_text() -> None:
+    for _, before, after in _edits(SOURCES + PYTHON, 3, 17):
+        base = text._whole_index(before)
+        for new in (after, after + "\n", "\n" + after, after.replace("\n", "\r\n", 1)):
+            derived = text._edited_index(base, new)
+            assert derived is None or derived == text._whole_index(new), new
+    assert text._edited_index(text._whole_index("a\nb\n"), "x" * 100) is None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,16 +35,51 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Notes being written, by path: the answer that routes a write does not wait for its note (the
+# digest of a long R and a file written), and the PostToolUse that takes it waits for it.
+_writing: dict[Path, threading.Thread] = {}
+_writing_lock = threading.Lock()
+
+
 def remember(path: Path, result: str, note: str) -> None:
-    """R for `path`, and what to tell the agent once the host has written it."""
-    record = {"path": str(path.absolute()), "digest": _digest(result), "note": note, "at": time.time()}
-    private_file(_record(path), json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
+    """R for `path`, and what to tell the agent once the host has written it (written on a
+    thread of its own, which `take` waits for: the hook's answer goes out meanwhile)."""
+    at, target = time.time(), _record(path)
+
+    def write() -> None:
+        record = {"path": str(path.absolute()), "digest": _digest(result), "note": note, "at": at}
+        private_file(target, json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
+
+    with _writing_lock:
+        for done in [key for key, running in _writing.items() if not running.is_alive()]:
+            del _writing[done]
+        earlier = _writing.get(target)
+        thread = _writing[target] = threading.Thread(target=_after, args=(earlier, write), name="gateway-note", daemon=False)
+    thread.start()
+
+
+def _after(earlier: threading.Thread | None, write: Callable[[], None]) -> None:
+    if earlier is not None:  # an earlier note for the same file is replaced, never written over this one
+        earlier.join()
+    write()
+
+
+def _written(record_path: Path) -> None:
+    """Wait for a note being written to `record_path` in this process."""
+    with _writing_lock:
+        thread = _writing.get(record_path)
+    if thread is not None:
+        thread.join()
+        with _writing_lock:
+            if _writing.get(record_path) is thread:
+                del _writing[record_path]
 
 
 def take(path: Path, texts: list[str]) -> str | None:
     """The note for `path` if the routed result is what the file now holds, as it is or read with
     LF line ends (the record is used up either way once the host has written the file)."""
     record_path = _record(path)
+    _written(record_path)
     try:
         record = json.loads(record_path.read_text("utf-8"))
     except (OSError, ValueError):

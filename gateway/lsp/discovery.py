@@ -23,12 +23,17 @@ if TYPE_CHECKING:
 _CHECKOUT_TOOLS = (".tools/node/node_modules/.bin", ".tools/go/bin")
 
 
+@cache
+def _checkout_tools() -> list[str]:
+    checkout = Path(__file__).resolve().parents[2]
+    return [str(checkout / folder) for folder in _CHECKOUT_TOOLS]
+
+
 def tool_dirs() -> list[str]:
     """This Python's own `bin/`, then $GATEWAY_TOOLS_DIR (one folder or a PATH-style list), or
     by default the checkout's tool folders."""
     override = callerenv.get("GATEWAY_TOOLS_DIR")
-    checkout = Path(__file__).resolve().parents[2]
-    tools = override.split(os.pathsep) if override else [str(checkout / folder) for folder in _CHECKOUT_TOOLS]
+    tools = override.split(os.pathsep) if override else _checkout_tools()
     return [str(Path(callerenv.get("executable") or sys.executable).parent), *tools]
 
 
@@ -79,6 +84,9 @@ def _record() -> Path:
     return state_home() / "servers-run.json"
 
 
+_ran: dict[str, list[int]] = {}  # what `_runs` found in its record (or made it say) in this process
+
+
 def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: str) -> bool:
     """Whether the program runs (answers its version). Asking costs a start of the program (a
     Python server: most of a second), so a success is remembered across processes (in the
@@ -86,6 +94,8 @@ def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: s
     asked again each time, and a remembered success that then fails to start is forgotten
     (`forget`)."""
     key, stamp = "\0".join([program, *version_args, path]), _stamp(program)
+    if stamp is not None and _ran.get(key) == stamp:  # this process has seen the record say so (a daemon: every request)
+        return True
     try:
         known = json.loads(_record().read_text("utf-8"))
     except (OSError, ValueError):
@@ -93,9 +103,12 @@ def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: s
     if not isinstance(known, dict):
         known = {}
     if stamp is not None and known.get(key) == stamp:
+        _ran[key] = stamp
         return True
     if adapter.version(program, version_args) is None:
         return False
+    if stamp is not None:
+        _ran[key] = stamp
     with contextlib.suppress(OSError):
         from gateway.userstate import private_file
 
@@ -105,6 +118,8 @@ def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: s
 
 def forget(program: str) -> None:
     """A remembered program that failed to start is asked again next time."""
+    for key in [key for key in _ran if key.split("\0", 1)[0] == program]:
+        _ran.pop(key, None)
     try:
         known = json.loads(_record().read_text("utf-8"))
     except (OSError, ValueError):

@@ -6,6 +6,8 @@ import bisect
 import functools
 import itertools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -66,13 +68,82 @@ class LineIndex:
 # daemon judges writes to several files in turn) are kept: one operation asks for them many
 # times, and a str keeps its hash, so finding a text again costs no second pass over it.
 TEXTS_KEPT = 12
+_INDEXES: OrderedDict[str, LineIndex] = OrderedDict()
+_INDEXES_LOCK = threading.Lock()
+_STEP = 4096
 
 
-@functools.lru_cache(maxsize=TEXTS_KEPT)
 def _line_index(text: str) -> LineIndex:
+    with _INDEXES_LOCK:
+        found = _INDEXES.get(text)
+        if found is not None:
+            _INDEXES.move_to_end(text)
+            return found
+        base = next(reversed(_INDEXES.values()), None)
+    found = (base is not None and _edited_index(base, text)) or _whole_index(text)
+    with _INDEXES_LOCK:
+        _INDEXES[text] = found
+        while len(_INDEXES) > TEXTS_KEPT:
+            _INDEXES.popitem(last=False)
+    return found
+
+
+def _whole_index(text: str) -> LineIndex:
     lines = text.split("\n")
     lines.pop()
     return LineIndex(text, tuple(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0)))
+
+
+def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
+    """`text`'s index from that of a text it is an edit of (the last one indexed: a write's B
+    before its A), when they differ only in a small middle: the line starts before the middle
+    kept, those after it moved, the middle's own found again. None when they differ more."""
+    old = base.text
+    prefix = _common_prefix(old, text)
+    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    end_old, end_new = len(old) - suffix, len(text) - suffix
+    if (end_new - prefix) * 8 > len(text):
+        return None
+    starts = base.starts
+    # A line starts after each newline: those before the middle start at or before `prefix`.
+    head, tail = bisect.bisect_right(starts, prefix), bisect.bisect_right(starts, end_old)
+    middle, at = [], text.find("\n", prefix, end_new)
+    while at >= 0:
+        middle.append(at + 1)
+        at = text.find("\n", at + 1, end_new)
+    shift = end_new - end_old
+    return LineIndex(text, starts[:head] + tuple(middle) + tuple(map(shift.__add__, starts[tail:])))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest prefix they share: in steps, then by halving within the step
+    that differs (slices this short cost nothing to compare)."""
+    limit, at = min(len(a), len(b)), 0
+    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest suffix they share, at most `limit`."""
+    at = 0
+    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _same(offset: int) -> int:
