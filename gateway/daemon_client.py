@@ -17,11 +17,9 @@ from __future__ import annotations
 import _socket  # not `socket`: its enums cost the hook more than the whole call to the daemon
 import os
 import stat
-import struct
 import sys
 
 from gateway import callerenv, fastjson
-from gateway.errors import GatewayError, RemoteError
 from gateway.framing import FrameError, FrameReader
 
 try:  # hashlib would load OpenSSL
@@ -121,8 +119,8 @@ def socket_paths(workspace: str | os.PathLike[str]) -> list[str]:
 
 def peer_uid(sock: _socket.socket) -> int:
     """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
-    _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i")))
-    return uid
+    credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # struct ucred: pid, uid, gid (ints)
+    return int.from_bytes(credentials[4:8], sys.byteorder, signed=True)
 
 
 def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
@@ -228,6 +226,8 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
         autostart = _autostart_allowed(workspace)
         try:
             if unavailable.sent and not retry_local():
+                from gateway.errors import GatewayError  # not before: the hook's client does without it
+
                 raise GatewayError(f"{unavailable}, after the file had changed; not redone in process") from None
             return local()
         finally:
@@ -259,12 +259,15 @@ def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, 
     try:
         return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry, on_progress)
     except DaemonError as error:
+        from gateway.errors import RemoteError
+
         raise RemoteError(error.data or {"kind": "error", "message": str(error)}) from None
 
 
 def _contents(path: str) -> bytes | None:
     """A regular file's bytes (bounded; a FIFO is never waited on); None for anything else."""
     from gateway.config import DEFAULT_MAX_FILE_BYTES
+    from gateway.errors import GatewayError
     from gateway.reading import read_regular
 
     try:

@@ -33,7 +33,7 @@ from typing import Any, cast
 
 from lsprotocol.types import ProgressParams, ResponseError
 from pygls.exceptions import JsonRpcException
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol, lsp_method
 from pygls.server import LanguageServer
 
 from gateway import progress
@@ -90,6 +90,17 @@ class GatewayProtocol(LanguageServerProtocol):
 
     shared = False
     token_required = False
+    _builtins: list[tuple[str, str]] | None = None  # (attribute, LSP method) of the class's builtin features
+
+    def _register_builtin_features(self) -> None:
+        """pygls' registration, with the class's builtin methods found once per class instead of
+        by looking at every attribute of every new protocol (a socket client's own, per call)."""
+        cls = type(self)
+        if cls.__dict__.get("_builtins") is None:
+            found = [(name, getattr(cls, name, None)) for name in dir(cls) if name != "workspace"]
+            cls._builtins = [(name, value.method_name) for name, value in found if callable(value) and hasattr(value, "method_name")]
+        for name, method in cls._builtins or []:
+            self.fm.add_builtin_feature(method, getattr(self, name))
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -137,7 +148,13 @@ class GatewayProtocol(LanguageServerProtocol):
             message["params"] = {} if method.startswith("gateway/") else None
         requester = _REQUESTER.set(self)
         try:
-            self._procedure_handler(self._deserialize_message(message))
+            if isinstance(method, str) and method.startswith("gateway/") and "id" in message:
+                # The gateway's own methods take plain JSON: pygls would make a namedtuple class
+                # for each object in the params (most of the loop's time per call) for `plain`
+                # to turn back into dicts.
+                self._procedure_handler(JsonRPCRequestMessage(id=message["id"], method=method, jsonrpc="2.0", params=message["params"]))
+            else:
+                self._procedure_handler(self._deserialize_message(message))
         except JsonRpcException as error:
             self._error(message.get("id"), error.code, error.message or "invalid message")
         finally:

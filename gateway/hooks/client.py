@@ -13,7 +13,6 @@ import sys
 
 from gateway import fastjson
 from gateway.daemon_client import DaemonError, DaemonUnavailable, connect, disabled, spawn, through_daemon
-from gateway.errors import EXIT_HOOK_FAILED, GatewayError, UsageError
 from gateway.roots import gateway_root
 
 TYPE_CHECKING = False
@@ -93,13 +92,19 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[2:] if argv is None else argv
     try:
         if not words or words[0] not in HOSTS or len(words) > 2 or (len(words) == 2 and words[1] not in EVENTS):
+            from gateway.errors import UsageError
+
             raise UsageError(f"usage: gateway hook ({'|'.join(HOSTS)}) [{'|'.join(EVENTS)}]")
         stdout, code = answer(words[0], sys.stdin.buffer.read(), words[1] if len(words) == 2 else None)
-    except (DaemonError, GatewayError) as error:
-        print(f"gateway: {error}", file=sys.stderr)
-        return EXIT_HOOK_FAILED
     except Exception as error:  # noqa: BLE001 - fail closed: the host must not run a tool the hook could not judge
-        print(f"gateway: internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused", file=sys.stderr)
+        # gateway.errors only now: a hook the daemon answers never needs it (a GatewayError
+        # raised here was raised by code that had imported it).
+        from gateway.errors import EXIT_HOOK_FAILED, GatewayError
+
+        if isinstance(error, DaemonError | GatewayError):
+            print(f"gateway: {error}", file=sys.stderr)
+        else:
+            print(f"gateway: internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused", file=sys.stderr)
         return EXIT_HOOK_FAILED
     if stdout:
         print(stdout)

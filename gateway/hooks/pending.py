@@ -9,11 +9,12 @@ is R: `remember` notes R's digest and the note per file (in the user's state dir
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,14 +37,17 @@ def _digest(text: str) -> str:
 
 
 # Notes being written, by path: the answer that routes a write does not wait for its note (the
-# digest of a long R and a file written), and the PostToolUse that takes it waits for it.
-_writing: dict[Path, threading.Thread] = {}
+# digest of a long R and a file written), and the PostToolUse that takes it waits for it. One
+# writer thread, kept: notes are written in the order they were made, and a process waits for
+# the last one before it exits (concurrent.futures joins its workers at exit).
+_writing: dict[Path, Future[None]] = {}
 _writing_lock = threading.Lock()
+_writer: list[ThreadPoolExecutor] = []
 
 
 def remember(path: Path, result: str, note: str) -> None:
-    """R for `path`, and what to tell the agent once the host has written it (written on a
-    thread of its own, which `take` waits for: the hook's answer goes out meanwhile)."""
+    """R for `path`, and what to tell the agent once the host has written it (written by the
+    writer thread, which `take` waits for: the hook's answer goes out meanwhile)."""
     at, target = time.time(), _record(path)
 
     def write() -> None:
@@ -51,28 +55,20 @@ def remember(path: Path, result: str, note: str) -> None:
         private_file(target, json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
 
     with _writing_lock:
-        for done in [key for key, running in _writing.items() if not running.is_alive()]:
+        if not _writer:
+            _writer.append(ThreadPoolExecutor(1, thread_name_prefix="gateway-note"))
+        for done in [key for key, future in _writing.items() if future.done()]:
             del _writing[done]
-        earlier = _writing.get(target)
-        thread = _writing[target] = threading.Thread(target=_after, args=(earlier, write), name="gateway-note", daemon=False)
-    thread.start()
-
-
-def _after(earlier: threading.Thread | None, write: Callable[[], None]) -> None:
-    if earlier is not None:  # an earlier note for the same file is replaced, never written over this one
-        earlier.join()
-    write()
+        _writing[target] = _writer[0].submit(write)
 
 
 def _written(record_path: Path) -> None:
     """Wait for a note being written to `record_path` in this process."""
     with _writing_lock:
-        thread = _writing.get(record_path)
-    if thread is not None:
-        thread.join()
-        with _writing_lock:
-            if _writing.get(record_path) is thread:
-                del _writing[record_path]
+        future = _writing.pop(record_path, None)
+    if future is not None:
+        with contextlib.suppress(OSError):  # as when it was written in place: no note
+            future.result()
 
 
 def take(path: Path, texts: list[str]) -> str | None:

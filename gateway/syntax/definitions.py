@@ -277,10 +277,15 @@ def _reach(tree: Tree, low: int, high: int) -> int:
 def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Definition]:
     found: list[Definition] = []
     stack: list[Definition] = []
+    low, high = byte_range if byte_range is not None else (0, 1 << 62)
     for match in _best_matches(lang, tree, byte_range):
         start, end = match.start.start_byte, match.last.end_byte
         while stack and stack[-1].end_byte < end:
             stack.pop()
+        if start > high or end < low:
+            # Not one that meets the range (a pattern rooted at a class matches all its
+            # methods), so it encloses none that does either: not built at all.
+            continue
         segments = _name_segments(lang, match)
         prefix = stack[-1].name_path + "/" if stack else ""
         definition = Definition(
@@ -301,9 +306,6 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
         )
         found.append(definition)
         stack.append(definition)
-    if byte_range is not None:
-        start, end = byte_range
-        return [d for d in found if d.start_byte <= end and d.end_byte >= start]
     return found
 
 
