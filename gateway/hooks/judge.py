@@ -119,9 +119,11 @@ def _watched_root(start: Path) -> Path | None:
     `.gateway/` may have been removed by the very command being checked)."""
     from gateway.typed.state import state_path
     from gateway.typed.watch import BASELINE
+    from gateway.userstate import state_home
 
+    home = state_home()
     for directory in (start, *start.parents):
-        if (state_path(directory) / BASELINE).exists():
+        if (state_path(directory, home) / BASELINE).exists():
             return directory
     return None
 

@@ -94,5 +94,17 @@ class Documents:
                 self._answers.popitem(last=False)
 
 
+_DIGESTS: OrderedDict[str, bytes] = OrderedDict()  # of the last few texts: the same file's is asked for on every request
+_DIGESTS_LOCK = threading.Lock()
+
+
 def _digest(text: str) -> bytes:
-    return blake2b(utf8(text), digest_size=16).digest()
+    with _DIGESTS_LOCK:
+        found = _DIGESTS.get(text)
+    if found is None:
+        found = blake2b(utf8(text), digest_size=16).digest()
+        with _DIGESTS_LOCK:
+            _DIGESTS[text] = found
+            while len(_DIGESTS) > 8:
+                _DIGESTS.popitem(last=False)
+    return found

@@ -89,22 +89,31 @@ def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[
     low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
     low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
     old_defs = {d.name_start_byte: d for d in old_found}
-    old_symbols = old.named()
+    old_symbols, old_reach = old.named(), old.reach
     index = LineIndex.of(text)
     symbols, reach = [], {}
+    byte_shift, lines, reach_limit = edit.shift, edit.lines, high - shift
     for definition in found:
-        after = definition.name_start_byte >= high_byte
-        if not after and definition.end_byte >= low_byte:
-            symbol = None
-        else:
-            by_byte, by = (edit.shift, shift) if after else (0, 0)
-            was = old_defs.get(definition.name_start_byte - by_byte)
-            symbol = old_symbols.get(to_char(definition.name_start_byte) - by) if was is not None and _same(was, definition, by_byte) else None
-            if symbol is not None and not (old.reach[symbol.name_start] > high - shift if after else symbol.end + 1 < low):
-                symbol = None
-            if symbol is not None:
-                reach[symbol.name_start + by] = old.reach[symbol.name_start] + by
-                symbol = _moved(symbol, by, edit.lines, definition.name_path) if by or symbol.name_path != definition.name_path else symbol
+        symbol = None
+        name_start = definition.name_start_byte
+        if name_start >= high_byte:  # after the window: B's, moved
+            was = old_defs.get(name_start - byte_shift)
+            if was is not None and _same(was, definition, byte_shift):
+                symbol = old_symbols.get(to_char(name_start) - shift)
+                if symbol is not None and old_reach[symbol.name_start] > reach_limit:
+                    reach[symbol.name_start + shift] = old_reach[symbol.name_start] + shift
+                    symbol = _moved(symbol, shift, lines, definition.name_path) if shift or symbol.name_path != definition.name_path else symbol
+                else:
+                    symbol = None
+        elif definition.end_byte < low_byte:  # before it: B's
+            was = old_defs.get(name_start)
+            if was is not None and _same(was, definition, 0):
+                symbol = old_symbols.get(to_char(name_start))
+                if symbol is not None and symbol.end + 1 < low:
+                    reach[symbol.name_start] = old_reach[symbol.name_start]
+                    symbol = _moved(symbol, 0, 0, definition.name_path) if symbol.name_path != definition.name_path else symbol
+                else:
+                    symbol = None
         if symbol is None:
             symbol = _built(lang, text, tree, [definition])[0]
             reach[symbol.name_start] = _reach(index, symbol)

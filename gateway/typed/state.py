@@ -22,9 +22,10 @@ def _key(root: Path) -> str:
     return hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def state_path(root: Path) -> Path:
-    """The directory of `root`'s state, whether or not it exists yet."""
-    return state_home() / WORKSPACES / _key(root)
+def state_path(root: Path, home: Path | None = None) -> Path:
+    """The directory of `root`'s state, whether or not it exists yet (`home`: `state_home()`,
+    when the caller has it)."""
+    return (home or state_home()) / WORKSPACES / _key(root)
 
 
 def state_dir(root: Path) -> Path:
