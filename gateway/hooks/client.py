@@ -108,4 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_HOOK_FAILED
     if stdout:
         print(stdout)
+    if argv is None and "gateway.hooks.run" not in sys.modules:
+        # The daemon answered (nothing was computed here): nothing is left to finish, so the
+        # hook exits without tearing the interpreter down, which costs more than the call.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     return code
