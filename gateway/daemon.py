@@ -156,11 +156,18 @@ class DaemonServer(GatewayServer):
         return handle
 
     def _tidy_soon(self) -> None:
-        """Tidy at once (before the answer goes out, so before its client can ask again) if that
-        was not done in the last TIDY_SECONDS, else when they have passed."""
+        """Tidy as soon as the answer has gone out (still before any other request is taken up)
+        if that was not done in the last TIDY_SECONDS, else when they have passed. The answer
+        does not wait for it: a request after a pause (an agent's next turn) always finds a
+        tidy due, and reading /proc for the servers' memory takes milliseconds."""
         if self._tidying is None:
             due = self._tidied + TIDY_SECONDS - time.monotonic()
-            self._tidying = self.loop.call_soon(self._tidy) if due <= 0 else self.loop.call_later(due, self._tidy)
+            # Called as the request's task ends: the answer is sent by a callback of that task,
+            # queued after this one, so this queues the tidy behind it.
+            self._tidying = self.loop.call_soon(self._after_answer) if due <= 0 else self.loop.call_later(due, self._tidy)
+
+    def _after_answer(self) -> None:
+        self._tidying = self.loop.call_soon(self._tidy)
 
     def _tidy(self) -> None:
         """Between requests (none running, none given up still running): trim the heap, and
