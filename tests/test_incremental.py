@@ -199,3 +199,24 @@ def test_line_starts_of_an_edited_text_are_those_of_the_whole_text() -> None:
             derived = text._edited_index(base, new)
             assert derived is None or derived == text._whole_index(new), new
     assert text._edited_index(text._whole_index("a\nb\n"), "x" * 100) is None
+
+
+def test_utf16_columns_are_those_of_a_walk_over_every_character() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        sample = "".join(rng.choice(["a", " ", "\n", "é", "中", "\U0001f600", "\ud800"]) for _ in range(rng.randrange(1, 60)))
+        index = text._whole_index(sample)
+        for offset in range(len(sample) + 1):
+            line = index.line_of(offset)
+            column = sum(2 if ord(ch) > 0xFFFF else 1 for ch in sample[index.line_start(line) : offset])
+            assert index.to_utf16(offset) == (line, column)
+        for line in range(index.line_count + 1):
+            for column in range(-1, 8):
+                start, end = (index.line_start(line), index.line_end(line)) if line < index.line_count else (len(sample), len(sample))
+                units, walked = 0, end
+                for at in range(start, end):
+                    if units >= column:
+                        walked = at
+                        break
+                    units += 2 if ord(sample[at]) > 0xFFFF else 1
+                assert index.from_utf16(line, column) == walked, (sample, line, column)

@@ -39,6 +39,8 @@ class LineIndex:
         if line >= len(self.starts):
             return len(self.text)
         start, end = self.line_start(line), self.line_end(line)
+        if not _ASTRAL.search(self.text, start, end):  # one unit per character: a server's every symbol, mostly
+            return min(start + max(column, 0), end)
         units = 0
         for offset in range(start, end):
             if units >= column:
@@ -49,7 +51,7 @@ class LineIndex:
     def to_utf16(self, offset: int) -> tuple[int, int]:
         line = self.line_of(offset)
         segment = self.text[self.line_start(line) : offset]
-        return line, sum(2 if ord(ch) > 0xFFFF else 1 for ch in segment)
+        return line, len(segment) + len(_ASTRAL.findall(segment))
 
     def indentation(self, line: int) -> str:
         start, end = self.line_start(line), self.line_end(line)
@@ -153,6 +155,7 @@ def _same(offset: int) -> int:
 # 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (0b10xxxxxx).
 _STARTS = bytes(0 if byte & 0xC0 == 0x80 else 1 for byte in range(256))
 _NON_ASCII = re.compile("[^\x00-\x7f]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each
 # Texts with more non-ASCII characters than this share of all get a table with an entry per
 # character; fewer (source code with a name or a comment in another script) only one per
 # non-ASCII character, so one `é` costs nothing like a pass per character in Python.
