@@ -61,7 +61,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
-    # xdist's load scheduling hands tests out in this order, round robin at first.
+    # xdist hands tests out in this order, one at a time (pyproject.toml: --maxschedchunk=1).
     items.sort(key=expected_seconds, reverse=True)
 
 
