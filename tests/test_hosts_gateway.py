@@ -76,13 +76,21 @@ def test_a_structural_edit_is_routed_and_lands_byte_exact(host: str, workspace: 
     assert "The gateway performed this write" in _sent_back(result) and "replace_symbol `PriceList/total`" in _sent_back(result)
 
 
+# Claude Code offers a project's MCP tools only when bypassing permissions: its check stays a test of its own.
+MCP_WITH_THE_REFUSAL = ("copilot", "gemini", "codex", "opencode")
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_a_refused_edit_leaves_the_file_untouched_and_says_why(host: str, workspace: Path, tmp_path: Path) -> None:
+    """Beside the refusal, the gateway's MCP server (allowed at install; Copilot: always) is
+    registered and connected: its tools are offered to the model."""
     session = HostSession(host, workspace, tmp_path)
-    install(session, workspace, host)
+    install(session, workspace, host, *(("--allow-mcp",) if host in ("gemini", "codex", "opencode") else ()))
     result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
     assert (workspace / "prices.py").read_text() == SOURCE
     assert "syntax error" in _sent_back(result)
+    if host in MCP_WITH_THE_REFUSAL:
+        _assert_mcp_offered(host, _offered_tools(result))
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -200,16 +208,20 @@ def _offered_tools(result: Any) -> list[str]:
     return [str(name) for name in names]
 
 
-@pytest.mark.parametrize("host", HOSTS)
+def _assert_mcp_offered(host: str, offered: list[str]) -> None:
+    if host == "codex":  # Codex 0.169 defers MCP tools behind its tool search; the resource tools appear once a server is on
+        assert "list_mcp_resources" in offered, offered
+    else:
+        assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
+
+
+@pytest.mark.parametrize("host", [host for host in HOSTS if host not in MCP_WITH_THE_REFUSAL])
 def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host, *(() if host == "copilot" else ("--allow-mcp",)))
     offered = _offered_tools(session.run([], **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {})))
     session.close()
-    if host == "codex":  # Codex 0.169 defers MCP tools behind its tool search; the resource tools appear once a server is on
-        assert "list_mcp_resources" in offered, offered
-    else:
-        assert sum("replace_symbol" in name and "gateway" in name for name in offered) == 1, offered
+    _assert_mcp_offered(host, offered)
 
 
 @pytest.mark.parametrize("host", HOSTS)

@@ -57,9 +57,9 @@ def mutate(text: str, rng: random.Random) -> str:
     return result if result.endswith("\n") else result + "\n"
 
 
-def model_patch(name: str, before: str, after: str, rng: random.Random) -> str:
-    """A patch as a model writes one: small hunks, sometimes an `@@ context` line, sometimes
-    trailing whitespace dropped from context lines, sometimes no context at all."""
+def model_section(name: str, before: str, after: str, rng: random.Random) -> str:
+    """A patch's section as a model writes one: small hunks, sometimes an `@@ context` line,
+    sometimes trailing whitespace dropped from context lines, sometimes no context at all."""
     old, new = before.split("\n"), after.split("\n")
     context = rng.choice([0, 1, 3])
     body = []
@@ -71,27 +71,50 @@ def model_patch(name: str, before: str, after: str, rng: random.Random) -> str:
                 body += [" " + (line.rstrip() if rng.random() < 0.2 else line) for line in old[i1:i2]]
             else:
                 body += [f"-{line}" for line in old[i1:i2]] + [f"+{line}" for line in new[j1:j2]]
-    return render_patch([f"*** Update File: {name}\n" + "\n".join(body) + "\n"])
+    return f"*** Update File: {name}\n" + "\n".join(body) + "\n"
+
+
+def ours_applied(before: str, section: str) -> str | None:
+    try:
+        [change] = parse_patch(render_patch([section])).changes
+        return apply_update(before, change)
+    except PatchError:
+        return None
+
+
+def codex_applied(root: Path, cases: list[tuple[str, str, str]]) -> dict[str, tuple[str | None, str]]:
+    """Codex's result for each (name, before, section), with its message: the file it wrote, or
+    None where it refused. The sections run as one patch when Codex applies it whole (one
+    process instead of one per case); where it refuses, each runs alone, so that a refusal
+    belongs to its own section."""
+    for name, before, _ in cases:
+        (root / name).write_bytes(before.encode())
+    if cases and codex_apply(root, render_patch([section for _, _, section in cases]))[0] == 0:
+        return {name: ((root / name).read_bytes().decode(), "") for name, _, _ in cases}
+    found: dict[str, tuple[str | None, str]] = {}
+    for name, before, section in cases:
+        (root / name).write_bytes(before.encode())
+        code, message = codex_apply(root, render_patch([section]))
+        found[name] = ((root / name).read_bytes().decode() if code == 0 else None, message)
+    return found
 
 
 def test_model_like_patches_apply_exactly_as_codex_applies_them(tmp_path: Path) -> None:
     rng = random.Random(21)
-    agreed, cases = 0, 0
+    rounds: list[list[tuple[str, str, str]]] = [[], []]  # each file twice: once in each round
     for name, before in corpus(60, 7):
-        for _ in range(2):
+        for turn in range(2):
             after = mutate(before.replace("\r\n", "\n") if rng.random() < 0.5 else before, rng)
-            patch = model_patch(name, before, after, rng)
-            (tmp_path / name).write_bytes(before.encode())
-            code, message = codex_apply(tmp_path, patch)
-            try:
-                [change] = parse_patch(patch).changes
-                ours: str | None = apply_update(before, change)
-            except PatchError:
-                ours = None
-            theirs = (tmp_path / name).read_bytes().decode() if code == 0 else None
-            assert ours == theirs, (name, message[:300], patch[:600])
-            agreed, cases = agreed + 1, cases + 1
-    assert agreed == cases == 120
+            rounds[turn].append((name, before, model_section(name, before, after, rng)))
+    agreed = 0
+    for cases in rounds:
+        ours = {name: ours_applied(before, section) for name, before, section in cases}
+        theirs = codex_applied(tmp_path, [case for case in cases if ours[case[0]] is not None])
+        theirs |= codex_applied(tmp_path, [case for case in cases if ours[case[0]] is None])
+        for name, _, section in cases:
+            assert ours[name] == theirs[name][0], (name, theirs[name][1][:300], section[:600])
+            agreed += 1
+    assert agreed == 120
 
 
 def test_update_sections_land_byte_for_byte_with_codex(tmp_path: Path) -> None:

@@ -9,11 +9,14 @@ what it sent the model. A host that cannot start fails the test; nothing is skip
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +95,8 @@ class HostSession:
         )
 
     def _configure_opencode(self) -> None:
+        for directory in (self.home / ".config" / "opencode", self.workspace / ".opencode"):
+            _link_opencode_dependencies(directory)
         models = {"m1": {"name": "m1", "tool_call": True}, "gpt-5.5": {"name": "gpt-5.5", "tool_call": True}}
         self._write_json(self.home / ".config" / "opencode" / "opencode.json", {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
@@ -138,3 +143,29 @@ class HostSession:
 
     def close(self) -> None:
         self.model.close()
+
+
+def _opencode_dependencies() -> Path:
+    """`@opencode-ai/plugin` at OpenCode's own version, installed by npm once per machine. OpenCode
+    installs it from the registry into each configuration directory that has no node_modules (its
+    own and the workspace's `.opencode/`) before it loads plugins: 5-30 s of every run in a fresh
+    HOME and workspace, which is what each test has. The workers of one run share it under a lock."""
+    version = json.loads((BIN.parent / "opencode-ai" / "package.json").read_text())["version"]
+    root = Path(tempfile.gettempdir()) / f"gateway-tests-{os.getuid()}" / f"opencode-plugin-{version}"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root.parent / f"{root.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "node_modules" / "@opencode-ai" / "plugin" / "package.json").exists():
+            subprocess.run(["npm", "install", "--silent", "--no-fund", "--no-audit", "--save-exact", "--prefix", str(root),
+                            f"@opencode-ai/plugin@{version}"], check=True, timeout=600)
+    return root
+
+
+def _link_opencode_dependencies(directory: Path) -> None:
+    """The installed dependencies, as OpenCode leaves them: it installs nothing when node_modules
+    exists and the lock file names every dependency of package.json."""
+    installed = _opencode_dependencies()
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "node_modules").symlink_to(installed / "node_modules", target_is_directory=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(installed / name, directory / name)
