@@ -11,6 +11,10 @@ GOPLS_VERSION := v0.23.0
 # Agent host CLIs the end-to-end tests drive (tests/hosts): pinned, in the project's tool folder.
 HOSTS_DIR := .tools/hosts
 NPM_HOSTS := @anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102 @google/gemini-cli@0.61.0 @openai/codex@0.169.0 opencode-ai@1.18.33
+# OpenCode installs its plugin API into every configuration folder without one, from the registry,
+# on each run: installed here once, at OpenCode's version, and linked in by tests/hosts.
+OPENCODE_PLUGIN_DIR := .tools/opencode-plugin
+OPENCODE_PLUGIN := @opencode-ai/plugin@1.18.33
 # Serena, the peer in benchmarks/serena_peer.py: a virtualenv of its own, since its pins clash with ours.
 SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
@@ -29,7 +33,12 @@ $(VENV)/.installed: pyproject.toml
 
 servers: $(NODE_DIR)/.installed go-server ruby
 
-hosts: $(HOSTS_DIR)/.installed
+hosts: $(HOSTS_DIR)/.installed $(OPENCODE_PLUGIN_DIR)/.installed
+
+$(OPENCODE_PLUGIN_DIR)/.installed: Makefile
+	mkdir -p $(OPENCODE_PLUGIN_DIR)
+	npm install --silent --prefix $(OPENCODE_PLUGIN_DIR) --no-fund --no-audit --save-exact $(OPENCODE_PLUGIN)
+	touch $@
 
 $(HOSTS_DIR)/.installed: Makefile
 	mkdir -p $(HOSTS_DIR)

@@ -9,14 +9,12 @@ what it sent the model. A host that cannot start fails the test; nothing is skip
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,18 +144,14 @@ class HostSession:
 
 
 def _opencode_dependencies() -> Path:
-    """`@opencode-ai/plugin` at OpenCode's own version, installed by npm once per machine. OpenCode
-    installs it from the registry into each configuration directory that has no node_modules (its
-    own and the workspace's `.opencode/`) before it loads plugins: 5-30 s of every run in a fresh
-    HOME and workspace, which is what each test has. The workers of one run share it under a lock."""
+    """`@opencode-ai/plugin` at OpenCode's own version, installed by `make setup`. OpenCode installs
+    it from the registry into each configuration directory that has no node_modules (its own and
+    the workspace's `.opencode/`) before it loads plugins: 5-30 s of every run in a fresh HOME and
+    workspace, which is what each test has."""
     version = json.loads((BIN.parent / "opencode-ai" / "package.json").read_text())["version"]
-    root = Path(tempfile.gettempdir()) / f"gateway-tests-{os.getuid()}" / f"opencode-plugin-{version}"
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root.parent / f"{root.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (root / "node_modules" / "@opencode-ai" / "plugin" / "package.json").exists():
-            subprocess.run(["npm", "install", "--silent", "--no-fund", "--no-audit", "--save-exact", "--prefix", str(root),
-                            f"@opencode-ai/plugin@{version}"], check=True, timeout=600)
+    root = ROOT / ".tools" / "opencode-plugin"
+    installed = json.loads((root / "package.json").read_text())["dependencies"]["@opencode-ai/plugin"] if (root / "package.json").exists() else None
+    assert installed == version, f"{root}: @opencode-ai/plugin {installed}, OpenCode {version}: run `make setup` (OPENCODE_PLUGIN in the Makefile)"
     return root
 
 
