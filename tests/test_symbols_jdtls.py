@@ -29,6 +29,16 @@ def _kotlin_renames_through_the_checked_fallback(workspace: LanguageWorkspace) -
     assert workspace.text("kt/Shop.kt") == workspace.original["kt/Shop.kt"].decode().replace("basket.size()", "basket.amount()")
 
 
+def _kotlin_symbols_after_a_write_come_from_the_text(workspace: LanguageWorkspace) -> None:
+    """jdtls answers Kotlin symbols for the text it opened: after the rename's write they come
+    from tree-sitter, which shows the new name, saying why."""
+    assert workspace.gateway.symbols("kt/Basket.kt")["backend"] == JDTLS
+    workspace.gateway.rename_symbol("Basket/size", "kt/Basket.kt", "amount")
+    listing = workspace.gateway.symbols("kt/Basket.kt")
+    assert listing["backend"] == "tree-sitter" and "for the text it opened" in listing["note"], listing
+    assert "Basket/amount" in [s["name_path"] for s in listing["symbols"]]
+
+
 def _kotlin_rename_refuses_what_it_cannot_tie(workspace: LanguageWorkspace) -> None:
     with pytest.raises(Ambiguous, match=r"read-only.*put at kt/Shop\.kt:8 may belong to another type; nothing renamed"):
         workspace.gateway.rename_symbol("Basket/put", "kt/Basket.kt", "add")
@@ -67,7 +77,8 @@ def test_java_and_kotlin_through_jdtls(tmp_path: Path) -> None:
         for case in JVM_CASES:  # Java replace, insert, remove, rename across files; Kotlin replace, insert, remove
             workspace.reset()
             check_case(workspace, case, JDTLS)
-        for check in (_kotlin_renames_through_the_checked_fallback, _kotlin_rename_refuses_what_it_cannot_tie, _servers_rows, _round_trips):
+        for check in (_kotlin_renames_through_the_checked_fallback, _kotlin_symbols_after_a_write_come_from_the_text,
+                      _kotlin_rename_refuses_what_it_cannot_tie, _servers_rows, _round_trips):
             workspace.reset()
             check(workspace)
         _closing_ends_jdtls_and_its_java(workspace)

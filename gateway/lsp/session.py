@@ -53,6 +53,7 @@ class LspSession:
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
         self._sent: dict[str, str] = {}
+        self._opened: dict[str, str] = {}
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
@@ -333,6 +334,11 @@ class LspSession:
                     raise
             return self._run(make(self._handler), what=method)
 
+    def differs_from_opened(self, path: Path) -> bool:
+        """Whether the text of `path` the server was sent last is not the one it opened."""
+        uri = path.as_uri()
+        return self._sent.get(uri) != self._opened.get(uri)
+
     def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
         """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""
         uri = path.as_uri()
@@ -341,6 +347,7 @@ class LspSession:
                 self._unversioned.discard(uri)
             if uri not in self._versions:
                 self._versions[uri] = 1
+                self._opened[uri] = text
                 self._notify(lambda h: h.notify.did_open_text_document(
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}
                 ))
@@ -369,7 +376,7 @@ class LspSession:
                     continue
                 text = read(path)
                 if text is None:
-                    del self._versions[uri], self._sent[uri]
+                    del self._versions[uri], self._sent[uri], self._opened[uri]
                     self.documents.closed(uri)
                     self._notify(lambda h, uri=uri: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
                     continue

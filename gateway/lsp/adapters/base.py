@@ -40,6 +40,10 @@ class Adapter:
     # keeps nothing on disk that a kill could leave half-written (jedi). Servers that keep a
     # workspace or an index (jdtls' data directory, clangd's, gopls' caches) are asked politely.
     killed_at_exit = False
+    # Languages whose symbols the server answers for the text it opened, whatever it is sent
+    # after (jdtls's Kotlin): while a document differs from that text, its symbols come from
+    # tree-sitter.
+    symbols_of_opened_text: frozenset[str] = frozenset()
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,

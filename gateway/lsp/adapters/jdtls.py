@@ -172,6 +172,9 @@ class JdtlsAdapter(SignatureNameAdapter):
         return KOTLIN_READ_ONLY if language == "kotlin" else None
 
     announces_ready = True
+    # Its Kotlin support keeps answering documentSymbol for the text a document was opened with
+    # (after didChange, and after didClose and didOpen alike).
+    symbols_of_opened_text = frozenset({"kotlin"})
 
     def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
         if method != "language/status" or not isinstance(params, dict):
