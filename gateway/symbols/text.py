@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gateway.syntax import common_prefix, common_suffix
+
 
 @dataclass(frozen=True)
 class LineIndex:
@@ -72,7 +74,6 @@ class LineIndex:
 TEXTS_KEPT = 12
 _INDEXES: OrderedDict[str, LineIndex] = OrderedDict()
 _INDEXES_LOCK = threading.Lock()
-_STEP = 4096
 
 
 def _line_index(text: str) -> LineIndex:
@@ -101,8 +102,8 @@ def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
     before its A), when they differ only in a small middle: the line starts before the middle
     kept, those after it moved, the middle's own found again. None when they differ more."""
     old = base.text
-    prefix = _common_prefix(old, text)
-    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    prefix = common_prefix(old, text)
+    suffix = common_suffix(old, text, min(len(old), len(text)) - prefix)
     end_old, end_new = len(old) - suffix, len(text) - suffix
     if (end_new - prefix) * 8 > len(text):
         return None
@@ -115,37 +116,6 @@ def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
         at = text.find("\n", at + 1, end_new)
     shift = end_new - end_old
     return LineIndex(text, starts[:head] + tuple(middle) + tuple(map(shift.__add__, starts[tail:])))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the longest prefix they share: in steps, then by halving within the step
-    that differs (slices this short cost nothing to compare)."""
-    limit, at = min(len(a), len(b)), 0
-    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
-        middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """The length of the longest suffix they share, at most `limit`."""
-    at = 0
-    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _same(offset: int) -> int:

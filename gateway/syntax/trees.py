@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
@@ -245,32 +245,31 @@ def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end
 _STEP = 4096
 
 
-def common_prefix(a: bytes, b: bytes) -> int:
-    """The length of the longest prefix on which they agree: in steps (slices this short cost
-    nothing to copy), then by halving within the step that differs."""
-    limit = min(len(a), len(b))
-    at = 0
+def common_prefix(a: AnyStr, b: AnyStr) -> int:
+    """The length of the longest prefix they share (texts or bytes): in steps, then by halving
+    within the step that differs (slices this short cost nothing to compare)."""
+    limit, at = min(len(a), len(b)), 0
     while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
         at = min(at + _STEP, limit)
     low, high = at, min(at + _STEP, limit)
-    while low < high:
+    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
         middle = (low + high + 1) // 2
-        if a[at:middle] == b[at:middle]:
+        if a[low:middle] == b[low:middle]:
             low = middle
         else:
             high = middle - 1
     return low
 
 
-def common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """The length of the longest suffix on which they agree, up to `limit`."""
+def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
+    """The length of the longest suffix they share, at most `limit`."""
     at = 0
     while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
         at = min(at + _STEP, limit)
     low, high = at, min(at + _STEP, limit)
     while low < high:
         middle = (low + high + 1) // 2
-        if a[len(a) - middle : len(a) - at] == b[len(b) - middle : len(b) - at]:
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
             low = middle
         else:
             high = middle - 1
