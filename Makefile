@@ -152,9 +152,20 @@ bench-langtable: setup corpus
 
 # Aider's polyglot benchmark (issue 25), on a clone of github.com/Aider-AI/polyglot-benchmark that
 # is never copied here: `make bench-polyglot POLYGLOT=path [LANGUAGES=go,rust] [LIMIT=5]`.
-bench-polyglot: setup
+bench-polyglot: setup polyglot-deps
 	@test -d "$(POLYGLOT)" || { echo "usage: make bench-polyglot POLYGLOT=path/to/polyglot-benchmark [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
 	$(PY) benchmarks/polyglot.py $(POLYGLOT) --record $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT))
+
+# The C++ exercises gigasecond and meetup build their tests against Boost.Date_Time (Debian's).
+.PHONY: polyglot-deps
+polyglot-deps:
+	@if [ -f /usr/include/boost/date_time.hpp ]; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libboost-date-time-dev >/dev/null; \
+	else \
+		echo "for the C++ exercises gigasecond and meetup: sudo apt-get install libboost-date-time-dev"; \
+	fi
 
 clean:
 	rm -rf $(VENV) .tools

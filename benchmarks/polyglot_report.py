@@ -142,7 +142,7 @@ def render(rows: list[dict[str, Any]], machine: str, commit: str) -> str:
         "old_string no longer in the file after an earlier refusal or different route. Tests: the exercise's own, "
         "every test enabled, on what the gateway left and on the plain result (= the reference solution): pytest, "
         "`go test`, `cargo test -- --include-ignored`, jest, C++ through CMake with `EXERCISM_RUN_ALL_TESTS` (gigasecond "
-        "and meetup need Debian's libboost-date-time-dev), Java compiled by javac and run by JUnit's console launcher "
+        "and meetup need Debian's libboost-date-time-dev, which `make bench-polyglot` installs), Java compiled by javac and run by JUnit's console launcher "
         "(Gradle cannot download its distribution here). Languages run one at a time.",
         "",
     ]
