@@ -167,3 +167,18 @@ def test_another_contracts_apply_does_not_undo_a_run_still_validating(workspace:
         assert '"""A figure."""' in (workspace / "pkg" / "shapes.py").read_text()  # the live run's write stands
     assert process.communicate(timeout=60)[0].strip() == "True"
     assert '"""A figure."""' in (workspace / "pkg" / "shapes.py").read_text()
+
+
+def test_a_run_that_ends_while_another_reads_the_runs_folder_still_counts_as_writing(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listed while running, its journal gone and its `.done` written before it is read: the
+    files it wrote are still another run's, not changes to put back (a CI failure under load)."""
+    from gateway.contracts import journal
+
+    since = time.time()
+    journal.write_journal(workspace, "other", "c", [journal.JournalEntry("pkg/new.txt", None, None, "0" * 64)])
+    runs = workspace / ".gateway" / "state" / "contract-runs"
+    listing = [runs / "other.json"]  # the folder as listed while the run was still going ...
+    journal.finish_journal(workspace, "other")  # ... which ended before its journal was read
+    real_iterdir = Path.iterdir
+    monkeypatch.setattr(Path, "iterdir", lambda self: iter(listing) if self == runs else real_iterdir(self))
+    assert journal.written_by_others(workspace, "mine", since) == {"pkg/new.txt"}

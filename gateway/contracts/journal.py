@@ -178,6 +178,17 @@ def finish_journal(root: Path, run_id: str) -> None:
     journal.unlink(missing_ok=True)
 
 
+def _read_record(path: Path) -> str:
+    """A run's record; for a running one that ended since the folder was listed (its journal
+    gone, its `.done` written under a name the listing did not have yet), the `.done`."""
+    try:
+        return path.read_text("utf-8")
+    except FileNotFoundError:
+        if path.suffix != ".json":
+            raise
+        return path.with_suffix(".done").read_text("utf-8")
+
+
 def written_by_others(root: Path, run_id: str, since: float) -> set[str]:
     """The files other contract runs were writing at any time since `since` (running, or ended since)."""
     directory, found = _runs(root), set()
@@ -187,7 +198,8 @@ def written_by_others(root: Path, run_id: str, since: float) -> set[str]:
         if path.stem == run_id:
             continue
         try:
-            record = verified(json.loads(path.read_text("utf-8")), SIGNED_AS, path.name)
+            text = _read_record(path)
+            record = verified(json.loads(text), SIGNED_AS, path.name)
         except (Forged, OSError, ValueError):
             continue
         if path.suffix == ".done" and time.time() - record.get("finished_at", 0) > KEEP_DONE_SECONDS:
