@@ -9,6 +9,7 @@ process is alive (`LspSession.alive`), so a killed server is noticed as if it ha
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -94,17 +95,6 @@ class Documents:
                 self._answers.popitem(last=False)
 
 
-_DIGESTS: OrderedDict[str, bytes] = OrderedDict()  # of the last few texts: the same file's is asked for on every request
-_DIGESTS_LOCK = threading.Lock()
-
-
+@functools.lru_cache(maxsize=8)  # the last few texts: the same file's is asked for on every request
 def _digest(text: str) -> bytes:
-    with _DIGESTS_LOCK:
-        found = _DIGESTS.get(text)
-    if found is None:
-        found = blake2b(utf8(text), digest_size=16).digest()
-        with _DIGESTS_LOCK:
-            _DIGESTS[text] = found
-            while len(_DIGESTS) > 8:
-                _DIGESTS.popitem(last=False)
-    return found
+    return blake2b(utf8(text), digest_size=16).digest()

@@ -334,10 +334,9 @@ class LspSession:
                     raise
             return self._run(make(self._handler), what=method)
 
-    def differs_from_opened(self, path: Path) -> bool:
-        """Whether the text of `path` the server was sent last is not the one it opened."""
-        uri = path.as_uri()
-        return self._sent.get(uri) != self._opened.get(uri)
+    def opened_otherwise(self, path: Path, text: str) -> bool:
+        """Whether the server opened `path` holding another text than `text`."""
+        return self._opened.get(path.as_uri(), text) != text
 
     def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
         """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""

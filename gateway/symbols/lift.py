@@ -223,13 +223,14 @@ def _pairs(olds: list[Symbol], news: list[Symbol]) -> list[tuple[Symbol | None, 
     """B's and A's children aligned: same kind and name in order; equal-sized runs of others pair as renames."""
     keys_b, keys_a = [_key(s) for s in olds], [_key(s) for s in news]
     matcher = difflib.SequenceMatcher(None, keys_b, keys_a, autojunk=False)
+    names_b, names_a = set(keys_b), set(keys_a)
     aligned: list[tuple[Symbol | None, Symbol | None]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             aligned += zip(olds[i1:i2], news[j1:j2])
         elif tag == "replace" and i2 - i1 == j2 - j1 and all(o.kind == n.kind for o, n in zip(olds[i1:i2], news[j1:j2])):
             for old, new in zip(olds[i1:i2], news[j1:j2]):  # not a rename where a name stays (moved) or was there
-                moved = _key(old) in keys_a or _key(new) in keys_b
+                moved = _key(old) in names_a or _key(new) in names_b
                 aligned += [(old, None), (None, new)] if moved else [(old, new)]
         else:
             aligned += [(old, None) for old in olds[i1:i2]] + [(None, new) for new in news[j1:j2]]

@@ -130,13 +130,12 @@ class SymbolService:
         data = source.text.encode()
         tree = parse(lang, data) if keep_tree else parse_once(lang, data)  # first: a server still starting (gateway.lsp.early) starts meanwhile
         chosen = backend or self.backend(lang)
-        found = symbols_of(lang, source.path, source.text, chosen, tree)
         session = chosen.session
-        if session is not None and lang.name in session.adapter.symbols_of_opened_text and session.differs_from_opened(source.path):
+        if session is not None and lang.name in session.adapter.symbols_of_opened_text and session.opened_otherwise(source.path, source.text):
             chosen = TreeSitterBackend(f"{session.name} answers {lang.name} symbols for the text it opened, not for the file as changed")
-            found = symbols_of(lang, source.path, source.text, chosen, tree)
-        elif not found and session is not None and definitions(lang, tree):
-            chosen = TreeSitterBackend(f"{session.name} reports no symbol in this file, outside what it loaded")
+        found = symbols_of(lang, source.path, source.text, chosen, tree)
+        if not found and chosen.session is not None and definitions(lang, tree):
+            chosen = TreeSitterBackend(f"{chosen.session.name} reports no symbol in this file, outside what it loaded")
             found = symbols_of(lang, source.path, source.text, chosen, tree)
         return FileSymbols(source, lang, chosen, found)
 
