@@ -7,6 +7,7 @@ the text edit's result A, and a route that cannot be sound is refused with its r
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,23 @@ def test_routed_write_is_audited_with_its_operations(tmp_path: Path) -> None:
         consumed = [e for e in gateway.audit_log()["entries"] if e["phase"] == "consumed"]
     assert [o["tool"] for o in consumed[-1]["operations"]] == ["remove_symbol"]
     assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(CLASSIFY, "")
+
+
+def test_a_file_just_written_is_read_ahead_to_its_normalised_symbols(workspace: Path) -> None:
+    """The daemon asks its server about a file a host has just written (`SymbolService.ahead`):
+    the answer is read and normalised then too, so the next edit of that file finds its symbols."""
+    from gateway.symbols import service as service_module
+
+    path = (workspace / "pkg" / "shapes.py").resolve()
+    text = path.read_text() + "\n\ndef added_later():\n    return 2\n"
+    path.write_text(text)
+    with Gateway(workspace) as gateway:
+        gateway.symbol_service.asks_ahead = True
+        gateway.symbol_service.ahead(path, text)
+        for thread in threading.enumerate():
+            if thread.name == "gateway-ask-ahead":
+                thread.join(60)
+        kept = [symbols for _, seen, symbols in list(service_module._normalized.values()) if seen == text]
+        assert kept and "added_later" in [s.name_path for s in kept[-1]]
+        listing = gateway.symbols("pkg/shapes.py")
+        assert listing["backend"].startswith("lsp:") and "added_later" in [s["name_path"] for s in listing["symbols"]]

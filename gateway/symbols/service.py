@@ -86,13 +86,15 @@ class SymbolService:
         lang = language_for(self.registry, path, text)
         if not self.asks_ahead or lang is None or not lang.symbol_backend:
             return
-        session = (backend or self.backend(lang)).session
-        if session is None:
+        chosen = backend or self.backend(lang)
+        if chosen.session is None:
             return
 
         def ask() -> None:
+            # The answer read and normalised too (kept by answer and text), not only asked for:
+            # on a long file that is most of what the next operation would wait for.
             with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
-                session.document_symbols(path, text, lang.server.language_id_for(path))
+                symbols_of(lang, path, text, chosen)
 
         threading.Thread(target=ask, name="gateway-ask-ahead", daemon=True).start()
 
