@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import machine, percentile, record  # noqa: E402
-from gateway import daemon_client  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
+from gateway.surfaces import daemon_client  # noqa: E402
 from gateway.syntax import _parser  # noqa: E402
 
 SOURCE = Path(sysconfig.get_paths()["stdlib"]) / "argparse.py"

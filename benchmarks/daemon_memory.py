@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import machine, record  # noqa: E402
-from gateway import daemon_client  # noqa: E402
 from gateway.reaper import descendants  # noqa: E402
+from gateway.surfaces import daemon_client  # noqa: E402
 
 GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
 FILES = 40
 TARGET_MIB = 300.0
 DEFAULT = ("sphinx", "8.1.3")  # the repository measured when no checkout is given: its sdist on PyPI
-REST_SECONDS = 3.0  # past the daemon's tidying between requests (gateway.daemon.TIDY_SECONDS)
+REST_SECONDS = 3.0  # past the daemon's tidying between requests (gateway.surfaces.daemon.TIDY_SECONDS)
 SKIP = {".git", "node_modules", "build", "dist", ".tox", ".venv"}
 STARTS = ("#", '"', "'", "@", "def ", "async def ", "class ")  # lines before which a comment could change a definition
 

@@ -8,10 +8,10 @@ import sys
 
 def main() -> None:
     if sys.argv[1:2] == ["hook"]:
-        from gateway.hooks.client import HOSTS, main as hook
+        from gateway.surfaces.hooks.client import HOSTS, main as hook
 
         if sys.argv[2:3] and sys.argv[2] in HOSTS:
             sys.exit(hook())
-    from gateway.cli import main as cli
+    from gateway.surfaces.cli import main as cli
 
     cli()

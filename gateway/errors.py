@@ -182,7 +182,7 @@ class Unauthenticated(GatewayError):
 
 class NotServed(GatewayError):
     """The daemon cannot answer as the caller's own process would (another state directory, say);
-    the caller answers in process instead (`gateway.daemon_client.NOT_SERVED`)."""
+    the caller answers in process instead (`gateway.surfaces.daemon_client.NOT_SERVED`)."""
 
     kind = "not_served"
 

@@ -4,6 +4,7 @@ dicts only in `to_json` and `refusal`."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,6 +18,42 @@ class Performed(Protocol):
     def summary(self) -> str: ...
 
     def to_json(self) -> dict[str, Any]: ...
+
+
+# A suggested operation inside a text: "⟦gateway " + JSON + "⟧" (the JSON is ASCII, so neither
+# bracket occurs inside it).
+SUGGESTION_START, SUGGESTION_END = "\u27e6gateway ", "\u27e7"
+
+
+@dataclass(frozen=True)
+class SuggestedOperation:
+    """An operation of the table (`gateway.surfaces.operations`) to run instead of a refused
+    write, with its parameters' values. A text that suggests one (a refusal's message, a
+    verdict's `commands`) holds `str(suggestion)`, a placeholder that only the surfaces fill
+    in, each in its own terms (`gateway.surfaces.render`: the `gateway` command line)."""
+
+    operation: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, operation: str, **values: str) -> SuggestedOperation:
+        return cls(operation, tuple(values.items()))
+
+    def __str__(self) -> str:
+        return f"{SUGGESTION_START}{json.dumps([self.operation, dict(self.values)], separators=(',', ':'))}{SUGGESTION_END}"
+
+    @classmethod
+    def parse(cls, placeholder: str) -> SuggestedOperation | None:
+        """The suggestion `str(suggestion)` spelled; None for any other text."""
+        if not (placeholder.startswith(SUGGESTION_START) and placeholder.endswith(SUGGESTION_END)):
+            return None
+        try:
+            operation, values = json.loads(placeholder[len(SUGGESTION_START):-len(SUGGESTION_END)])
+        except (ValueError, TypeError):
+            return None
+        if not isinstance(operation, str) or not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
+            return None
+        return cls(operation, tuple(values.items()))
 
 
 @dataclass(frozen=True)

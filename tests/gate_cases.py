@@ -7,6 +7,17 @@ appear among the reported definitions of a blocked edit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gateway.surfaces import render
+
+if TYPE_CHECKING:
+    from gateway.gate.verdict import Classification
+
+
+def commands(verdict: Classification) -> tuple[str, ...]:
+    """The operations a verdict suggests, as the surfaces spell them (`gateway` command lines)."""
+    return tuple(render.text(str(s)) for s in verdict.suggested)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class RpcClient:
     @classmethod
     def over_tcp(cls, host: str, port: int, authenticate: bool = True) -> RpcClient:
         """A TCP client; it first presents the token `gateway serve` wrote for this address."""
-        from gateway.rpc import token_path
+        from gateway.surfaces.rpc import token_path
 
         sock = socket.create_connection((host, port), timeout=120)
         client = cls(sock.makefile("rb"), sock.makefile("wb"))

@@ -12,7 +12,7 @@ import pytest
 
 from gateway.typed.state import state_dir
 from gateway.api import Gateway
-from gateway.cli import run
+from gateway.surfaces.cli import run
 from gateway.contracts.apply import recover
 from gateway.errors import WriteFailed
 from tests.faults import fail_nth_write

@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gateway import daemon_client
+from gateway.surfaces import daemon_client
 from tests.rpc_client import edit_counters_concurrently
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -221,7 +221,7 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     _start(env, workspace)
     probe = (
         "import io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()));"
-        "from gateway.hooks.client import main; code = main(['claude-code']);"
+        "from gateway.surfaces.hooks.client import main; code = main(['claude-code']);"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'tree_sitter', 'bashlex', 'pydantic', 'json', 're', 'typing'});"
         "print(code, heavy, file=sys.stderr)"
     )

@@ -6,8 +6,9 @@ import pytest
 
 from gateway.gate.checker import classify_edit
 from gateway.langs import default_registry
+from gateway.surfaces import render
 from gateway.syntax import find_definitions
-from tests.gate_cases import SAMPLES, Case, Sample
+from tests.gate_cases import SAMPLES, Case, Sample, commands
 
 CASES = [(lang, case) for lang, sample in SAMPLES.items() for case in sample.cases]
 
@@ -35,10 +36,10 @@ def test_gate_decision(lang: str, case: Case) -> None:
     reported = {d.name_path for d in result.definitions}
     assert set(case.names) <= reported, f"expected {case.names} among {sorted(reported)}"
     if result.blocked:
-        assert result.commands, "a refusal names the command to run instead"
-        assert all(command.split()[1].replace("_", "-") in command for command in result.commands)
+        assert commands(result), "a refusal names the command to run instead"
+        assert all(command.split()[1].replace("_", "-") in command for command in commands(result))
         assert result.suggested_tool and result.suggested_tool in result.message
-        for command in result.commands:
-            assert command in result.message
+        for command in commands(result):
+            assert command in render.text(result.message)
     else:
-        assert result.definitions == () and result.commands == ()
+        assert result.definitions == () and result.suggested == ()

@@ -13,9 +13,9 @@ from gateway.contracts.apply import read_contract
 from gateway.contracts.check import check_contract
 from gateway.errors import Blocked
 from gateway.gate.checker import Gate, classify_edit
-from gateway.hooks.claude_code import run as run_hook
 from gateway.langs import default_registry
-from gateway.surface import call
+from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.operations import call
 from gateway.syntax import language_for, find_definitions
 
 SOURCE = "def f(a):\n    return a\n\n\ndef g(a):\n    return a\n"
@@ -318,8 +318,8 @@ def test_an_internal_error_in_the_hook_fails_closed(monkeypatch: pytest.MonkeyPa
     import io
     import sys
 
-    from gateway import cli
-    from gateway.hooks import judge
+    from gateway.surfaces import cli
+    from gateway.surfaces.hooks import judge
 
     def explode(call: object) -> None:
         raise ZeroDivisionError("boom")

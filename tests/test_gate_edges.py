@@ -11,7 +11,8 @@ from gateway.errors import NotFound
 from gateway.gate.checker import classify_edit
 from gateway.gate.effect import spans_lines
 from gateway.langs import LanguageRegistry, data_dir, default_registry
-from tests.gate_cases import PYTHON
+from gateway.surfaces import render
+from tests.gate_cases import PYTHON, commands
 
 DEFINITION_TEXT = "def handler(request):\n    return request\n"
 
@@ -111,7 +112,7 @@ def test_replace_all_judges_every_occurrence() -> None:
     content = "def f():\n    pass\n\n\ndef f():\n    pass\n"
     every = classify_edit("m.py", "def f():\n    pass", "def f(a):\n    return 1", content=content, replace_all=True)
     assert every.blocked and [d.line for d in every.definitions] == [1, 5]
-    assert every.commands == (
+    assert commands(every) == (
         "gateway replace-symbol 'f[0]' m.py --body-file NEW_DEFINITION_FILE",
         "gateway replace-symbol 'f[1]' m.py --body-file NEW_DEFINITION_FILE",
     )
@@ -123,7 +124,7 @@ def test_refusal_names_definition_line_and_command() -> None:
     assert result.message.startswith(
         "Blocked: this multi-line edit to account.py changes the header of method `Account/refresh` (line 21)"
     )
-    assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in result.message
+    assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in render.text(result.message)
     assert "\n" not in result.message
     assert [c.to_json() for c in result.changed_lines] == [{"before": {"start": 21, "lines": 2}, "after": {"start": 21, "lines": 2}}]
 
@@ -133,7 +134,7 @@ def test_module_level_statements_rewritten_into_a_definition() -> None:
     result = classify_edit("m.py", "A = 1\nB = 2\n", "def constants():\n    return 1, 2\n", content=content)
     assert result.blocked and result.suggested_tool == "insert_code"
     assert [(d.name, d.change) for d in result.definitions] == [("constants", "added")]
-    assert result.commands == ("gateway insert-code / m.py --position after --code-file NEW_CODE_FILE",)
+    assert commands(result) == ("gateway insert-code / m.py --position after --code-file NEW_CODE_FILE",)
 
 
 def test_incremental_reparse_matches_full_parse() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from gateway.gate.checker import Gate, read_text
 from gateway.gate.verdict import Classification
-from tests.gate_cases import PYTHON
+from tests.gate_cases import PYTHON, commands
 
 DECORATED = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
 
@@ -194,10 +194,10 @@ def test_classify_write_commands(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
     removed = classify_write(path, "def a():\n    return 1\n")
-    assert removed.suggested_tool == "remove_symbol" and removed.commands == (f"gateway remove-symbol b {path}",)
+    assert removed.suggested_tool == "remove_symbol" and commands(removed) == (f"gateway remove-symbol b {path}",)
     added = classify_write(path, "def a():\n    return 1\n\n\ndef c():\n    return 3\n\n\ndef b():\n    return 2\n")
     assert added.suggested_tool == "insert_code"
-    assert added.commands == (f"gateway insert-code a {path} --position after --code-file NEW_CODE_FILE",)
+    assert commands(added) == (f"gateway insert-code a {path} --position after --code-file NEW_CODE_FILE",)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ def test_malformed_input_fails_closed(project: Path, raw: str) -> None:
 
 def _loaded_after(project: Path, old: str, new: str) -> tuple[str, list[str]]:
     code = (
-        "import io, json, sys; from gateway.hooks.claude_code import run;"
+        "import io, json, sys; from gateway.surfaces.hooks.claude_code import run;"
         f"out = run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
         f" 'old_string': {old!r}, 'new_string': {new!r}}}}}).encode())[0];"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('multilspy', 'pygls', 'mcp', 'lsprotocol')"

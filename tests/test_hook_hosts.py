@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gateway.errors import HookFailed
-from gateway.hooks.run import outcome
+from gateway.surfaces.hooks.run import outcome
 from tests.hosts.sample import BROKEN, NEW, OLD, SOURCE
 
 BODY = ("return len(self.prices)", "return len(self.prices) + 0")

@@ -1,6 +1,6 @@
 """The package's floors: no import cycle between top-level modules and packages of `gateway`,
 counting every import (module level, inside functions, and type-only ones), so no arrow runs
-back up; the ground floor imports nothing of the package."""
+back up; the ground floor imports nothing of the package, and the surfaces are on top."""
 
 from __future__ import annotations
 
@@ -63,7 +63,14 @@ def test_no_import_cycle_between_top_level_modules_and_packages() -> None:
         floors = list(TopologicalSorter(graph).static_order())
     except CycleError as error:
         raise AssertionError(f"import cycle: {' -> '.join(error.args[1])}") from None
-    assert floors.index("errors") < floors.index("engine") < floors.index("api")
+    assert floors.index("errors") < floors.index("engine") < floors.index("api") < floors.index("surfaces")
+
+
+def test_only_the_command_entry_imports_the_surfaces() -> None:
+    """The gate, the symbols, the engine and the rest say what to do as values; spelling them
+    for a surface (a `gateway` command line) is the surfaces' own business."""
+    graph = import_graph()
+    assert {unit for unit, targets in graph.items() if "surfaces" in targets} == {"entry"}
 
 
 def test_the_ground_floor_imports_nothing_of_the_package() -> None:

@@ -13,7 +13,7 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from gateway.surface import DESCRIPTION_BUDGET, OPERATIONS
+from gateway.surfaces.operations import DESCRIPTION_BUDGET, OPERATIONS
 from gateway.typed.kinds import catalogue
 
 CONTRACT_TOOLS = {o.tool for o in OPERATIONS.values() if o.tool and o.group == "contracts"}

@@ -7,10 +7,10 @@ import shlex
 
 import pytest
 
-from gateway.cli import build_parser
-from gateway.cli_render import RENDER
-from gateway.rpc import METHODS
-from gateway.surface import OPERATIONS, command_line
+from gateway.surfaces.cli import build_parser
+from gateway.surfaces.cli_text import RENDER
+from gateway.surfaces.operations import OPERATIONS, command_line
+from gateway.surfaces.rpc import METHODS
 
 
 def test_every_operation_is_on_each_surface_it_names() -> None:

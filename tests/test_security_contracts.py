@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from gateway.api import Gateway
-from gateway.cli import run
+from gateway.surfaces.cli import run
 from gateway.contracts.journal import SIGNED_AS
 from gateway.userstate import sign
 

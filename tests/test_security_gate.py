@@ -14,7 +14,8 @@ import pytest
 from gateway.gate.checker import Gate
 from gateway.gate.effect import edit_effect
 from gateway.gate.verdict import Classification
-from gateway.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.claude_code import run as run_hook
+from tests.gate_cases import commands
 
 REAL = Path(__file__).parent / "real_code"
 DEDENT = (REAL / "textwrap_dedent.py").read_text()
@@ -40,7 +41,7 @@ def test_wrapping_a_python_function_in_if_false_takes_it_away() -> None:
 def test_del_after_a_definition_takes_it_away() -> None:
     verdict = Gate().check(edit_effect("tw.py", DEDENT, "    return ''.join(prefixed_lines())\n", "    return ''.join(prefixed_lines())\n\n\ndel dedent\n"))
     assert _shadowed(verdict) == [("dedent", "`del dedent` at line 77")], verdict.message
-    assert "gateway remove-symbol dedent tw.py" in verdict.commands
+    assert "gateway remove-symbol dedent tw.py" in commands(verdict)
 
 
 def test_if_0_around_a_c_function_takes_it_away() -> None:

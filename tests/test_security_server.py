@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gateway.framing import FrameError, FrameReader
-from gateway.rpc import token_path
+from gateway.surfaces.rpc import token_path
 from tests.rpc_client import RpcClient, RpcError
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -18,8 +18,8 @@ from gateway.contracts.check import check_contract
 from gateway.errors import Blocked
 from gateway.gate.checker import Gate
 from gateway.gate.effect import edit_effect
-from gateway.hooks.claude_code import run as run_hook
-from gateway.surface import call
+from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.operations import call
 
 REAL = Path(__file__).parent / "real_code"
 DEDENT = (REAL / "textwrap_dedent.py").read_text()
@@ -41,7 +41,7 @@ TYPOS = [
 @pytest.mark.parametrize(("name", "text", "old", "new", "line", "column", "what"), TYPOS, ids=[f"{t[0]}-{i}" for i, t in enumerate(TYPOS)])
 def test_a_typo_is_a_syntax_error_at_its_place_with_no_symbol_advice(name: str, text: str, old: str, new: str, line: int, column: int, what: str) -> None:
     verdict = Gate().check(edit_effect(name, text, old, new))
-    assert (verdict.decision, verdict.reason, verdict.suggested_tool, verdict.commands, verdict.definitions) == ("block", "syntax_error", None, (), ())
+    assert (verdict.decision, verdict.reason, verdict.suggested_tool, verdict.suggested, verdict.definitions) == ("block", "syntax_error", None, (), ())
     assert verdict.syntax_error is not None
     assert (verdict.syntax_error.line, verdict.syntax_error.column, verdict.syntax_error.what) == (line, column, what)
     assert f"syntax error at line {line}:{column}: {what}" in verdict.message

@@ -15,7 +15,8 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import Ambiguous, Blocked, Collision, StillReferenced
-from gateway.hooks.claude_code import run as run_hook
+from gateway.surfaces import render
+from gateway.surfaces.hooks.claude_code import run as run_hook
 
 REAL = Path(__file__).parent / "real_code"
 
@@ -180,7 +181,7 @@ def test_a_rename_by_text_is_refused_on_every_surface_with_the_command_that_rena
     output, code = run_hook(json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(root),
                                         "tool_input": {"file_path": "src/flask/ctx.py", "old_string": old, "new_string": new}}).encode())
     reason = json.loads(output)["hookSpecificOutput"]["permissionDecisionReason"]
-    assert "gateway rename-symbol has_request_context src/flask/ctx.py has_request_ctx" in str(refused.value)
+    assert "gateway rename-symbol has_request_context src/flask/ctx.py has_request_ctx" in render.message(refused.value)
     assert f"gateway rename-symbol has_request_context {root}/src/flask/ctx.py has_request_ctx" in reason
     assert refused.value.classification.suggested_tool == "rename_symbol"
     assert code == 0 and "def has_request_context" in (root / "src/flask/ctx.py").read_text()

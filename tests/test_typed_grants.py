@@ -13,7 +13,7 @@ import pytest
 
 from gateway.typed.state import state_dir
 from gateway.api import Gateway
-from gateway.cli import run
+from gateway.surfaces.cli import run
 from gateway.errors import Blocked, GrantRefused
 from gateway.typed.declaration import Declaration
 from tests.faults import fail_nth_write

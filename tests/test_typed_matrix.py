@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gateway.typed.state import state_dir
-from gateway.cli import run
+from gateway.surfaces.cli import run
 from gateway.typed.declaration import Declaration, judge
 from gateway.typed.kinds import catalogue
 

@@ -22,7 +22,7 @@ from gateway.gate.syntax_problems import error_total, first_problem, new_syntax_
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
 from gateway.namepath import address_for
-from gateway.surface import command_line
+from gateway.results import SuggestedOperation
 from gateway.syntax import Definition, definitions, parse, utf8
 
 Span = tuple[int, int]
@@ -134,36 +134,38 @@ def _touched(judgement: _Judgement) -> list[tuple[TouchedDefinition, Definition]
     return sorted(listed, key=lambda item: (item[0].change == "added", item[0].line))
 
 
-def _commands(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Definition]], path: str) -> tuple[Tool, tuple[str, ...]]:
-    """The symbol operation for each touched definition, as the `gateway` command performing it."""
+def _suggested(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Definition]],
+               path: str) -> tuple[Tool, tuple[SuggestedOperation, ...]]:
+    """The symbol operation for each touched definition (a text parameter's value names a file
+    holding the text: NEW_DEFINITION_FILE), and the tool they mostly are."""
     addresses = _Addresses(judgement)
     swallowed = {id(d) for d in judgement.swallowed}
-    suggested: list[tuple[str, dict[str, str]]] = []
+    suggested: list[SuggestedOperation] = []
     for touched, definition in listed:
         if touched.change == "shadowed" or (touched.change == "removed" and id(definition) not in swallowed):
-            suggested.append(("remove_symbol", {"name_path": addresses.of(definition), "path": path}))
+            suggested.append(SuggestedOperation.of("remove_symbol", name_path=addresses.of(definition), path=path))
         elif touched.change == "added":
             anchor = addresses.insert_anchor(definition)
             if anchor is None:
                 parent = next((b for b, a in judgement.matching.pairs if a.name_path == definition.name_path.rpartition("/")[0]), None)
                 target = addresses.of(parent) if parent else definition.name_path.rpartition("/")[0]
-                suggested.append(("replace_symbol", {"name_path": target, "path": path, "body": "NEW_DEFINITION_FILE"}))
+                suggested.append(SuggestedOperation.of("replace_symbol", name_path=target, path=path, body="NEW_DEFINITION_FILE"))
             else:
-                suggested.append(("insert_code", {"name_path": anchor[0], "path": path, "position": anchor[1], "code": "NEW_CODE_FILE"}))
+                suggested.append(SuggestedOperation.of("insert_code", name_path=anchor[0], path=path, position=anchor[1], code="NEW_CODE_FILE"))
         elif touched.change == "renamed" and touched.new_name_path is not None:
             new_name = touched.new_name_path.rpartition("/")[2]
-            suggested.append(("rename_symbol", {"name_path": addresses.of(definition), "path": path, "new_name": new_name}))
+            suggested.append(SuggestedOperation.of("rename_symbol", name_path=addresses.of(definition), path=path, new_name=new_name))
         else:
-            suggested.append(("replace_symbol", {"name_path": addresses.of(definition), "path": path, "body": "NEW_DEFINITION_FILE"}))
+            suggested.append(SuggestedOperation.of("replace_symbol", name_path=addresses.of(definition), path=path, body="NEW_DEFINITION_FILE"))
     changes = {t.change for t, _ in listed}
     tool: Tool = "replace_symbol"
     if changes == {"renamed"}:
         tool = "rename_symbol"
     elif changes <= {"removed", "shadowed"} and not swallowed:
         tool = "remove_symbol"
-    elif changes == {"added"} and all(operation == "insert_code" for operation, _ in suggested):
+    elif changes == {"added"} and all(s.operation == "insert_code" for s in suggested):
         tool = "insert_code"
-    return tool, tuple(dict.fromkeys(command_line(operation, values) for operation, values in suggested))
+    return tool, tuple(dict.fromkeys(suggested))
 
 
 def _hidden(judgement: _Judgement) -> list[Hidden]:
@@ -187,7 +189,7 @@ def _unreadable(path: str, language: str, action: str, invisible: list[Unseen], 
         f"Blocked: this {action} to {path} {shown}, in lines tree-sitter cannot read as part of the file (macros or "
         f"syntax its {language} grammar does not know), so no symbol operation can be planned there. Nothing was "
         f"written; make the change with the symbol tools, which ask the language server "
-        f"(find it with `{command_line('find_symbol', {'name_path': invisible[0].name, 'path': path})}`), or by hand outside the gateway's hosts."
+        f"(find it with `{SuggestedOperation.of('find_symbol', name_path=invisible[0].name, path=path)}`), or by hand outside the gateway's hosts."
     )
     return Classification("block", "unreadable", path, language, message, None, touched, (), changed)
 
@@ -249,8 +251,8 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
     listed = _touched(judgement)
     listed += [(TouchedDefinition(h.definition.kind, h.definition.name, h.definition.name_path, h.definition.name_line, "shadowed",
                                   detail=f"{h.how} at line {h.line}"), h.definition) for h in hidden]
-    tool, commands = _commands(judgement, listed, path)
+    tool, suggested = _suggested(judgement, listed, path)
     touched = tuple(t for t, _ in listed)
     broken = bool(judgement.swallowed) or error_total(lang, judgement.tree_a) > error_total(lang, judgement.tree_b)
-    message = block_message(path, lang.name, tool, touched, commands, action, broken)
-    return Classification("block", "definition", path, lang.name, message, tool, touched, commands, changed)
+    message = block_message(path, lang.name, tool, touched, suggested, action, broken)
+    return Classification("block", "definition", path, lang.name, message, tool, touched, suggested, changed)

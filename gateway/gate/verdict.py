@@ -1,4 +1,5 @@
-"""What the gate says about a write: the decision, what changed, and what to do instead."""
+"""What the gate says about a write: the decision, what changed, and what to do instead (as
+`SuggestedOperation`s, which the surfaces spell in their own terms)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from gateway.surface import OPERATIONS
+from gateway.results import SuggestedOperation
 
 if TYPE_CHECKING:
     from gateway.gate.syntax_problems import SyntaxProblem
@@ -73,7 +74,7 @@ class Classification:
     message: str
     suggested_tool: Tool | None = None
     definitions: tuple[TouchedDefinition, ...] = ()
-    commands: tuple[str, ...] = ()
+    suggested: tuple[SuggestedOperation, ...] = ()
     changed_lines: tuple[ChangedLines, ...] = ()
     syntax_error: SyntaxProblem | None = None
 
@@ -95,7 +96,7 @@ class Classification:
             "language": self.language,
             "suggested_tool": self.suggested_tool,
             "definitions": [d.to_json() for d in self.definitions],
-            "commands": list(self.commands),
+            "commands": [str(s) for s in self.suggested],
             "changed_lines": [c.to_json() for c in self.changed_lines],
             "syntax_error": self.syntax_error.to_json() if self.syntax_error else None,
             "message": self.message,
@@ -124,7 +125,7 @@ def block_message(
     language: str,
     tool: Tool,
     touched: tuple[TouchedDefinition, ...],
-    commands: tuple[str, ...],
+    suggested: tuple[SuggestedOperation, ...],
     action: str,
     broken: bool = False,
 ) -> str:
@@ -133,14 +134,14 @@ def block_message(
         shown.append(f"{len(touched) - 6} more")
     syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
-        f" A rename by text leaves every reference behind: rename_symbol (`gateway {OPERATIONS['rename_symbol'].command}`) renames them too."
+        f" A rename by text leaves every reference behind: rename_symbol (`{SuggestedOperation('rename_symbol')}`) renames them too."
         if tool != "rename_symbol" and any(d.change == "renamed" for d in touched)
         else ""
     )
     return (
         f"Blocked: this {action} to {path}{syntax} {'; '.join(shown)}. "
         f"Definitions in {language} change through symbol operations, not string replacement; "
-        f"there is no bypass. Use {tool} (MCP tool `{tool}`), {_WHAT[tool]}: {'; '.join(commands)}.{renamed}"
+        f"there is no bypass. Use {tool} (MCP tool `{tool}`), {_WHAT[tool]}: {'; '.join(map(str, suggested))}.{renamed}"
     )
 
 

@@ -16,7 +16,7 @@ from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
 from gateway.gate.effect import Effect
 from gateway.namepath import address_for
-from gateway.surface import command_line
+from gateway.results import SuggestedOperation
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
@@ -160,7 +160,7 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
         raise RouteRefused(
             "rename",
             f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing "
-            f"was written. Rename it with rename_symbol instead: {command_line('rename_symbol', {'name_path': name, 'path': path, 'new_name': new_name})}",
+            f"was written. Rename it with rename_symbol instead: {SuggestedOperation.of('rename_symbol', name_path=name, path=path, new_name=new_name)}",
         )
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 

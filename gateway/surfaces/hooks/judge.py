@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, Unencodable, UsageError
+from gateway.surfaces.hooks.host_edits import Edit, edit_for, host_edits, kept_last_newline, replay
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
     from gateway.gate.effect import Effect
     from gateway.gate.verdict import Classification
-    from gateway.symbols.routing import Route
     from gateway.typed.service import TypedEdits
 
 SYMBOL_HINT = (
@@ -40,15 +40,6 @@ DECLARE_HINT = (
     "`gateway declare KIND --file PATH --target prod|test --provenance P --rationale TEXT [--test-file T]`, "
     "or the gateway MCP tool `declare`), then retry."
 )
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One string replacement of an edit tool."""
-
-    old: str
-    new: str
-    replace_all: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,11 +151,11 @@ def pre(call: HookCall) -> Answer:
     if found is not None:
         return Answer("deny", f"{found} This tool call was not run; run it again.")
     if call.kind == "shell":
-        from gateway.hooks.shell_calls import before_shell
+        from gateway.surfaces.hooks.shell_calls import before_shell
 
         return before_shell(call)
     if call.kind == "patch":
-        from gateway.hooks.patch_calls import judge_patch
+        from gateway.surfaces.hooks.patch_calls import judge_patch
 
         return judge_patch(call)
     if call.path is None:
@@ -199,7 +190,7 @@ def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[st
 
     text = answer.content
     if text is None and judged is not None and answer.action == "rewrite" and answer.edit is not None and judged.effect.before is not None:
-        text = _replay(judged.effect.before, answer.edit, call.style)
+        text = replay(judged.effect.before, answer.edit, call.style)
     if text is None and judged is not None and answer.action == "pass":
         text = judged.effect.after
     if text is None and call.kind == "write":
@@ -233,14 +224,14 @@ def post(call: HookCall) -> Answer:
     """The note for a call the host has made: what a routed write did, once it is on disk, or
     a shell command's unauthorised changes put back."""
     if call.kind == "shell":
-        from gateway.hooks.shell_calls import after_shell
+        from gateway.surfaces.hooks.shell_calls import after_shell
 
         return after_shell(call)
     found = noticed(call)
     if found is not None:
         return Answer("block", found)
     if call.kind in ("edit", "write", "patch"):
-        from gateway.hooks.pending import performed
+        from gateway.surfaces.hooks.pending import performed
 
         if call.path is not None:
             try:
@@ -268,28 +259,6 @@ def _readings(raw: str | None) -> list[tuple[str | None, str | None]]:
     if raw is None or "\r\n" not in raw:
         return [(raw, "\n")]
     return [(raw, None), (raw.replace("\r\n", "\n"), "\n")]
-
-
-def host_edits(text: str, edits: tuple[Edit, ...], style: str) -> list[tuple[str, str, bool]]:
-    """The replacements the host really makes on `text`: in Claude Code, deleting text that
-    ends a line deletes its newline too."""
-    made = []
-    for edit in edits:
-        old = edit.old
-        if style == "claude" and edit.new == "" and old and not old.endswith("\n") and old + "\n" in text:
-            old += "\n"
-        made.append((old, edit.new, edit.replace_all))
-        text = text.replace(old, edit.new) if edit.replace_all else text.replace(old, edit.new, 1)
-    return made
-
-
-def kept_last_newline(before: str, after: str) -> str:
-    """`after` ending with a newline exactly when `before` did (Gemini CLI's replace)."""
-    if before.endswith("\n") and not after.endswith("\n"):
-        return after + "\n"
-    if not before.endswith("\n") and after.endswith("\n"):
-        return after[:-1]
-    return after
 
 
 def _judge_reading(gate: Gate, call: HookCall, display: str, text: str | None, newline: str | None) -> tuple[Effect, Classification]:
@@ -372,25 +341,10 @@ def decide(call: HookCall) -> Judged | None:
     return next((v for v in verdicts if v.classification.blocked), verdicts[-1])
 
 
-def _replay(text: str, edit: Edit, style: str) -> str:
-    old, new, _ = host_edits(text, (edit,), style)[0]
-    after = text.replace(old, new, 1)
-    return kept_last_newline(text, after) if style == "gemini" else after
-
-
-def edit_for(before: str, result: str, route: Route, style: str) -> Edit:
-    """One exact replacement whose application by the host turns `before` into `result`."""
-    old, new = route.as_edit()
-    edit = Edit(old, new)
-    if before.count(old) == 1 and _replay(before, edit, style) == result:
-        return edit
-    return Edit(before, result)  # the whole file: unique, and never an empty deletion
-
-
 def structural(call: HookCall, judged: Judged) -> Answer:
     """A structural write routed (the host's call rewritten), or the reason it is denied."""
-    from gateway.hooks.pending import remember
-    from gateway.hooks.planning import route as planned
+    from gateway.surfaces.hooks.pending import remember
+    from gateway.surfaces.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
     message = judged.classification.message

@@ -1,5 +1,5 @@
 """How the `gateway` command shows each operation's result: its text and exit code. The result
-itself (what --json prints) is the operation's, from the table in gateway.surface."""
+itself (what --json prints) is the operation's, from the table in gateway.surfaces.operations."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`gateway hook install|uninstall HOST`: the gateway's hook and MCP server merged into a host's
 configuration, project-level by default, user-level with `--user`.
 
-Each host's files are listed by `gateway.hooks.host_configs`; this module does the merging
+Each host's files are listed by `gateway.surfaces.hooks.host_configs`; this module does the merging
 and the bookkeeping. Nothing else in a file is touched. Installing twice changes nothing.
 The first install keeps each file's bytes (or its absence) in the user's state directory, and
 uninstall gives them back byte for byte when what is left after removing the gateway's entries
@@ -24,7 +24,7 @@ from typing import Any
 
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
-from gateway.hooks.host_configs import ConfigFile, Commands, config_files
+from gateway.surfaces.hooks.host_configs import ConfigFile, Commands, config_files
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"

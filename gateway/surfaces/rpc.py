@@ -38,10 +38,11 @@ from pygls.server import LanguageServer
 
 from gateway import progress
 from gateway.api import Gateway
-from gateway.daemon_client import peer_uid
-from gateway.errors import RPC_CODES, GatewayError, UsageError, rpc_code_for
+from gateway.errors import RPC_CODES, GatewayError, UsageError
 from gateway.framing import MAX_BODY_BYTES, FrameError, FrameReader
-from gateway.surface import OPERATIONS, call
+from gateway.surfaces import render
+from gateway.surfaces.daemon_client import peer_uid
+from gateway.surfaces.operations import OPERATIONS, call
 from gateway.userstate import private_file, state_home
 from gateway.workers import RequestPool
 
@@ -199,7 +200,7 @@ class GatewayProtocol(LanguageServerProtocol):
         error = None if future.cancelled() else future.exception()
         if isinstance(error, GatewayError):
             self._request_futures.pop(msg_id, None)
-            self._send_response(msg_id, error=ResponseError(rpc_code_for(error), str(error), error.to_json()))
+            self._send_response(msg_id, error=ResponseError(*render.rpc_error(error)))
             return
         super()._execute_request_callback(msg_id, future)
 
@@ -262,7 +263,7 @@ class GatewayServer(LanguageServer):
 
         def work() -> dict[str, Any]:
             with progress.reporting(sink, operation):
-                return call(self.gateway, operation, params)
+                return render.answer(call(self.gateway, operation, params))
 
         return work
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.hooks.judge import Answer, Edit, HookCall
-from gateway.hooks.run import cwd_of, named_tool, outcome as host_outcome, path_in, run as host_run, text_of
+from gateway.surfaces.hooks.host_edits import Edit
+from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.surfaces.hooks.run import cwd_of, named_tool, outcome as host_outcome, path_in, run as host_run, text_of
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 # (path, old, new, content) as Claude Code names them, and as Copilot CLI does.

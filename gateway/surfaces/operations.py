@@ -1,7 +1,7 @@
 """THE operation table: each operation's name, parameters and descriptions, written once.
 
-The CLI's subcommands (gateway.cli), the MCP tools (gateway.mcp_server), the JSON-RPC methods
-(gateway.rpc) and the daemon's dispatch (gateway.daemon) are generated from `OPERATIONS`;
+The CLI's subcommands (gateway.surfaces.cli), the MCP tools (gateway.surfaces.mcp), the JSON-RPC methods
+(gateway.surfaces.rpc) and the daemon's dispatch (gateway.surfaces.daemon) are generated from `OPERATIONS`;
 parameters and results are the same snake_case objects everywhere (the CLI prints them with
 --json). Importing this module costs nothing heavy: the daemon client reads `writes` from it.
 """

@@ -245,13 +245,13 @@ def _start_for_next_time(workspace: str | os.PathLike[str]) -> None:
 
 def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, Any], local: Callable[[], Any],
            on_progress: Callable[[Any], None] | None = None) -> Any:
-    """An operation of `gateway.surface` through the daemon, else `local()`; the daemon's errors
+    """An operation of `gateway.surfaces.operations` through the daemon, else `local()`; the daemon's errors
     raised as RemoteError. After the daemon died mid-call, `local()` runs for a writing operation
     only if the file it names is unchanged."""
-    from gateway.surface import OPERATIONS
+    from gateway.surfaces.operations import OPERATIONS
 
     retry: Callable[[], bool] = lambda: True  # noqa: E731
-    path = params.get("path") or params.get("file_path")  # agents send `file_path` (gateway.surface takes either)
+    path = params.get("path") or params.get("file_path")  # agents send `file_path` (gateway.surfaces.operations takes either)
     if OPERATIONS[operation].writes and isinstance(path, str):
         target = os.path.join(workspace, path)
         before = _contents(target)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.hooks.judge import Answer, HookCall
-from gateway.hooks.run import cwd_of, named_tool, text_of
+from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.surfaces.hooks.run import cwd_of, named_tool, text_of
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:

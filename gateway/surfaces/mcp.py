@@ -1,6 +1,6 @@
 """`gateway mcp`: the MCP server (official `mcp` SDK) over stdio.
 
-Each tool, with its description and parameters, comes from the operation table (gateway.surface);
+Each tool, with its description and parameters, comes from the operation table (gateway.surfaces.operations);
 a description carries the tool's obligations, under a budget: the
 tool list is in the agent's context on every request. The typed-edit tool (`declare`, with
 the kind as an enum; a kind alone answers that kind's obligations) is listed only when the
@@ -29,10 +29,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from gateway import progress
 from gateway.api import Gateway
 from gateway.config import mcp_config
-from gateway.daemon_client import invoke
 from gateway.errors import GatewayError
-from gateway.results import refusal
-from gateway.surface import OPERATIONS, Operation, Param, call
+from gateway.surfaces import render
+from gateway.surfaces.daemon_client import invoke
+from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
 # The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
@@ -100,11 +100,11 @@ def build_server(gateway: Gateway) -> MCPServer:
                 return call(gateway, operation, params)
 
         try:
-            return invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink))
+            return render.answer(invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink)))
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
-                return refusal(error)
-            raise ToolError(f"{error.kind}: {error}") from None
+                return render.refusal(error)
+            raise ToolError(render.mcp_error(error)) from None
 
     for operation in OPERATIONS.values():
         if operation.tool and (operation.group != "contracts" or listed.contracts):

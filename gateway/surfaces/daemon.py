@@ -33,10 +33,10 @@ from gateway import progress
 from gateway import callerenv
 from gateway.api import Gateway
 from gateway.config import daemon_config
-from gateway.daemon_client import DaemonUnavailable, daemon_file
 from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
-from gateway.rpc import GatewayServer, plain, run_until_stopped
+from gateway.surfaces.daemon_client import DaemonUnavailable, daemon_file
+from gateway.surfaces.rpc import GatewayServer, plain, run_until_stopped
 from gateway.userstate import private_file
 
 if TYPE_CHECKING:
@@ -73,9 +73,9 @@ def _trim_heap() -> None:
 
 
 def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    from gateway.hooks.client import EVENTS, HOSTS
-    from gateway.hooks.planning import running_in
-    from gateway.hooks.run import outcome
+    from gateway.surfaces.hooks.client import EVENTS, HOSTS
+    from gateway.surfaces.hooks.planning import running_in
+    from gateway.surfaces.hooks.run import outcome
 
     text, context = params.get("input"), params.get("context")
     host, event = params.get("host", "claude-code"), params.get("event")
@@ -91,8 +91,8 @@ def _warm() -> None:
     """Load what a first hook call would otherwise pay for: the gate and the routing of a
     structural edit (grammar, queries, symbol lifting)."""
     from gateway.gate.checker import Gate
-    from gateway.hooks.judge import Judged
-    from gateway.hooks.planning import plan
+    from gateway.surfaces.hooks.judge import Judged
+    from gateway.surfaces.hooks.planning import plan
 
     gate, before = Gate(), "def f(a):\n    return a\n\n\ndef g():\n    return 1\n"
     effect, classification = gate.check_write("warm.py", before, before.replace("def f(a):", "def f(a, b):"))

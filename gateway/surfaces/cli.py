@@ -1,5 +1,5 @@
-"""The `gateway` command: its operation commands are generated from the table in gateway.surface
-(shown as gateway.cli_render says); the process commands (serve, mcp, hook, daemon) are its own."""
+"""The `gateway` command: its operation commands are generated from the table in gateway.surfaces.operations
+(shown as gateway.surfaces.cli_text says); the process commands (serve, mcp, hook, daemon) are its own."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from gateway import progress
-from gateway.cli_daemon import add_daemon_commands
-from gateway.cli_render import RENDER
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
-from gateway.surface import OPERATIONS, Operation, Param
+from gateway.surfaces import render
+from gateway.surfaces.cli_daemon import add_daemon_commands
+from gateway.surfaces.cli_text import RENDER
+from gateway.surfaces.operations import OPERATIONS, Operation, Param
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -63,7 +64,7 @@ def _gateway(args: argparse.Namespace, early: dict[str, Any] | None = None) -> A
 def _local(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> dict[str, Any]:
     """The operation computed in this process; what it waits on for more than 2 seconds is said
     on stderr. A symbol operation's server is started first, before the engine is loaded."""
-    from gateway.surface import OPERATIONS, call
+    from gateway.surfaces.operations import OPERATIONS, call
 
     with progress.reporting(progress.StreamSink(sys.stderr), operation):
         early = None
@@ -81,7 +82,7 @@ def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, 
     """The operation answered by the workspace's daemon when one runs (started for next time
     when none does), else computed here; the same answer either way, and the same lines on
     stderr while it waits (the daemon's, forwarded)."""
-    from gateway.daemon_client import invoke
+    from gateway.surfaces.daemon_client import invoke
 
     sink = progress.StreamSink(sys.stderr)
     return invoke(args.workspace, operation, params, lambda: _local(args, operation, params), progress.from_remote(sink))
@@ -101,7 +102,7 @@ def _stdin_edit() -> tuple[str, str, str, bool]:
 
 
 def _add_param(parser: argparse.ArgumentParser, param: Param, grouped: bool) -> None:
-    """One table parameter as the command takes it (see `surface.Param`); in a command whose
+    """One table parameter as the command takes it (see `operations.Param`); in a command whose
     second word picks the operation (`grouped`), nothing is required by the parser."""
     required = param.required and not grouped
     if param.cli in ("positional", "file"):
@@ -181,12 +182,11 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
     except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
         if error.kind != "blocked" or operation.name != "edit":
             raise
-        from gateway.results import refusal
-
-        refused = refusal(error)
+        refused = render.refusal(error)
         hint = "" if args.route or not _routes(args) else (
             "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
         return refused, refused["message"] + hint, EXIT_BLOCKED
+    result = render.answer(result)
     text, code = RENDER[operation.name](result, params)
     return result, text, code
 
@@ -226,7 +226,7 @@ def _routes(args: argparse.Namespace) -> bool:
 
 
 def _cmd_serve(args: argparse.Namespace) -> Outcome:
-    from gateway.rpc import serve
+    from gateway.surfaces.rpc import serve
 
     tcp = None
     if args.tcp:
@@ -239,7 +239,7 @@ def _cmd_serve(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> Outcome:
-    from gateway.mcp_server import serve_mcp
+    from gateway.surfaces.mcp import serve_mcp
 
     serve_mcp(args.workspace)
     return {}, "", EXIT_OK
@@ -261,17 +261,17 @@ blocking convention) when the gateway cannot be run."""
 
 
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
-    from gateway.hooks.client import HOSTS
+    from gateway.surfaces.hooks.client import HOSTS
 
     words = tuple(args.words)
     if words and words[0] in HOSTS:
-        from gateway.hooks.client import main as hook
+        from gateway.surfaces.hooks.client import main as hook
 
         return {}, "", hook(list(words))
     if len(words) == 2 and words[0] in ("install", "uninstall") and words[1] in HOSTS:
         from pathlib import Path
 
-        from gateway.hooks import install
+        from gateway.surfaces.hooks import install
 
         workspace = Path(args.workspace).resolve()
         if words[0] == "install":
@@ -333,10 +333,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         payload, text, code = handler(args)
     except GatewayError as error:
         _close(args)
-        print(f"gateway: {error}", file=sys.stderr)
-        from gateway.results import refusal
-
-        _emit(args, refusal(error), "")
+        print(f"gateway: {render.message(error)}", file=sys.stderr)
+        _emit(args, render.refusal(error), "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)

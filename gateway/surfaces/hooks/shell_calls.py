@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError
-from gateway.hooks.judge import PASS, Answer, HookCall, typed_edits
+from gateway.surfaces.hooks.judge import PASS, Answer, HookCall, typed_edits
 
 if TYPE_CHECKING:
     from gateway.typed.service import TypedEdits
@@ -21,8 +21,8 @@ def _enforced(call: HookCall) -> TypedEdits | None:
 
 def _shell_patch(call: HookCall) -> Answer | None:
     """The answer for a command that applies a patch through the shell; None for other commands."""
-    from gateway.hooks.patch_calls import judge_patch
     from gateway.patch import extract_heredoc
+    from gateway.surfaces.hooks.patch_calls import judge_patch
 
     assert call.text is not None
     found = extract_heredoc(call.text)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.hooks.judge import Answer, Edit, HookCall
-from gateway.hooks.run import cwd_of, path_in, text_of
+from gateway.surfaces.hooks.host_edits import Edit
+from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.surfaces.hooks.run import cwd_of, path_in, text_of
 
 
 def to_call(payload: dict[str, Any], context: dict[str, str | None], event: str | None) -> HookCall | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from gateway.userstate import private_file, state_home
 
 if TYPE_CHECKING:
-    from gateway.hooks.judge import HookCall
+    from gateway.surfaces.hooks.judge import HookCall
 
 LIFETIME_SECONDS = 3600
 
@@ -92,13 +92,13 @@ def take(path: Path, texts: list[str]) -> str | None:
 
 def performed(call: HookCall) -> list[str]:
     """The notes of the routed writes this call has performed."""
-    from gateway.hooks.judge import gate_for
-    from gateway.hooks.planning import written
+    from gateway.surfaces.hooks.judge import gate_for
+    from gateway.surfaces.hooks.planning import written
     from gateway.textfile import decode, encoding_rule
 
     paths = [call.path] if call.path is not None else []
     if call.kind == "patch" and call.text is not None:
-        from gateway.hooks.patch_calls import patch_paths
+        from gateway.surfaces.hooks.patch_calls import patch_paths
 
         paths = patch_paths(call)
     notes, gate = [], gate_for(call)

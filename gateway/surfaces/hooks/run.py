@@ -1,19 +1,22 @@
 """One hook invocation for any host: the payload parsed, translated by the host's adapter into
 a `HookCall`, judged (`judge.pre`/`judge.post`), and the `Answer` translated back into the
-host's reply form. Input it cannot handle, and any internal error, fail closed: HookFailed,
-which the hook's process turns into exit 2 with one line on stderr (the blocking convention
-of every command-hook host; OpenCode's plugin turns it into a thrown error)."""
+host's reply form, its text spelled here (`gateway.surfaces.render`), in the daemon or in the
+hook's own process alike. Input it cannot handle, and any internal error, fail closed:
+HookFailed, which the hook's process turns into exit 2 with one line on stderr (the blocking
+convention of every command-hook host; OpenCode's plugin turns it into a thrown error)."""
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from gateway.errors import GatewayError, HookFailed, UsageError
-from gateway.hooks.client import HOSTS, context_of
-from gateway.hooks.judge import PASS, Answer, HookCall
+from gateway.surfaces import render
+from gateway.surfaces.hooks.client import HOSTS, context_of
+from gateway.surfaces.hooks.judge import PASS, Answer, HookCall
 
 MAX_PATH = 4096
 STOP_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "sessionEnd", "session.idle")
@@ -27,15 +30,15 @@ class Adapter(Protocol):
 
 def adapter(host: str) -> Adapter:
     if host == "claude-code":
-        from gateway.hooks import claude_code as module
+        from gateway.surfaces.hooks import claude_code as module
     elif host == "copilot":
-        from gateway.hooks import copilot as module
+        from gateway.surfaces.hooks import copilot as module
     elif host == "gemini":
-        from gateway.hooks import gemini as module
+        from gateway.surfaces.hooks import gemini as module
     elif host == "codex":
-        from gateway.hooks import codex as module
+        from gateway.surfaces.hooks import codex as module
     elif host == "opencode":
-        from gateway.hooks import opencode as module
+        from gateway.surfaces.hooks import opencode as module
     else:
         raise UsageError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
     return module  # type: ignore[return-value]
@@ -98,7 +101,7 @@ def path_in(cwd: Path, value: Any, field: str) -> Path:
 
 def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
     """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
-    from gateway.hooks import judge
+    from gateway.surfaces.hooks import judge
 
     module = adapter(host)
     payload = load(stdin)
@@ -107,11 +110,11 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
         # The end of a turn or a session: only the check for writes made since the last one.
         call: HookCall | None = HookCall("post", "other", "Stop", cwd_of(payload, context), context.get("project_dir"))
         answer = judge.post(call)
-        reply = module.reply(payload, call, answer) if answer.action != "pass" else None
+        reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason))) if answer.action != "pass" else None
         return (json.dumps(reply), 0) if reply else ("", 0)
     call = module.to_call(payload, context, event)
     answer = PASS if call is None else judge.pre(call) if call.event == "pre" else judge.post(call)
-    reply = module.reply(payload, call, answer)
+    reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason)))
     return (json.dumps(reply), 0) if reply else ("", 0)
 
 
@@ -120,6 +123,6 @@ def outcome(host: str, stdin: bytes, context: dict[str, str | None] | None = Non
     try:
         return run(host, stdin, context, event)
     except GatewayError as error:
-        raise HookFailed(str(error)) from None
+        raise HookFailed(render.message(error)) from None
     except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
         raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None

@@ -17,7 +17,7 @@ from gateway.errors import Ambiguous, ServerFailed
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
-    from gateway.hooks.judge import HookCall, Judged
+    from gateway.surfaces.hooks.judge import HookCall, Judged
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols
 

@@ -12,8 +12,8 @@ import os
 import sys
 
 from gateway import fastjson
-from gateway.daemon_client import DaemonError, DaemonUnavailable, connect, disabled, spawn, through_daemon
 from gateway.roots import gateway_root
+from gateway.surfaces.daemon_client import DaemonError, DaemonUnavailable, connect, disabled, spawn, through_daemon
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def _workspace(payload: dict[str, Any], context: dict[str, str | None]) -> str:
 
 
 def _in_process(host: str, stdin: bytes, context: dict[str, str | None], event: str | None) -> dict[str, Any]:
-    from gateway.hooks.run import outcome
+    from gateway.surfaces.hooks.run import outcome
 
     stdout, code = outcome(host, stdin, context, event)
     return {"stdout": stdout, "exit_code": code}
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_HOOK_FAILED
     if stdout:
         print(stdout)
-    if argv is None and "gateway.hooks.run" not in sys.modules:
+    if argv is None and "gateway.surfaces.hooks.run" not in sys.modules:
         # The daemon answered (nothing was computed here): nothing is left to finish, so the
         # hook exits without tearing the interpreter down, which costs more than the call.
         sys.stdout.flush()

@@ -8,8 +8,8 @@ import os
 import time
 from typing import Any
 
-from gateway.daemon_client import DaemonError, DaemonUnavailable, daemon_file, request, spawn
 from gateway.errors import EXIT_ERROR, EXIT_OK, GatewayError, UsageError
+from gateway.surfaces.daemon_client import DaemonError, DaemonUnavailable, daemon_file, request, spawn
 
 Outcome = tuple[dict[str, Any], str, int]
 START_SECONDS = 20.0
@@ -92,7 +92,7 @@ def _cmd_status(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_run(args: argparse.Namespace) -> Outcome:
-    from gateway.daemon import run_daemon
+    from gateway.surfaces.daemon import run_daemon
 
     run_daemon(_workspace(args))
     return {}, "", EXIT_OK

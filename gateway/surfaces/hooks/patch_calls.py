@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gateway.errors import GatewayError
-from gateway.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, read_judged, real_path, with_grant
+from gateway.surfaces.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, read_judged, real_path, with_grant
 
 
 def patch_paths(call: HookCall) -> list[Path]:
@@ -31,8 +31,8 @@ def patch_paths(call: HookCall) -> list[Path]:
 
 def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     from gateway.patch import PatchError, effects, parse_patch, replace_sections, update_section
-    from gateway.hooks.pending import remember
-    from gateway.hooks.planning import route as planned
+    from gateway.surfaces.hooks.pending import remember
+    from gateway.surfaces.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
     assert call.text is not None
@@ -59,7 +59,7 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
         if not classification.routable:
             return Answer("deny", classification.message)
         if gate.config.on_structural == "deny":
-            from gateway.hooks.judge import SYMBOL_HINT
+            from gateway.surfaces.hooks.judge import SYMBOL_HINT
 
             return Answer("deny", classification.message + SYMBOL_HINT)
         try:

@@ -11,8 +11,9 @@ import json
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.hooks.judge import Answer, Edit, HookCall
-from gateway.hooks.run import cwd_of, path_in, text_of
+from gateway.surfaces.hooks.host_edits import Edit
+from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.surfaces.hooks.run import cwd_of, path_in, text_of
 
 
 def _args(payload: dict[str, Any]) -> dict[str, Any] | str:
