@@ -20,6 +20,7 @@ from gateway.api import Gateway
 from gateway.errors import Ambiguous, Blocked, GatewayError, NotFound, ServerFailed
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification
+from gateway.surfaces import render
 from gateway.symbols.routing import Route, RouteRefused, plan_route
 
 
@@ -57,7 +58,7 @@ def _refusal(classification: Classification, language: str) -> tuple[str, str]:
     if classification.reason == "definition" and not classification.routable:
         shadowed = [d for d in classification.definitions if d.change == "shadowed"]
         return "shadowed", "; ".join(f"{d.name_path}: {d.detail}" for d in shadowed)
-    return classification.reason, classification.message[:300]
+    return classification.reason, render.text(classification.message)[:300]
 
 
 def _with_gate(message: str, classification: Classification) -> str:
@@ -73,7 +74,7 @@ def _route_refusal(gateway: Gateway, path: str, effect: Effect, classification: 
     except RouteRefused as refused:
         return f"not routed: {refused.reason}", _with_gate(str(refused), classification)
     except (ServerFailed, Ambiguous) as error:
-        return f"not routed: {error.kind}", str(error)[:400]
+        return f"not routed: {error.kind}", render.message(error)[:400]
     return "not routed: (routes when asked again)", ""
 
 
@@ -100,7 +101,7 @@ def send_edit(gateway: Gateway, edit: Edit, language: str) -> Outcome:
         return Outcome(edit.path, edit.kind, edit.label, "refused", reason, structural, None, ms, detail=detail)
     except GatewayError as error:
         ms = (time.perf_counter() - started) * 1000
-        return Outcome(edit.path, edit.kind, edit.label, "refused", f"error: {error.kind}", False, None, ms, detail=str(error)[:300])
+        return Outcome(edit.path, edit.kind, edit.label, "refused", f"error: {error.kind}", False, None, ms, detail=render.message(error)[:300])
     ms = (time.perf_counter() - started) * 1000
     exact = _read(path) == wanted
     if result.route is None:
@@ -137,9 +138,9 @@ def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outc
         detail = _with_gate(str(refused), classification)
         return Outcome(path, "write", path, "refused", f"not routed: {refused.reason}", True, None, _ms(started), detail=detail)
     except (ServerFailed, Ambiguous, NotFound) as error:
-        return Outcome(path, "write", path, "refused", f"not routed: {error.kind}", True, None, _ms(started), detail=str(error)[:400])
+        return Outcome(path, "write", path, "refused", f"not routed: {error.kind}", True, None, _ms(started), detail=render.message(error)[:400])
     except GatewayError as error:
-        return Outcome(path, "write", path, "refused", f"error: {error.kind}", False, None, _ms(started), detail=str(error)[:300])
+        return Outcome(path, "write", path, "refused", f"error: {error.kind}", False, None, _ms(started), detail=render.message(error)[:300])
     outcome = _done(path, "routed", planned.backend, True, target, content, started)
     return Outcome(**{**outcome.__dict__, "operations": tuple(o.describe() for o in planned.operations), "detail": planned.difference})
 

@@ -118,6 +118,8 @@ def test_on_structural_deny_is_honoured_exactly_as_the_hook_does(tmp_path: Path)
     for result in results:
         refused = _payload(result)
         assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
+        command = "gateway replace-symbol area pkg/shapes.py --body-file NEW_DEFINITION_FILE"  # spelled by the surface
+        assert refused["commands"] == [command] and command in refused["message"]
     assert (tmp_path / "pkg" / "shapes.py").read_text() == before
 
 

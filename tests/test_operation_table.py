@@ -1,5 +1,6 @@
 """The operation table is the one place an operation is written: the CLI, MCP and JSON-RPC are
-generated from it, and the commands the gate suggests parse back into the same operation."""
+generated from it, and the operations the gate suggests are spelled (by the surfaces only) as
+commands that parse back into the same operation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import shlex
 
 import pytest
 
+from gateway.results import SuggestedOperation
+from gateway.surfaces import render
 from gateway.surfaces.cli import build_parser
 from gateway.surfaces.cli_text import RENDER
 from gateway.surfaces.operations import OPERATIONS, command_line
@@ -45,3 +48,16 @@ def test_the_gate_suggests_commands_in_the_tables_form() -> None:
     assert command_line("insert_code", {"name_path": "a", "path": "m.py", "position": "after", "code": "NEW_CODE_FILE"}) == (
         "gateway insert-code a m.py --position after --code-file NEW_CODE_FILE")
     assert command_line("remove_symbol", {"name_path": "f[0]", "path": "x y.py"}) == "gateway remove-symbol 'f[0]' 'x y.py'"
+
+
+def test_suggestions_are_spelled_only_by_the_surfaces_and_only_once() -> None:
+    remove = SuggestedOperation.of("remove_symbol", name_path="f[0]", path="x y.py")
+    said = f"Use remove_symbol: {remove}; or `{SuggestedOperation('rename_symbol')}`. Path: a\u27e6gateway b.py"
+    assert "gateway remove-symbol" not in said and SuggestedOperation.parse(str(remove)) == remove
+    spelled = render.text(said)
+    assert spelled == "Use remove_symbol: gateway remove-symbol 'f[0]' 'x y.py'; or `gateway rename-symbol`. Path: a\u27e6gateway b.py"
+    assert render.text(spelled) == spelled
+    assert render.answer({"commands": [str(remove)], "n": 1, "nested": [{"message": said}]}) == (
+        {"commands": ["gateway remove-symbol 'f[0]' 'x y.py'"], "n": 1, "nested": [{"message": spelled}]})
+    unknown = str(SuggestedOperation("no_such_operation"))
+    assert render.text(unknown) == unknown and SuggestedOperation.parse("\u27e6gateway [1]\u27e7") is None

@@ -78,6 +78,8 @@ def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient
                                         "route": False})
     assert blocked.value.code == RPC_BLOCKED
     assert blocked.value.data["classification"]["suggested_tool"] == "remove_symbol"
+    command = "gateway remove-symbol area pkg/shapes.py"  # spelled by the surface (gateway.surfaces.render)
+    assert blocked.value.data["classification"]["commands"] == [command] and command in str(blocked.value)
     assert (workspace / "pkg" / "shapes.py").read_bytes() == before
     routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
     assert (routed["decision"], routed["exact"]) == ("routed", True)

@@ -171,7 +171,7 @@ def _edit_params(args: argparse.Namespace, operation: Operation) -> dict[str, An
 
 def _run_operation(args: argparse.Namespace) -> Outcome:
     """A table operation: its parameters from the command line, its answer (from the daemon for
-    `warm` operations), shown as cli_render says."""
+    `warm` operations), spelled (render) and shown as cli_text says."""
     operation = args.operations[getattr(args, "word", None)]
     params = _edit_params(args, operation) if operation.name == "edit" else _params_of(args, operation)
     try:
