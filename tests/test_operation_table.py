@@ -59,5 +59,8 @@ def test_suggestions_are_spelled_only_by_the_surfaces_and_only_once() -> None:
     assert render.text(spelled) == spelled
     assert render.answer({"commands": [str(remove)], "n": 1, "nested": [{"message": said}]}) == (
         {"commands": ["gateway remove-symbol 'f[0]' 'x y.py'"], "n": 1, "nested": [{"message": spelled}]})
+    # A file's own text that looks like a suggestion (a body, a diff) is the file's: never spelled.
+    assert render.answer({"body": str(remove), "diff": [str(remove)], "error": {"message": str(remove)}}) == (
+        {"body": str(remove), "diff": [str(remove)], "error": {"message": "gateway remove-symbol 'f[0]' 'x y.py'"}})
     unknown = str(SuggestedOperation("no_such_operation"))
     assert render.text(unknown) == unknown and SuggestedOperation.parse("\u27e6gateway [1]\u27e7") is None

@@ -38,14 +38,19 @@ def text(value: str) -> str:
     return "".join(parts) + value[done:]
 
 
-def answer(value: Any) -> Any:
-    """A result object (dicts, lists, strings) with every text in it spelled."""
+# The fields the gate and the routing write suggestions into. Only these are spelled: a body,
+# a diff or a file's text that happens to hold a placeholder's characters is the file's.
+SPELLED = frozenset({"message", "commands"})
+
+
+def answer(value: Any, spelled: bool = False) -> Any:
+    """A result object (dicts, lists, strings) with the texts of its `SPELLED` fields spelled."""
     if isinstance(value, str):
-        return text(value)
+        return text(value) if spelled else value
     if isinstance(value, dict):
-        return {key: answer(item) for key, item in value.items()}
+        return {key: answer(item, spelled or key in SPELLED) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [answer(item) for item in value]
+        return [answer(item, spelled) for item in value]
     return value
 
 
