@@ -80,11 +80,14 @@ def _names_of_kept(definitions: Sequence[Located]) -> list[str]:
     return found[1]
 
 
-def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: TextEdit) -> list[D]:
+def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: TextEdit, part: tuple[int, int] | None = None) -> list[D]:
     """The new text's definitions: `before` (the old text's whole list, as kept) outside
-    [low, high] of the new text, `window` (the new text's that meet it) inside."""
+    [low, high] of the new text, `window` (the new text's that meet it) inside. `part`: only
+    `before[i:j]`, a run that nothing outside it encloses."""
     high_before = high - edit.shift
     kept_names = _names_of_kept(before)
+    if part is not None:
+        before, kept_names = before[part[0] : part[1]], kept_names[part[0] : part[1]]
     ahead = [(d, n) for d, n in zip(before, kept_names, strict=True) if d.end_byte < low]
     behind = [(d.shifted(edit.shift, edit.lines), n) for d, n in zip(before, kept_names, strict=True) if d.start_byte > high_before]
     fresh = list(zip(window, _own_names(window), strict=True))

@@ -16,10 +16,12 @@ import pytest
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import default_registry
-from gateway.symbols import structure, text
+from gateway.gate.effect import diff
+from gateway.symbols import nearby, structure, text
 from gateway.symbols.backends import TreeSitterBackend
+from gateway.symbols.lift import lift
 from gateway.symbols.normalize import build_symbols
-from gateway.syntax import _definitions, edited_tree, language_for, parse, utf8
+from gateway.syntax import _definitions, base_of, edited_tree, language_for, parse, utf8
 
 HERE = Path(__file__).parent
 REGISTRY = default_registry()
@@ -192,6 +194,21 @@ def test_a_definition_after_a_blank_line_and_its_attribute_is_kept_when_the_one_
         assert structure.structure(lang, after, tree_a) == _whole(lang, Path("a.rs"), after, tree_a)
 
 
+def test_an_attribute_past_a_blank_line_goes_to_the_next_item_when_its_own_goes() -> None:
+    """The item an attribute (or a decorator) belongs to is removed, or another is put before
+    it: the item past the blank line (and a comment) takes it, or gives it up, though the edit
+    and its syntax change lie after the attribute (found by the lift_near check below)."""
+    lang = REGISTRY.get("rust")
+    assert lang is not None
+    before = "use std::fmt;\n\n/// A point.\n#[derive(Debug, Clone)]\npub struct Point {\n    pub x: i32,\n}\n\nimpl Point {\n    fn new() {}\n}\n"
+    taken = before.replace("pub struct Point {\n    pub x: i32,\n}\n", "")  # `impl Point` takes the attribute
+    noted = taken.replace("\n\nimpl", "\n// note\n\nimpl")
+    for before, after in ((before, taken), (taken, before), (noted, taken), (taken, noted)):
+        tree_b, tree_a, _ = _incremental(lang, before, after)
+        structure.structure(lang, before, tree_b)
+        assert structure.structure(lang, after, tree_a) == _whole(lang, Path("a.rs"), after, tree_a), after
+
+
 def test_line_starts_of_an_edited_text_are_those_of_the_whole_text() -> None:
     for _, before, after in _edits(SOURCES + PYTHON, 3, 17):
         base = text._whole_index(before)
@@ -220,3 +237,29 @@ def test_utf16_columns_are_those_of_a_walk_over_every_character() -> None:
                         break
                     units += 2 if ord(sample[at]) > 0xFFFF else 1
                 assert index.from_utf16(line, column) == walked, (sample, line, column)
+
+
+def test_the_lift_near_a_change_is_the_lift_of_the_whole_file() -> None:
+    """`lift_near` gives the patches the whole file's lift gives, or says it cannot (None), and
+    A's symbols near the change are those of the whole text there."""
+    near_lifts = 0
+    for path, before, after in _edits(SOURCES, 4, 7):
+        lang = language_for(REGISTRY, path, before)
+        assert lang is not None
+        tree_b, tree_a, _ = _incremental(lang, before, after)
+        symbols_b = structure.structure(lang, before, tree_b)
+        regions = [(r.before, r.after) for r in diff(before, after)[0]]
+        blocks = structure.outermost(lang, before, tree_b)
+        if blocks:
+            window, _ = nearby._window(blocks, min(b for (b, _), _ in regions), max(e for (_, e), _ in regions), len(before))
+            window_a = (window[0], window[1] + len(after) - len(before))
+            to_byte, (_, changed, _) = text.char_to_byte(after), base_of(lang, tree_a)
+            inside = all(to_byte(window_a[0]) <= start and end <= to_byte(window_a[1]) for start, end in changed)
+            near = structure.structure_near(lang, after, tree_a, window_a) if inside else None
+            whole_a = _whole(lang, path, after, tree_a)
+            assert near is None or near == [s for s in whole_a if window_a[0] <= s.doc_start and s.end <= window_a[1]], (path, after)
+        patches = nearby.lift_near(lang, before, tree_b, symbols_b, after, tree_a, regions, most=1.0)
+        if patches is not None:
+            near_lifts += 1
+            assert patches == lift(before, symbols_b, after, structure.structure(lang, after, tree_a), regions), (path, after)
+    assert near_lifts > 50

@@ -20,6 +20,7 @@ from gateway.results import SuggestedOperation
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
+from gateway.symbols.nearby import lift_near
 from gateway.gate.judgement import Mapping
 from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
@@ -174,8 +175,10 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
     if problem is not None:
         raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
-    structure_a = symbols_of(lang, view.source.path, after, TreeSitterBackend(), tree_a)
-    patches = lift(before, structure_b, after, structure_a, [(r.before, r.after) for r in effect.regions])
+    regions = [(r.before, r.after) for r in effect.regions]
+    patches = lift_near(lang, before, tree_b, structure_b, after, tree_a, regions)
+    if patches is None:
+        patches = lift(before, structure_b, after, symbols_of(lang, view.source.path, after, TreeSitterBackend(), tree_a), regions)
     if not patches:
         raise RouteRefused("no_change", f"{display}: the write changes nothing")
     text, spans = _applied(before, after, patches)

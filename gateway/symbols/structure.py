@@ -21,8 +21,8 @@ from gateway.langs import Language
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.text import LineIndex, byte_to_char
-from gateway.syntax import Definition, attach, attached, base_of, definitions, parse, utf8
+from gateway.symbols.text import LineIndex, byte_to_char, char_to_byte
+from gateway.syntax import Definition, attach, attached, base_of, definitions, definitions_near, parse, utf8
 
 @dataclass
 class _Structure:
@@ -30,6 +30,14 @@ class _Structure:
     symbols: list[Symbol]
     reach: dict[int, int]  # by name_start: where what a symbol was built from starts (the line above its doc comment)
     by_name: dict[int, Symbol] | None = None
+    by_definition: dict[int, Definition] | None = None
+    outermost: list[tuple[int, int]] | None = None
+
+    def definitions(self, lang: Language, tree: Tree) -> dict[int, Definition]:
+        """The definitions of `tree` (the one this structure is kept with) by where their names start."""
+        if self.by_definition is None:
+            self.by_definition = {d.name_start_byte: d for d in definitions(lang, tree)}
+        return self.by_definition
 
     def named(self) -> dict[int, Symbol]:
         """The symbols by where their names start."""
@@ -75,8 +83,9 @@ def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
     return moved
 
 
-def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[int, int]] | None:
-    """The symbols of a text parsed incrementally from a kept one, from that one's."""
+def _carried(lang: Language, text: str, tree: Tree, found: list[Definition]) -> tuple[list[Symbol], dict[int, int]] | None:
+    """The symbols of `found` (definitions of a text parsed incrementally from a kept one), from
+    that one's where nothing they were built from changed; None when its symbols are not known."""
     base = base_of(lang, tree)
     if base is None:
         return None
@@ -84,11 +93,10 @@ def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[
     old = _recall(lang, base_tree)
     if old is None:
         return None
-    found, old_found = definitions(lang, tree), definitions(lang, base_tree)
     to_char = byte_to_char(text)
     low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
     low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
-    old_defs = {d.name_start_byte: d for d in old_found}
+    old_defs = old.definitions(lang, base_tree)
     old_symbols, old_reach = old.named(), old.reach
     index = LineIndex.of(text)
     symbols, reach = [], {}
@@ -121,13 +129,29 @@ def _derived(lang: Language, text: str, tree: Tree) -> tuple[list[Symbol], dict[
     return sorted(symbols, key=lambda s: (s.start, -s.end)), reach
 
 
+def structure_near(lang: Language, text: str, tree: Tree, window: tuple[int, int]) -> list[Symbol] | None:
+    """`structure`'s symbols that lie within `window` (characters; its edges between definitions
+    that no definition encloses, and every change of syntax since the text `tree` was parsed
+    from inside it), without the rest of the file's: from that text's. None when not known."""
+    kept = _recall(lang, tree)
+    if kept is not None:
+        return [s for s in kept.symbols if window[0] <= s.doc_start and s.end <= window[1]]
+    to_byte = char_to_byte(text)
+    low, high = to_byte(window[0]), to_byte(window[1])
+    found = definitions_near(lang, tree, (low, high))
+    carried = _carried(lang, text, tree, found)
+    if carried is None:
+        return None
+    return [s for s in carried[0] if window[0] <= s.doc_start and s.end <= window[1]]
+
+
 def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbol]:
     """Tree-sitter's symbols of `text` (`tree`: its syntax tree, when parsed already)."""
     tree = tree or parse(lang, utf8(text))
     kept = _recall(lang, tree)
     if kept is not None:
         return list(kept.symbols)
-    derived = _derived(lang, text, tree)
+    derived = _carried(lang, text, tree, definitions(lang, tree))
     if derived is not None:
         symbols, reach = derived
     else:
@@ -136,3 +160,23 @@ def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbo
         reach = {s.name_start: _reach(index, s) for s in symbols}
     attach(tree, _key(lang), _Structure(len(text), symbols, reach))
     return list(symbols)
+
+
+def outermost(lang: Language, text: str, tree: Tree | None = None) -> list[tuple[int, int]] | None:
+    """The extents (doc comment to end, in characters) of `structure`'s symbols that no other
+    holds, in order; None when two of them overlap without one holding the other."""
+    tree = tree or parse(lang, utf8(text))
+    structure(lang, text, tree)
+    kept = _recall(lang, tree)
+    if kept is None:
+        return None
+    if kept.outermost is None:
+        blocks: list[tuple[int, int]] = []
+        for start, end in sorted(((s.doc_start, s.end) for s in kept.symbols), key=lambda b: (b[0], -b[1])):
+            if blocks and start < blocks[-1][1]:
+                if end > blocks[-1][1]:
+                    return None
+                continue
+            blocks.append((start, end))
+        kept.outermost = blocks
+    return kept.outermost

@@ -7,6 +7,7 @@ from gateway.syntax.definitions import (
     Definition,
     _definitions,
     definitions,
+    definitions_near,
     empty_query,
     extra_query,
     find_definitions,
@@ -31,6 +32,6 @@ from gateway.syntax.trees import (
 
 __all__ = [
     "Definition", "_definitions", "_parser", "attach", "attached", "base_of", "changes_since", "common_prefix", "common_suffix",
-    "definitions", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "language_for",
+    "definitions", "definitions_near", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "language_for",
     "parse", "parse_from", "parse_once", "pick", "reparse", "utf8", "widened_range",
 ]

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
@@ -244,9 +246,19 @@ def _whole(lang: Language, tree: Tree) -> list[Definition]:
     return known
 
 
-def _derived(lang: Language, tree: Tree) -> list[Definition] | None:
+def definitions_near(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> list[Definition]:
+    """The definitions that start within `byte_range`, whose edges are between definitions that
+    no definition encloses: from the list of the tree it was parsed from, where that is known."""
+    found = _derived(lang, tree, byte_range)
+    if found is None:
+        found = _definitions(lang, tree, byte_range)
+    return [d for d in found if byte_range[0] <= d.start_byte < byte_range[1]]
+
+
+def _derived(lang: Language, tree: Tree, within: tuple[int, int] | None = None) -> list[Definition] | None:
     """The definitions of a tree parsed incrementally from one whose list is known: that
-    list outside the changed window, the window looked at afresh (gateway.incremental)."""
+    list outside the changed window, the window looked at afresh (gateway.incremental).
+    `within`: only those of that list in this range (`definitions_near`), which holds the change."""
     found = base_of(lang, tree)
     if found is None:
         return None
@@ -255,14 +267,41 @@ def _derived(lang: Language, tree: Tree) -> list[Definition] | None:
     if before is None or tree.root_node.has_error or base.root_node.has_error:
         return None
     low, high = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
+    if _attributes_end_at(lang, tree, low):
+        return None
     high = _reach(tree, low, high)
     while True:  # reaching a node may reach an attribute whose definition lies past it
         wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
         ends = (widened_range(lang, tree, wide)[1], widened_range(lang, base, (wide[0], wide[1] - edit.shift))[1] + edit.shift)
         grown = _reach(tree, low, max([high, *(end for end in ends if end > wide[1])]))
         if grown == high:
-            return merged(before, _definitions(lang, tree, (low, high)), low, high, edit)
+            part = None
+            if within is not None:
+                start = attrgetter("start_byte")
+                part = (bisect_left(before, within[0], key=start), bisect_left(before, within[1] - edit.shift, key=start))
+            return merged(before, _definitions(lang, tree, (low, high)), low, high, edit, part)
         high = grown
+
+
+def _attributes_end_at(lang: Language, tree: Tree, low: int) -> bool:
+    """Whether attributes end before `low` with only blanks and comments between: the edit may
+    have handed them to another definition past it, or taken them from one."""
+    if not lang.attached_before:
+        return False
+    source = tree.root_node.text or b""
+    at = len(source[:low].rstrip())
+    while at > 0:
+        node, ending = tree.root_node.descendant_for_byte_range(at - 1, at - 1), []
+        while node is not None and node.end_byte == at:
+            ending.append(node)
+            node = node.parent
+        if any(n.type in lang.attached_before for n in ending):
+            return True
+        comment = next((n for n in ending if "comment" in n.type), None)
+        if comment is None:
+            return False
+        at = len(source[: comment.start_byte].rstrip())
+    return False
 
 
 def _reach(tree: Tree, low: int, high: int) -> int:
