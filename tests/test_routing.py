@@ -115,7 +115,8 @@ def test_routed_write_is_audited_with_its_operations(tmp_path: Path) -> None:
 def test_a_file_just_written_is_read_ahead_to_its_normalised_symbols(workspace: Path) -> None:
     """The daemon asks its server about a file a host has just written (`SymbolService.ahead`):
     the answer is read and normalised then too, so the next edit of that file finds its symbols."""
-    from gateway.symbols import service as service_module
+    from gateway.symbols import service as service_module, structure
+    from gateway.syntax import parse, utf8
 
     path = (workspace / "pkg" / "shapes.py").resolve()
     text = path.read_text() + "\n\ndef added_later():\n    return 2\n"
@@ -128,5 +129,7 @@ def test_a_file_just_written_is_read_ahead_to_its_normalised_symbols(workspace: 
                 thread.join(60)
         kept = [symbols for _, seen, symbols in list(service_module._normalized.values()) if seen == text]
         assert kept and "added_later" in [s.name_path for s in kept[-1]]
+        lang = gateway.registry.for_path(path)
+        assert lang is not None and structure._recall(lang, parse(lang, utf8(text))) is not None  # tree-sitter's, which a write is lifted on
         listing = gateway.symbols("pkg/shapes.py")
         assert listing["backend"].startswith("lsp:") and "added_later" in [s["name_path"] for s in listing["symbols"]]

@@ -91,10 +91,12 @@ class SymbolService:
             return
 
         def ask() -> None:
-            # The answer read and normalised too (kept by answer and text), not only asked for:
-            # on a long file that is most of what the next operation would wait for.
+            # The answer read and normalised too (kept by answer and text), not only asked for,
+            # and the text's own structure carried over (what a write to it is lifted on): on a
+            # long file that is most of what the next operation would wait for.
             with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
                 symbols_of(lang, path, text, chosen)
+                structure(lang, text)
 
         threading.Thread(target=ask, name="gateway-ask-ahead", daemon=True).start()
 
