@@ -1,19 +1,18 @@
 """Parsing and definition extraction with tree-sitter, driven by the queries in `queries/`:
-trees (`trees`), definitions and headers (`definitions`), and the choice of a grammar where
+trees (`trees`), definitions and headers (`definitions`), a tree's whole list of them, derived
+from its base's after an incremental parse (`listing`), and the choice of a grammar where
 several languages claim a file (`choose`)."""
 
 from gateway.syntax.choose import error_count, language_for, pick
 from gateway.syntax.definitions import (
     Definition,
     _definitions,
-    definitions,
-    definitions_near,
     empty_query,
     extra_query,
-    find_definitions,
     header_tokens,
     widened_range,
 )
+from gateway.syntax.listing import definitions, definitions_near, find_definitions
 from gateway.syntax.trees import (
     _parser,
     attach,

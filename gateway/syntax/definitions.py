@@ -6,15 +6,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
-from operator import attrgetter
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
-from gateway.incremental import merged
 from gateway.langs import Language
-from gateway.syntax.trees import _grammar, attach, attached, base_of, parse
+from gateway.syntax.trees import _grammar
 
 
 @dataclass(frozen=True)
@@ -223,96 +220,6 @@ def _in_error(node: Node) -> bool:
     return False
 
 
-def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None = None) -> list[Definition]:
-    """Every definition in the tree, in source order, with its name path from the nesting.
-
-    With `byte_range`, only the definitions that meet it (edges included), and so also every
-    definition enclosing it (their name paths need them); `widened_range` first, where
-    decorators or attributes attached to a definition may fall inside the range without it.
-    `in_error`: an ERROR node swallowed it. A whole tree's list is kept with the tree.
-    """
-    return _definitions(lang, tree, byte_range) if byte_range is not None else list(_whole(lang, tree))
-
-
-def _whole(lang: Language, tree: Tree) -> list[Definition]:
-    """The whole tree's definitions, found once per cached tree and language."""
-    key = f"definitions/{lang.name}"
-    known = attached(tree, key)
-    if known is None:
-        known = _derived(lang, tree)
-        if known is None:
-            known = _definitions(lang, tree, None)
-        attach(tree, key, known)
-    return known
-
-
-def definitions_near(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> list[Definition]:
-    """The definitions that start within `byte_range`, whose edges are between definitions that
-    no definition encloses: from the list of the tree it was parsed from, where that is known."""
-    found = _derived(lang, tree, byte_range)
-    if found is None:
-        found = _definitions(lang, tree, byte_range)
-    return [d for d in found if byte_range[0] <= d.start_byte < byte_range[1]]
-
-
-def _derived(lang: Language, tree: Tree, within: tuple[int, int] | None = None) -> list[Definition] | None:
-    """The definitions of a tree parsed incrementally from one whose list is known: that
-    list outside the changed window, the window looked at afresh (gateway.incremental).
-    `within`: only those of that list in this range (`definitions_near`), which holds the change."""
-    found = base_of(lang, tree)
-    if found is None:
-        return None
-    base, changed, edit = found
-    before = attached(base, f"definitions/{lang.name}")
-    if before is None or tree.root_node.has_error or base.root_node.has_error:
-        return None
-    low, high = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
-    if _attributes_end_at(lang, tree, low):
-        return None
-    high = _reach(tree, low, high)
-    while True:  # reaching a node may reach an attribute whose definition lies past it
-        wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
-        ends = (widened_range(lang, tree, wide)[1], widened_range(lang, base, (wide[0], wide[1] - edit.shift))[1] + edit.shift)
-        grown = _reach(tree, low, max([high, *(end for end in ends if end > wide[1])]))
-        if grown == high:
-            part = None
-            if within is not None:
-                start = attrgetter("start_byte")
-                part = (bisect_left(before, within[0], key=start), bisect_left(before, within[1] - edit.shift, key=start))
-            return merged(before, _definitions(lang, tree, (low, high)), low, high, edit, part)
-        high = grown
-
-
-def _attributes_end_at(lang: Language, tree: Tree, low: int) -> bool:
-    """Whether attributes end before `low` with only blanks and comments between: the edit may
-    have handed them to another definition past it, or taken them from one."""
-    if not lang.attached_before:
-        return False
-    source = tree.root_node.text or b""
-    at = len(source[:low].rstrip())
-    while at > 0:
-        node, ending = tree.root_node.descendant_for_byte_range(at - 1, at - 1), []
-        while node is not None and node.end_byte == at:
-            ending.append(node)
-            node = node.parent
-        if any(n.type in lang.attached_before for n in ending):
-            return True
-        comment = next((n for n in ending if "comment" in n.type), None)
-        if comment is None:
-            return False
-        at = len(source[: comment.start_byte].rstrip())
-    return False
-
-
-def _reach(tree: Tree, low: int, high: int) -> int:
-    """`high`, or the end of the largest node that starts in [low, high] and holds it: a query
-    bounded at `high` misses a definition starting there whose name comes after."""
-    node = tree.root_node.descendant_for_byte_range(high, high)
-    while node is not None and node.parent is not None and node.parent.start_byte >= low:
-        node = node.parent
-    return max(high, node.end_byte) if node is not None and node.start_byte >= low else high
-
-
 def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Definition]:
     found: list[Definition] = []
     stack: list[Definition] = []
@@ -368,9 +275,6 @@ def widened_range(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> tu
             end = max(end, sibling.end_byte)
     return byte_range[0], end
 
-
-def find_definitions(lang: Language, source: bytes) -> list[Definition]:
-    return definitions(lang, parse(lang, source))
 
 
 _CLOSING = frozenset({")", "]", "}", ">"})
