@@ -352,10 +352,19 @@ def main() -> None:
     try:
         code = run()
         sys.stdout.flush()
+        sys.stderr.flush()
     except BrokenPipeError:  # the reader went away (`gateway ... | head`): nothing left to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_ERROR
+    if sys.argv[1:2] and sys.argv[1] in _OPERATION_COMMANDS:
+        # An operation's command has done all it does (its servers ended in `run`, a daemon for
+        # next time detached): it exits without the interpreter's teardown, which after a
+        # symbol command costs more than printing the answer.
+        os._exit(code)
     sys.exit(code)
+
+
+_OPERATION_COMMANDS = frozenset(str(spec.command) for spec in OPERATIONS.values())
 
 
 if __name__ == "__main__":
