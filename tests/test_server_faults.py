@@ -13,7 +13,8 @@ from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.early import start_early
+from gateway.lsp.early import _spawn, start_early
+from gateway.lsp.manager import SessionManager
 from tests.conftest import FAKE_SOURCE
 
 
@@ -118,7 +119,33 @@ def test_a_server_started_before_the_engine_answers_its_first_call_or_fails_it(
         assert gateway.symbols("m.py")["backend"].startswith("lsp:")
         [session] = gateway.sessions.running()
         assert session.documents.answer((fake_workspace / "m.py").resolve().as_uri(), FAKE_SOURCE) is not None
+        assert type(session._handler).__name__ == "AdoptingHandler"  # the process started before the session's imports
+        pid = session.pid
+    assert not _alive(pid)
     monkeypatch.setenv("FAKE_LSP_MODE", "crash")
     with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry)) as gateway:
         with pytest.raises(ServerFailed, match=r"the server exited \(code 3\)"):
             gateway.symbols("m.py")
+
+
+def test_a_server_started_early_and_never_talked_to_ends_with_its_sessions(fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """A cold command that starts the file's server and then stops before any session talks to
+    it (it refused the file, say) leaves no process behind."""
+    lang = fake_registry.get("python")
+    assert lang is not None
+    started = _spawn(lang, fake_workspace)
+    assert started is not None
+    key, process = started
+    sessions = SessionManager(fake_workspace)
+    sessions.adopt(key, process)
+    assert _alive(process.pid)
+    sessions.close()
+    assert process.poll() is not None and not _alive(process.pid)
+
+
+def test_a_cold_command_on_a_file_it_refuses_leaves_no_server_it_started(fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """The server of a file named `.py` starts before the file is read; when the command then
+    refuses the file (it is not there), that server is ended at once."""
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    assert start_early(str(fake_workspace), "missing.py", fake_registry) is None
+    assert {child.pid for child in psutil.Process().children(recursive=True)} - before == set()

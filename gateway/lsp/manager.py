@@ -7,6 +7,7 @@ PATHs find the same server (and the programs it runs) share one session."""
 from __future__ import annotations
 
 import atexit
+import subprocess
 import threading
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server, forget, launch_key
+from gateway.lsp.launch import end
 from gateway.lsp.session import LspSession
 
 
@@ -47,6 +49,9 @@ class SessionManager:
         # failed with: the first call waits for the start and reports its failure.
         self._early: dict[str, threading.Thread] = {}
         self._early_failures: dict[str, GatewayError] = {}
+        # Server processes a cold command started before this manager existed (gateway.lsp.early),
+        # by launch key, for the first session of that key to talk to.
+        self._started: dict[tuple[str | None, ...], subprocess.Popen[bytes]] = {}
         atexit.register(self.close)
 
     @property
@@ -91,7 +96,7 @@ class SessionManager:
                     with progress.doing(f"waiting for the {Path(command[0]).name} it replaces to stop"):
                         retiring.join()
                 name = Path(command[0]).name
-                session = LspSession(name, command, self.root, adapter, lambda: self.timeout)
+                session = LspSession(name, command, self.root, adapter, lambda: self.timeout, self._started.pop(key, None))
                 try:
                     session.start()
                 except ServerFailed:
@@ -141,6 +146,12 @@ class SessionManager:
                 self._retiring[key] = closing
         closing.start()
 
+    def adopt(self, key: tuple[str | None, ...], process: subprocess.Popen[bytes]) -> None:
+        """`process`, a server started for launch `key` (`gateway.lsp.launch.spawn`), is the
+        one the key's first session talks to."""
+        with self._lock:
+            self._started[key] = process
+
     def running(self) -> list[LspSession]:
         with self._lock:
             return list(self._sessions.values())
@@ -150,6 +161,9 @@ class SessionManager:
         allow it are killed instead, without waiting for them (`LspSession.end_at_exit`)."""
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}
+            unused, self._started = list(self._started.values()), {}
+        for process in unused:
+            end(process)
         for session in sessions:
             if not (exiting and session.end_at_exit()):
                 session.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
+import subprocess
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -15,14 +15,14 @@ from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from multilspy.lsp_protocol_handler.server import Error as LspError
-from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
+from multilspy.lsp_protocol_handler.server import LanguageServerHandler
 
 from gateway import progress
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
 from gateway.lsp.documents import Documents
-from gateway.reaper import SCRIPT as REAPER
+from gateway.lsp.launch import handler, leashed
 
 T = TypeVar("T")
 # How long after its start a server that announces its readiness is waited for.
@@ -44,7 +44,8 @@ class LspSession:
     session broken; the manager replaces a broken session on the next call.
     """
 
-    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float | Callable[[], float]) -> None:
+    def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float | Callable[[], float],
+                 process: subprocess.Popen[bytes] | None = None) -> None:
         self.name = name
         self.command = command
         self.root = root
@@ -57,11 +58,8 @@ class LspSession:
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
-        # Under the reaper: the server and all it starts die with this process, even killed -9.
-        launched, env = adapter.launch(command, root, search_path())
-        leashed = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *launched]
-        env = {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
-        self._handler = LanguageServerHandler(ProcessLaunchInfo(cmd=leashed, cwd=str(root), env=env), start_independent_lsp_process=True)
+        # Under the reaper (gateway.lsp.launch); `process`: started so already (a cold command's).
+        self._handler = handler(*leashed(command, adapter, root, search_path()), root, process)
         self.server_info: dict[str, Any] = {}
         self._working: dict[str, tuple[str, str]] = {}  # token: (title, what the server says it is doing)
         self._analysed: dict[str, int] = {}

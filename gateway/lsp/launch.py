@@ -1,0 +1,135 @@
+"""How a language server process is started: under the reaper, so that it and all it starts die
+with this process, even killed -9. A cold command starts it with `subprocess` before it loads
+asyncio, multilspy or the engine (`spawn`: ~0.1 s sooner than the session could), and the
+session then talks to that process (`AdoptingHandler`) instead of starting its own.
+
+Only the standard library and the light parts of the gateway are imported here at module level.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gateway.reaper import SCRIPT as REAPER
+
+if TYPE_CHECKING:
+    from gateway.lsp.adapters.base import Adapter
+
+
+def leashed(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> tuple[list[str], dict[str, str]]:
+    """The command line (the server under the reaper) and the environment it adds to ours."""
+    launched, env = adapter.launch(command, root, path)
+    return [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *launched], {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
+
+
+def spawn(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> subprocess.Popen[bytes]:
+    """The server started now, its pipes for a session to adopt (as multilspy starts it)."""
+    line, env = leashed(command, adapter, root, path)
+    return subprocess.Popen(line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(root),
+                            env={**os.environ, **env}, start_new_session=True)
+
+
+def end(process: subprocess.Popen[bytes]) -> None:
+    """A started server no session talked to ended: its reaper, which ends it and all it started."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def handler(command: list[str], env: dict[str, str], root: Path, process: subprocess.Popen[bytes] | None) -> Any:
+    """multilspy's protocol handler for the server: one that starts it, or one that talks to
+    `process`, started already."""
+    from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
+
+    info = ProcessLaunchInfo(cmd=command, cwd=str(root), env=env)
+    if process is None:
+        return LanguageServerHandler(info, start_independent_lsp_process=True)
+    return _adopting(LanguageServerHandler)(info, process)
+
+
+def _adopting(base: type) -> type:
+    class AdoptingHandler(base):  # type: ignore[misc, valid-type]
+        """multilspy's handler on a server process started before it (`spawn`)."""
+
+        def __init__(self, info: Any, process: subprocess.Popen[bytes]) -> None:
+            super().__init__(info, start_independent_lsp_process=True)
+            self._started = process
+
+        async def start(self) -> None:
+            import asyncio
+
+            self.process = await _Process.of(self._started)
+            self.loop = asyncio.get_event_loop()
+            for reading in (self.run_forever(), self.run_forever_stderr()):
+                self.tasks[self.task_counter] = self.loop.create_task(reading)
+                self.task_counter += 1
+
+    return AdoptingHandler
+
+
+class _Process:
+    """A started `subprocess.Popen` as asyncio's subprocess object, which multilspy reads and writes."""
+
+    def __init__(self, started: subprocess.Popen[bytes], stdin: Any, stdout: Any, stderr: Any) -> None:
+        self._started, self.stdin, self.stdout, self.stderr = started, stdin, stdout, stderr
+
+    @classmethod
+    async def of(cls, started: subprocess.Popen[bytes]) -> _Process:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        readers = []
+        for pipe in (started.stdout, started.stderr):
+            reader = asyncio.StreamReader(limit=2**16, loop=loop)
+            await loop.connect_read_pipe(lambda reader=reader: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
+            readers.append(reader)
+        transport, protocol = await loop.connect_write_pipe(lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop),
+                                                            started.stdin)
+        return cls(started, asyncio.StreamWriter(transport, protocol, None, loop), *readers)
+
+    @property
+    def pid(self) -> int:
+        return self._started.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._started.poll()
+
+    async def wait(self) -> int:
+        """The exit code, once the process has exited: woken by a pidfd (no thread per waiter;
+        callers cancel their waits), or by polling where there is none."""
+        import asyncio
+
+        if self._started.poll() is not None:
+            return self._started.wait()
+        try:
+            handle = os.pidfd_open(self._started.pid)
+        except (AttributeError, OSError):
+            while self._started.poll() is None:
+                await asyncio.sleep(0.05)
+            return self._started.wait()
+        loop = asyncio.get_running_loop()
+        exited = loop.create_future()
+        loop.add_reader(handle, lambda: exited.done() or exited.set_result(None))
+        try:
+            await exited
+        finally:
+            loop.remove_reader(handle)
+            os.close(handle)
+        return self._started.wait()
+
+    def send_signal(self, number: int) -> None:
+        self._started.send_signal(number)
+
+    def terminate(self) -> None:
+        self._started.terminate()
+
+    def kill(self) -> None:
+        self._started.kill()
