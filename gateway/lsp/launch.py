@@ -8,6 +8,7 @@ Only the standard library and the light parts of the gateway are imported here a
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -54,7 +55,10 @@ def handler(command: list[str], env: dict[str, str], root: Path, process: subpro
     return _adopting(LanguageServerHandler)(info, process)
 
 
+@functools.cache
 def _adopting(base: type) -> type:
+    """The subclass of multilspy's handler (imported only when a session starts) that adopts."""
+
     class AdoptingHandler(base):  # type: ignore[misc, valid-type]
         """multilspy's handler on a server process started before it (`spawn`)."""
 
