@@ -59,8 +59,7 @@ def _derived(lang: Language, tree: Tree, within: tuple[int, int] | None = None) 
     if before is None or tree.root_node.has_error or base.root_node.has_error:
         return None
     low, high = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
-    if _attributes_end_at(lang, tree, low):
-        return None
+    low = _attributes_before(lang, tree, low)
     high = _reach(tree, low, high)
     while True:  # reaching a node may reach an attribute whose definition lies past it
         wide = (max(low - 1, 0), high + 1)  # decorators that only touch the window too
@@ -75,25 +74,26 @@ def _derived(lang: Language, tree: Tree, within: tuple[int, int] | None = None) 
         high = grown
 
 
-def _attributes_end_at(lang: Language, tree: Tree, low: int) -> bool:
-    """Whether attributes end before `low` with only blanks and comments between: the edit may
-    have handed them to another definition past it, or taken them from one."""
+def _attributes_before(lang: Language, tree: Tree, low: int) -> int:
+    """`low`, or the start of the attributes that end before it with only blanks and comments
+    between: the edit may have handed them to a definition past it, or taken them from one, so
+    the window takes them in (and `widened_range` then the definition they now belong to)."""
     if not lang.attached_before:
-        return False
+        return low
     source = tree.root_node.text or b""
-    at = len(source[:low].rstrip())
+    at, first = len(source[:low].rstrip()), low
     while at > 0:
         node, ending = tree.root_node.descendant_for_byte_range(at - 1, at - 1), []
         while node is not None and node.end_byte == at:
             ending.append(node)
             node = node.parent
-        if any(n.type in lang.attached_before for n in ending):
-            return True
-        comment = next((n for n in ending if "comment" in n.type), None)
-        if comment is None:
-            return False
-        at = len(source[: comment.start_byte].rstrip())
-    return False
+        kept = next((n for n in ending if n.type in lang.attached_before or "comment" in n.type), None)
+        if kept is None:
+            break
+        if kept.type in lang.attached_before:
+            first = kept.start_byte
+        at = len(source[: kept.start_byte].rstrip())
+    return min(first, low)
 
 
 def _reach(tree: Tree, low: int, high: int) -> int:
