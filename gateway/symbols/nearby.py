@@ -21,7 +21,7 @@ from tree_sitter import Tree
 from gateway.langs import Language
 from gateway.symbols.lift import Patch, Span, lift
 from gateway.symbols.model import Symbol
-from gateway.symbols.structure import outermost, structure_near
+from gateway.symbols.structure import outermost, structure_near, within
 from gateway.symbols.text import char_to_byte
 from gateway.syntax import base_of
 
@@ -36,7 +36,7 @@ def _window(blocks: list[tuple[int, int]], low: int, high: int, length: int) -> 
     return window, inner
 
 
-def lift_near(lang: Language, before: str, tree_b: Tree, symbols_b: Sequence[Symbol], after: str, tree_a: Tree,
+def lift_near(lang: Language, before: str, tree_b: Tree, symbols_b: list[Symbol], after: str, tree_a: Tree,
               regions: Sequence[tuple[Span, Span]], most: float = 0.5) -> list[Patch] | None:
     """`lift` on the definitions near the regions, the same patches as on the whole file; None
     when that cannot be told, or when they make up more than `most` of the file (nothing would
@@ -58,7 +58,7 @@ def lift_near(lang: Language, before: str, tree_b: Tree, symbols_b: Sequence[Sym
     near_a = structure_near(lang, after, tree_a, (window[0], window[1] + len(after) - len(before)))
     if near_a is None:
         return None
-    near_b = [s for s in symbols_b if window[0] <= s.doc_start and s.end <= window[1]]
+    near_b = within(symbols_b, window)
     patches = lift(before, near_b, after, near_a, regions)
     for patch in patches:
         if not inner[0] <= patch.before[0] <= patch.before[1] <= inner[1]:

@@ -33,7 +33,7 @@ class _Structure:
     by_definition: dict[int, Definition] | None = None
     outermost: list[tuple[int, int]] | None = None
 
-    def definitions(self, lang: Language, tree: Tree) -> dict[int, Definition]:
+    def named_definitions(self, lang: Language, tree: Tree) -> dict[int, Definition]:
         """The definitions of `tree` (the one this structure is kept with) by where their names start."""
         if self.by_definition is None:
             self.by_definition = {d.name_start_byte: d for d in definitions(lang, tree)}
@@ -96,7 +96,7 @@ def _carried(lang: Language, text: str, tree: Tree, found: list[Definition]) -> 
     to_char = byte_to_char(text)
     low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
     low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
-    old_defs = old.definitions(lang, base_tree)
+    old_defs = old.named_definitions(lang, base_tree)
     old_symbols, old_reach = old.named(), old.reach
     index = LineIndex.of(text)
     symbols, reach = [], {}
@@ -135,22 +135,27 @@ def structure_near(lang: Language, text: str, tree: Tree, window: tuple[int, int
     from inside it), without the rest of the file's: from that text's. None when not known."""
     kept = _recall(lang, tree)
     if kept is not None:
-        return [s for s in kept.symbols if window[0] <= s.doc_start and s.end <= window[1]]
+        return within(kept.symbols, window)
     to_byte = char_to_byte(text)
-    low, high = to_byte(window[0]), to_byte(window[1])
-    found = definitions_near(lang, tree, (low, high))
-    carried = _carried(lang, text, tree, found)
-    if carried is None:
-        return None
-    return [s for s in carried[0] if window[0] <= s.doc_start and s.end <= window[1]]
+    carried = _carried(lang, text, tree, definitions_near(lang, tree, (to_byte(window[0]), to_byte(window[1]))))
+    return None if carried is None else within(carried[0], window)
+
+
+def within(symbols: list[Symbol], window: tuple[int, int]) -> list[Symbol]:
+    """The symbols whose extents (doc comment to end) lie in `window`."""
+    return [s for s in symbols if window[0] <= s.doc_start and s.end <= window[1]]
 
 
 def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbol]:
     """Tree-sitter's symbols of `text` (`tree`: its syntax tree, when parsed already)."""
-    tree = tree or parse(lang, utf8(text))
+    return list(_kept(lang, text, tree or parse(lang, utf8(text))).symbols)
+
+
+def _kept(lang: Language, text: str, tree: Tree) -> _Structure:
+    """The structure kept with `tree`, worked out (and kept) when it is not yet."""
     kept = _recall(lang, tree)
     if kept is not None:
-        return list(kept.symbols)
+        return kept
     derived = _carried(lang, text, tree, definitions(lang, tree))
     if derived is not None:
         symbols, reach = derived
@@ -158,18 +163,15 @@ def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbo
         symbols = _built(lang, text, tree, definitions(lang, tree))
         index = LineIndex.of(text)
         reach = {s.name_start: _reach(index, s) for s in symbols}
-    attach(tree, _key(lang), _Structure(len(text), symbols, reach))
-    return list(symbols)
+    kept = _Structure(len(text), symbols, reach)
+    attach(tree, _key(lang), kept)
+    return kept
 
 
 def outermost(lang: Language, text: str, tree: Tree | None = None) -> list[tuple[int, int]] | None:
     """The extents (doc comment to end, in characters) of `structure`'s symbols that no other
     holds, in order; None when two of them overlap without one holding the other."""
-    tree = tree or parse(lang, utf8(text))
-    structure(lang, text, tree)
-    kept = _recall(lang, tree)
-    if kept is None:
-        return None
+    kept = _kept(lang, text, tree or parse(lang, utf8(text)))
     if kept.outermost is None:
         blocks: list[tuple[int, int]] = []
         for start, end in sorted(((s.doc_start, s.end) for s in kept.symbols), key=lambda b: (b[0], -b[1])):
