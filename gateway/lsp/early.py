@@ -27,18 +27,17 @@ def _spawn(lang: Language, root: Path) -> tuple[tuple[str | None, ...], subproce
     """The language's server started now, with its launch key; None when servers are off or
     none is installed (the session says so when it is asked)."""
     from gateway import callerenv
-    from gateway.lsp.adapters import adapter_for
-    from gateway.lsp.discovery import find_server, launch_key, search_path
-    from gateway.lsp.launch import spawn
+    from gateway.lsp.discovery import search_path
+    from gateway.lsp.launch import planned, spawn
 
     if callerenv.get("GATEWAY_NO_SERVERS") == "1":
         return None
-    command = find_server(lang.server)
-    if command is None:
+    plan = planned(lang.server)
+    if plan is None:
         return None
-    adapter = adapter_for(lang.server.adapter)
+    command, adapter, key = plan
     try:
-        return launch_key(command, adapter.path_programs), spawn(command, adapter, root, search_path())
+        return key, spawn(command, adapter, root, search_path())
     except OSError:
         return None  # the session starts it, and says why it cannot
 

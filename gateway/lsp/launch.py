@@ -18,7 +18,21 @@ from typing import TYPE_CHECKING, Any
 from gateway.reaper import SCRIPT as REAPER
 
 if TYPE_CHECKING:
+    from gateway.langs import ServerSpec
     from gateway.lsp.adapters.base import Adapter
+
+
+def planned(spec: ServerSpec) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
+    """The spec's server command, its adapter and its launch key (calls with the same key share
+    one server, and a server started early is adopted by its key); None when none is installed."""
+    from gateway.lsp.adapters import adapter_for
+    from gateway.lsp.discovery import find_server, launch_key
+
+    command = find_server(spec)
+    if command is None:
+        return None
+    adapter = adapter_for(spec.adapter)
+    return command, adapter, launch_key(command, adapter.path_programs)
 
 
 def leashed(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> tuple[list[str], dict[str, str]]:

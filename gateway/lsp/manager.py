@@ -15,9 +15,8 @@ from gateway import progress
 from gateway import callerenv
 from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.lsp.adapters import adapter_for
-from gateway.lsp.discovery import find_server, forget, launch_key
-from gateway.lsp.launch import end
+from gateway.lsp.discovery import forget
+from gateway.lsp.launch import end, planned
 from gateway.lsp.session import LspSession
 
 
@@ -77,11 +76,10 @@ class SessionManager:
             return None
         self._wait_early(lang)
         with progress.doing(f"looking for {lang.server.name}"):
-            command = find_server(lang.server)
-        if command is None:
+            plan = planned(lang.server)
+        if plan is None:
             return None
-        adapter = adapter_for(lang.server.adapter)
-        key = launch_key(command, adapter.path_programs)
+        command, adapter, key = plan
         if not self._lock.acquire(blocking=False):
             with progress.doing("waiting while another language server starts"):
                 self._lock.acquire()
