@@ -59,6 +59,20 @@ def _round_trips(workspace: LanguageWorkspace) -> None:
         assert len(done) >= 2 and all(exact for _, exact in done), f"{path}: {done}"
 
 
+def _renames_in_a_file_rewritten_as_it_was(workspace: LanguageWorkspace) -> None:
+    """A file written again with the same text (a checkout, a host's rewrite) is a file changed
+    on disk to jdtls, which refuses to rename in one it thinks out of sync; it is told."""
+    import os
+
+    cart = workspace.root / "Cart.java"
+    workspace.gateway.symbols("Cart.java")  # open in jdtls
+    cart.write_bytes(cart.read_bytes())
+    stamp = cart.stat()
+    os.utime(cart, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 2_000_000_000))
+    assert workspace.gateway.rename_symbol("Cart/total", "Cart.java", "grandTotal")["ok"]
+    assert "grandTotal" in workspace.text("Cart.java")
+
+
 def _closing_ends_jdtls_and_its_java(workspace: LanguageWorkspace) -> None:
     gateway = workspace.gateway
     reaper = psutil.Process(next(s.pid for s in gateway.sessions.running() if s.name == "jdtls" and s.pid))
@@ -78,7 +92,7 @@ def test_java_and_kotlin_through_jdtls(tmp_path: Path) -> None:
             workspace.reset()
             check_case(workspace, case, JDTLS)
         for check in (_kotlin_renames_through_the_checked_fallback, _kotlin_symbols_after_a_write_come_from_the_text,
-                      _kotlin_rename_refuses_what_it_cannot_tie, _servers_rows, _round_trips):
+                      _kotlin_rename_refuses_what_it_cannot_tie, _servers_rows, _round_trips, _renames_in_a_file_rewritten_as_it_was):
             workspace.reset()
             check(workspace)
         _closing_ends_jdtls_and_its_java(workspace)

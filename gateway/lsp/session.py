@@ -361,7 +361,8 @@ class LspSession:
 
     def refresh(self, read: Callable[[Path], str | None]) -> None:
         """Re-read the documents the server holds open that changed on disk since their text
-        was sent (a file whose stamp is as it was is not read); resend those that differ.
+        was sent (a file whose stamp is as it was is not read); resend those that differ, and
+        tell the server each such file changed (`workspace/didChangeWatchedFiles`).
 
         `read` gives a file's current text, or None when it is gone (then it is closed).
         """
@@ -379,6 +380,9 @@ class LspSession:
                     continue
                 if text != self._sent[uri]:
                     self.sync(path, text, "")
+                # The file itself changed on disk, even to the same text: a server that keeps
+                # its own view of files (jdtls) refuses to rename in one it thinks out of sync.
+                self._notify(lambda h, uri=uri: h.notify.did_change_watched_files({"changes": [{"uri": uri, "type": 2}]}))
                 self.documents.read_at(uri, found)
 
     def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
