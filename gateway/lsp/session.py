@@ -382,7 +382,7 @@ class LspSession:
                     self.sync(path, text, "")
                 # The file itself changed on disk, even to the same text: a server that keeps
                 # its own view of files (jdtls) refuses to rename in one it thinks out of sync.
-                self._notify(lambda h, uri=uri: h.notify.did_change_watched_files({"changes": [{"uri": uri, "type": 2}]}))
+                self._notify(lambda h, uri=uri: h.notify.did_change_watched_files(cast(Any, {"changes": [{"uri": uri, "type": 2}]})))
                 self.documents.read_at(uri, found)
 
     def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
