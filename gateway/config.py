@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.roots import gateway_root
+from gateway.roots import CONFIG_FILE, gateway_root
 
-CONFIG_PATH = Path(".gateway") / "config.toml"
+CONFIG_PATH = Path(CONFIG_FILE)
 STATE_DIR = Path(".gateway") / "state"
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_CONFIG_BYTES = 1 << 20

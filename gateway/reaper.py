@@ -11,11 +11,8 @@ same clean-up and exits; the command itself is killed if the reaper is.
 
 from __future__ import annotations
 
-import ctypes
-import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -26,6 +23,8 @@ PR_SET_CHILD_SUBREAPER = 36
 
 def _prctl(option: int, value: int) -> None:
     try:
+        import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):
         pass  # not Linux: the command's own session is still killed
@@ -85,8 +84,40 @@ def kill_all(session: int | None) -> None:
     _reap()
 
 
-def _die_with_reaper() -> None:
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def _start(command: list[str]) -> int:
+    """The command started in a session of its own, as `subprocess.Popen(start_new_session=True,
+    preexec_fn=...)` would, with fork and exec: importing subprocess would cost every language
+    server's start ~12 ms more. The child dies with the reaper, gets the default dispositions of
+    the signals Python ignores, and inherits no descriptor past stderr."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            for name in ("SIGPIPE", "SIGXFSZ", "SIGTERM"):
+                if hasattr(signal, name):
+                    signal.signal(getattr(signal, name), signal.SIG_DFL)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16)
+            os.execvp(command[0], command)
+        except BaseException as error:  # noqa: BLE001 - whatever failed, the child must not return into the reaper
+            os.write(2, f"reaper: cannot run {command[0]}: {error}\n".encode(errors="replace"))
+        os._exit(127)
+    return pid
+
+
+def _wait(pid: int, timeout: float | None) -> int | None:
+    """The command's exit code (-N: killed by signal N), or None at `timeout` seconds."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    delay = 0.0005
+    while True:
+        done, status = os.waitpid(pid, 0 if deadline is None else os.WNOHANG)
+        if done == pid:
+            return os.waitstatus_to_exitcode(status)
+        left = deadline - time.monotonic() if deadline is not None else 0.0
+        if left <= 0:
+            return None
+        delay = min(delay * 2, left, 0.05)
+        time.sleep(delay)
 
 
 def main(argv: list[str]) -> int:
@@ -104,15 +135,14 @@ def main(argv: list[str]) -> int:
     parent = os.environ.pop("GATEWAY_REAPER_PARENT", "")
     if parent.isdigit() and os.getppid() != int(parent):
         return 1
-    child = subprocess.Popen(command, start_new_session=True, preexec_fn=_die_with_reaper)
-    session.append(child.pid)
-    timed_out, code = False, None
-    try:
-        code = child.wait(timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    kill_all(child.pid)
+    child = _start(command)
+    session.append(child)
+    code = _wait(child, timeout)
+    timed_out = code is None
+    kill_all(child)
     if status_fd >= 0:
+        import json
+
         os.write(status_fd, json.dumps({"exit_code": code, "timed_out": timed_out}).encode())
         os.close(status_fd)
     return 1 if code is None else code if code >= 0 else 128 - code

@@ -4,6 +4,7 @@ commands that parse back into the same operation."""
 
 from __future__ import annotations
 
+import argparse
 import shlex
 
 import pytest
@@ -64,3 +65,20 @@ def test_suggestions_are_spelled_only_by_the_surfaces_and_only_once() -> None:
         {"body": str(remove), "diff": [str(remove)], "error": {"message": "gateway remove-symbol 'f[0]' 'x y.py'"}})
     unknown = str(SuggestedOperation("no_such_operation"))
     assert render.text(unknown) == unknown and SuggestedOperation.parse("\u27e6gateway [1]\u27e7") is None
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+
+
+def _shape(parser: argparse.ArgumentParser) -> list[tuple[object, ...]]:
+    return [(tuple(a.option_strings), a.dest, a.nargs, a.required, a.default, a.help) for a in parser._actions]
+
+
+def test_a_command_run_alone_is_parsed_as_among_all() -> None:
+    everything = _commands(build_parser())
+    for name, parser in everything.items():
+        alone = _commands(build_parser(name))
+        assert list(alone) == [name]
+        assert _shape(alone[name]) == _shape(parser), name
+        assert alone[name].get_default("handler") == parser.get_default("handler"), name

@@ -3,6 +3,8 @@ a fresh server on the next call, no process left behind. The fake server is pygl
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import psutil
@@ -13,7 +15,7 @@ from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.early import _spawn, start_early
+from gateway.lsp.early import _record_path, _spawn, start_early, start_recorded
 from gateway.lsp.manager import SessionManager
 from tests.conftest import FAKE_SOURCE
 
@@ -149,3 +151,62 @@ def test_a_cold_command_on_a_file_it_refuses_leaves_no_server_it_started(fake_re
     before = {child.pid for child in psutil.Process().children(recursive=True)}
     assert start_early(str(fake_workspace), "missing.py", fake_registry) is None
     assert {child.pid for child in psutil.Process().children(recursive=True)} - before == set()
+
+
+def _children() -> set[int]:
+    return {child.pid for child in psutil.Process().children(recursive=True)}
+
+
+def test_a_cold_command_starts_the_server_its_predecessor_recorded_and_adopts_it_only_if_planned_alike(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """A cold command leaves the launch of a server it started for a file its name alone told the
+    language of; the next one starts that launch before it reads the language table, and its
+    session talks to it. A recorded launch that the plan made then does not give is ended."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    assert start_recorded(str(fake_workspace), "m.py") is None  # no record yet
+    start_early(str(fake_workspace), "m.py", fake_registry).close()  # type: ignore[union-attr]
+    record = json.loads(Path(_record_path()).read_text())
+    assert list(record) == [".py"] and record[".py"]["line"][-1] == str(Path(__file__).parent / "fake_lsp_server.py")
+    assert os.stat(_record_path()).st_mode & 0o777 == 0o600
+
+    recorded = start_recorded(str(fake_workspace), "m.py")
+    assert recorded is not None
+    with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry, recorded)) as gateway:
+        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        [session] = gateway.sessions.running()
+        assert session.pid == recorded[2].pid  # the recorded launch is the one talked to
+    assert not _alive(recorded[2].pid)
+
+    before = _children()
+    record[".py"]["env"]["PATH"] = "/elsewhere"  # planned now with another PATH: not the same launch
+    Path(_record_path()).write_text(json.dumps(record))
+    stale = start_recorded(str(fake_workspace), "m.py")
+    assert stale is not None
+    with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry, stale)) as gateway:
+        assert stale[2].poll() is not None  # ended, a fresh one started in its place
+        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        assert gateway.sessions.running()[0].pid != stale[2].pid
+    assert _children() - before == set()
+
+
+@pytest.mark.parametrize("record", [
+    "FIFO",
+    "not json",
+    json.dumps([".py"]),
+    json.dumps({".py": {"key": [], "line": ["/bin/sh", "-c", "touch pwned"], "env": {}, "stamp": None}}),
+    json.dumps({".py": {"key": [], "line": "python", "env": {}, "stamp": None}}),
+])
+def test_a_record_the_gateway_did_not_write_starts_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_workspace: Path, record: str
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    Path(_record_path()).parent.mkdir(parents=True)
+    if record == "FIFO":
+        os.mkfifo(_record_path())  # never waited on
+    else:
+        Path(_record_path()).write_text(record)
+    before = _children()
+    assert start_recorded(str(fake_workspace), "m.py") is None
+    assert _children() - before == set() and not (fake_workspace / "pwned").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gateway import callerenv
 from gateway.langs import ServerSpec
+from gateway.lsp.launch import program_stamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,14 +71,6 @@ def why_not_found(spec: ServerSpec) -> str | None:
     return None
 
 
-def _stamp(program: str) -> list[int] | None:
-    try:
-        info = os.stat(program)
-    except OSError:
-        return None
-    return [info.st_mtime_ns, info.st_size, info.st_ino]
-
-
 def _record() -> Path:
     from gateway.userstate import state_home
 
@@ -93,7 +86,7 @@ def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: s
     user's state directory) for as long as the program's file is the same one; a failure is
     asked again each time, and a remembered success that then fails to start is forgotten
     (`forget`)."""
-    key, stamp = "\0".join([program, *version_args, path]), _stamp(program)
+    key, stamp = "\0".join([program, *version_args, path]), program_stamp(program)
     if stamp is not None and _ran.get(key) == stamp:  # this process has seen the record say so (a daemon: every request)
         return True
     try:

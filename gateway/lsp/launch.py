@@ -1,6 +1,6 @@
 """How a language server process is started: under the reaper, so that it and all it starts die
 with this process, even killed -9. A cold command starts it with `subprocess` before it loads
-asyncio, multilspy or the engine (`spawn`: ~0.1 s sooner than the session could), and the
+asyncio, multilspy or the engine (`start`: ~0.1 s sooner than the session could), and the
 session then talks to that process (`AdoptingHandler`) instead of starting its own.
 
 Only the standard library and the light parts of the gateway are imported here at module level.
@@ -12,12 +12,13 @@ import functools
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.reaper import SCRIPT as REAPER
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gateway.langs import ServerSpec
     from gateway.lsp.adapters.base import Adapter
 
@@ -35,17 +36,30 @@ def planned(spec: ServerSpec) -> tuple[tuple[str, ...], Adapter, tuple[str | Non
     return command, adapter, launch_key(command, adapter.path_programs)
 
 
+# A server's command line begins so: the reaper, with no timeout and no status to write.
+REAPER_PREFIX = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--"]
+
+
 def leashed(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> tuple[list[str], dict[str, str]]:
     """The command line (the server under the reaper) and the environment it adds to ours."""
     launched, env = adapter.launch(command, root, path)
-    return [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--", *launched], {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
+    return [*REAPER_PREFIX, *launched], {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
 
 
-def spawn(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> subprocess.Popen[bytes]:
-    """The server started now, its pipes for a session to adopt (as multilspy starts it)."""
-    line, env = leashed(command, adapter, root, path)
+def start(line: list[str], env: dict[str, str], root: str | Path) -> subprocess.Popen[bytes]:
+    """A leashed command line started now, its pipes for a session to adopt (as multilspy
+    starts it); its reaper watches this process."""
     return subprocess.Popen(line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(root),
-                            env={**os.environ, **env}, start_new_session=True)
+                            env={**os.environ, **env, "GATEWAY_REAPER_PARENT": str(os.getpid())}, start_new_session=True)
+
+
+def program_stamp(program: str) -> list[int] | None:
+    """What tells a program's file from another at its path: mtime, size and inode."""
+    try:
+        info = os.stat(program)
+    except OSError:
+        return None
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
 
 
 def end(process: subprocess.Popen[bytes]) -> None:
@@ -74,7 +88,7 @@ def _adopting(base: type) -> type:
     """The subclass of multilspy's handler (imported only when a session starts) that adopts."""
 
     class AdoptingHandler(base):  # type: ignore[misc, valid-type]
-        """multilspy's handler on a server process started before it (`spawn`)."""
+        """multilspy's handler on a server process started before it (`start`)."""
 
         def __init__(self, info: Any, process: subprocess.Popen[bytes]) -> None:
             super().__init__(info, start_independent_lsp_process=True)

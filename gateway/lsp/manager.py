@@ -145,7 +145,7 @@ class SessionManager:
         closing.start()
 
     def adopt(self, key: tuple[str | None, ...], process: subprocess.Popen[bytes]) -> None:
-        """`process`, a server started for launch `key` (`gateway.lsp.launch.spawn`), is the
+        """`process`, a server started for launch `key` (`gateway.lsp.launch.start`), is the
         one the key's first session talks to."""
         with self._lock:
             self._started[key] = process

@@ -10,12 +10,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from gateway import progress
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
-from gateway.surfaces import render
-from gateway.surfaces.cli_daemon import add_daemon_commands
-from gateway.surfaces.cli_text import RENDER
 from gateway.surfaces.operations import OPERATIONS, Operation, Param
+
+# Imported where used: a cold symbol command starts its server before it loads them (gateway.lsp.early).
 
 Outcome = tuple[dict[str, Any], str, int]
 
@@ -66,14 +64,21 @@ def _local(args: argparse.Namespace, operation: str, params: dict[str, Any]) -> 
     on stderr. A symbol operation's server is started first, before the engine is loaded."""
     from gateway.surfaces.operations import OPERATIONS, call
 
+    cold = OPERATIONS[operation].symbolic and isinstance(params.get("path"), str) and getattr(args, "gateway", None) is None
+    if cold:
+        from gateway.lsp.early import start_recorded
+
+        recorded = start_recorded(args.workspace, params["path"])
+    from gateway import progress
+
     with progress.reporting(progress.StreamSink(sys.stderr), operation):
         early = None
-        if OPERATIONS[operation].symbolic and isinstance(params.get("path"), str) and getattr(args, "gateway", None) is None:
+        if cold:
             from gateway.langs import default_registry
             from gateway.lsp.early import start_early
 
             registry = default_registry()
-            sessions = start_early(args.workspace, params["path"], registry)
+            sessions = start_early(args.workspace, params["path"], registry, recorded)
             early = {"registry": registry, "sessions": sessions} if sessions is not None else None
         return call(_gateway(args, early), operation, params)
 
@@ -84,8 +89,16 @@ def _through_daemon(args: argparse.Namespace, operation: str, params: dict[str, 
     stderr while it waits (the daemon's, forwarded)."""
     from gateway.surfaces.daemon_client import invoke
 
-    sink = progress.StreamSink(sys.stderr)
-    return invoke(args.workspace, operation, params, lambda: _local(args, operation, params), progress.from_remote(sink))
+    forward: list[Callable[[Any], None]] = []
+
+    def shown(params: Any) -> None:  # the progress module loaded when the daemon first reports
+        if not forward:
+            from gateway import progress
+
+            forward.append(progress.from_remote(progress.StreamSink(sys.stderr)))
+        forward[0](params)
+
+    return invoke(args.workspace, operation, params, lambda: _local(args, operation, params), shown)
 
 
 def _stdin_edit() -> tuple[str, str, str, bool]:
@@ -182,21 +195,26 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
     except GatewayError as error:  # Blocked here, RemoteError from the daemon: the same object
         if error.kind != "blocked" or operation.name != "edit":
             raise
+        from gateway.surfaces import render
+
         refused = render.refusal(error)
         hint = "" if args.route or not _routes(args) else (
             "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
         return refused, refused["message"] + hint, EXIT_BLOCKED
+    from gateway.surfaces import render
+    from gateway.surfaces.cli_text import RENDER
+
     result = render.answer(result)
     text, code = RENDER[operation.name](result, params)
     return result, text, code
 
 
-def _add_table_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    """A command for each operation of the table; operations that share a command are told
-    apart by its second word (`audit log|summary|verify`, `contract check|apply|new`)."""
+def _add_table_commands(commands: Any, common: argparse.ArgumentParser, only: str | None) -> None:
+    """A command for each operation of the table (`only`: that one); operations that share a
+    command are told apart by its second word (`audit log|summary|verify`, `contract check|apply|new`)."""
     by_command: dict[str, list[Operation]] = {}
     for operation in OPERATIONS.values():
-        if operation.command:
+        if operation.command and only in (None, operation.command):
             by_command.setdefault(operation.command, []).append(operation)
     for command, operations in by_command.items():
         words = [op.word for op in operations]
@@ -282,7 +300,9 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
     raise UsageError(f"usage: {HOOK_USAGE}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; `only`: with that command alone (a command's own run builds no
+    other: the 24 commands' parsers would cost a cold symbol command ~8 ms before its server starts)."""
     parser = _Parser(prog="gateway", description="Structural edit gateway for AI coding agents.")
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -290,8 +310,31 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print one JSON object")
     common.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
 
-    _add_table_commands(commands, common)
+    _add_table_commands(commands, common, only)
+    _add_process_commands(commands, common, only)
+    return parser
 
+
+_PROCESS_COMMANDS = ("serve", "hook", "mcp", "daemon")
+
+
+def _add_process_commands(commands: Any, common: argparse.ArgumentParser, only: str | None) -> None:
+    """The commands that run a process of their own: the servers, the hooks, the daemon."""
+    if only in (None, "serve"):
+        _add_serve(commands)
+    if only in (None, "hook"):
+        _add_hook(commands, common)
+    if only in (None, "mcp"):
+        mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
+        mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+        mcp.set_defaults(handler=_cmd_mcp, json=False)
+    if only in (None, "daemon"):
+        from gateway.surfaces.cli_daemon import add_daemon_commands
+
+        add_daemon_commands(commands, common)
+
+
+def _add_serve(commands: Any) -> None:
     serve = commands.add_parser("serve", help="run the JSON-RPC server (pygls) for middleware")
     serve.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
     transport = serve.add_mutually_exclusive_group()
@@ -299,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
     serve.set_defaults(handler=_cmd_serve, json=False)
 
+
+def _add_hook(commands: Any, common: argparse.ArgumentParser) -> None:
     hook = commands.add_parser(
         "hook", parents=[common], help="agent-host hooks: run, install or uninstall a host's hook",
         usage=HOOK_USAGE + " [--json]",
@@ -309,13 +354,6 @@ def build_parser() -> argparse.ArgumentParser:
     hook.add_argument("--user", action="store_true", help="install/uninstall: the host's user-level configuration, not the project's")
     hook.add_argument("--allow-mcp", action="store_true", help="install: also add the host's permission entries for the gateway's MCP tools")
     hook.set_defaults(handler=_cmd_hook)
-
-    mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
-    mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
-    mcp.set_defaults(handler=_cmd_mcp, json=False)
-
-    add_daemon_commands(commands, common)
-    return parser
 
 
 def _emit(args: argparse.Namespace | None, payload: dict[str, Any], text: str) -> None:
@@ -328,10 +366,14 @@ def _emit(args: argparse.Namespace | None, payload: dict[str, Any], text: str) -
 def run(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        only = words[0] if words and (words[0] in _OPERATION_COMMANDS or words[0] in _PROCESS_COMMANDS) else None
+        args = build_parser(only).parse_args(words)
         handler: Callable[[argparse.Namespace], Outcome] = args.handler
         payload, text, code = handler(args)
     except GatewayError as error:
+        from gateway.surfaces import render
+
         _close(args)
         print(f"gateway: {render.message(error)}", file=sys.stderr)
         _emit(args, render.refusal(error), "")

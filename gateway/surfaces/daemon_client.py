@@ -199,11 +199,16 @@ def spawn(workspace: str | os.PathLike[str]) -> None:
 
 
 def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
+    from gateway.roots import has_config
+
+    root = os.path.realpath(workspace)
+    if not has_config(root):
+        return True  # the default, told without loading the config module (a cold command's server starts sooner)
     from pathlib import Path
 
     from gateway.config import daemon_config
 
-    return daemon_config(Path(os.path.realpath(workspace))).autostart
+    return daemon_config(Path(root)).autostart
 
 
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],

@@ -133,6 +133,8 @@ class SymbolService:
         lang = self.language(source, also)
         data = source.text.encode()
         tree = parse(lang, data) if keep_tree else parse_once(lang, data)  # first: a server still starting (gateway.lsp.early) starts meanwhile
+        if keep_tree and backend is None:
+            definitions(lang, tree)  # kept with the tree, found while a starting server has yet to answer (~15 ms on 2,630 lines)
         chosen = backend or self.backend(lang)
         session = chosen.session
         if session is not None and lang.name in session.adapter.symbols_of_opened_text and session.opened_otherwise(source.path, source.text):
