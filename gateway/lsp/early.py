@@ -20,10 +20,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import TYPE_CHECKING
-
 from gateway.errors import GatewayError
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `start_recorded` runs before typing is loaded
 if TYPE_CHECKING:
     import subprocess
     from pathlib import Path

@@ -12,11 +12,12 @@ import functools
 import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any
-
 from gateway.reaper import SCRIPT as REAPER
 
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a cold command starts its server before typing is loaded
 if TYPE_CHECKING:
+    from typing import Any
+
     from pathlib import Path
 
     from gateway.langs import ServerSpec

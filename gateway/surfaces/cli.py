@@ -7,15 +7,18 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
 
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_OK, GatewayError, UsageError, exit_code_for
 from gateway.surfaces.operations import OPERATIONS, Operation, Param
 
 # Imported where used: a cold symbol command starts its server before it loads them (gateway.lsp.early).
 
-Outcome = tuple[dict[str, Any], str, int]
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a cold symbol command starts its server before typing is loaded
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, NoReturn
+
+    Outcome = tuple[dict[str, Any], str, int]
 
 
 class _Parser(argparse.ArgumentParser):

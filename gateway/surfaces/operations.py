@@ -9,13 +9,17 @@ parameters and results are the same snake_case objects everywhere (the CLI print
 from __future__ import annotations
 
 import shlex
-from typing import Any, Callable
 
 from gateway.errors import UsageError
 
-# What an operation runs on: the `gateway.api.Gateway` facade (typed loosely so that this table,
-# pure data, sits below everything that renders its operations, the gate's advice included).
-Gateway = Any
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the CLI reads this table before a cold command's server starts
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    # What an operation runs on: the `gateway.api.Gateway` facade (typed loosely so that this
+    # table, pure data, sits below everything that renders its operations, the gate's advice included).
+    Gateway = Any
 
 # A description is in the agent's context on every request: each says only what is particular
 # to its tool (when to use it, when not, the test that must come with it, when to stop and ask).
