@@ -76,8 +76,10 @@ def _same(old: Definition, new: Definition, by: int) -> bool:
 def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
     # The frozen dataclass's own __init__ sets each field through object.__setattr__; a long
     # file moves hundreds of symbols per edit, so the copy is made directly (same fields).
+    # The depth goes with the name path: an enclosing definition gone or gained (a C++
+    # `namespace# Catch {` that loses its name) changes both, the symbol's own text neither.
     moved = object.__new__(Symbol)
-    moved.__dict__.update(symbol.__dict__, name_path=name_path, start=symbol.start + by, end=symbol.end + by,
+    moved.__dict__.update(symbol.__dict__, name_path=name_path, depth=name_path.count("/"), start=symbol.start + by, end=symbol.end + by,
                           name_start=symbol.name_start + by, doc_start=symbol.doc_start + by, header_start=symbol.header_start + by,
                           start_line=symbol.start_line + lines, end_line=symbol.end_line + lines)
     return moved
