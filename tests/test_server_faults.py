@@ -3,8 +3,10 @@ a fresh server on the next call, no process left behind. The fake server is pygl
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import sys
 from pathlib import Path
 
 import psutil
@@ -210,3 +212,30 @@ def test_a_record_the_gateway_did_not_write_starts_nothing(
     before = _children()
     assert start_recorded(str(fake_workspace), "m.py") is None
     assert _children() - before == set() and not (fake_workspace / "pwned").exists()
+
+
+def test_a_session_closed_or_ended_at_exit_leaves_no_pending_task(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """Either way a session ends (`close`, or `end_at_exit` in a process about to exit), its
+    handler's reading tasks are finished on its own loop: none is destroyed pending when the
+    session is collected, and no transport outlives its loop. Sessions that started their
+    server and sessions that adopted one a cold command started."""
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    unraisable: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda failure: unraisable.append(repr(failure.exc_value)))
+    threads = []
+    for early, exiting in [(False, False), (False, True), (True, False), (True, True)]:
+        sessions = start_early(str(fake_workspace), "m.py", fake_registry) if early else None
+        with Gateway(fake_workspace, registry=fake_registry, sessions=sessions) as gateway:
+            assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+            [session] = gateway.sessions.running()
+            threads.append(session._thread)
+            gateway.close(exiting=exiting)
+        del gateway, session, sessions
+    for thread in threads:
+        thread.join(timeout=30)  # end_at_exit returned at once; its loop finishes on its own thread
+        assert not thread.is_alive()
+    gc.collect()
+    assert [record.getMessage() for record in caplog.records if record.name == "asyncio"] == []
+    assert unraisable == []

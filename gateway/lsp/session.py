@@ -57,7 +57,7 @@ class LspSession:
         self._opened: dict[str, str] = {}
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name=f"lsp-{name}", daemon=True)
+        self._thread = threading.Thread(target=self._serve, name=f"lsp-{name}", daemon=True)
         # Under the reaper (gateway.lsp.launch); `process`: started so already (a cold command's).
         self._handler = handler(*leashed(command, adapter, root, search_path()), root, process)
         self.server_info: dict[str, Any] = {}
@@ -87,6 +87,20 @@ class LspSession:
             self.close()
             raise
         return self
+
+    def _serve(self) -> None:
+        """The session's loop, on its own thread, until it is stopped; then what still runs on it
+        is cancelled and finished there and the loop closed, so that no task is left pending."""
+        loop = self._loop
+        try:
+            loop.run_forever()
+        finally:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=5))
+            loop.close()
 
     async def _initialize(self) -> None:
         async def ignore(_params: Any) -> None:
@@ -394,7 +408,7 @@ class LspSession:
     def end_at_exit(self) -> bool:
         """For a process about to exit: when the adapter allows it (`killed_at_exit`), signal
         the reaper, which kills the server and all it started and then exits, and wait for
-        nothing; else False (then `close`)."""
+        nothing (the session's own thread finishes, see `_ended`); else False (then `close`)."""
         pid = self.pid
         if not self.adapter.killed_at_exit or pid is None or not self._thread.is_alive():
             return False
@@ -403,8 +417,24 @@ class LspSession:
             os.kill(pid, signal.SIGTERM)
         except OSError:
             pass  # gone already
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        try:
+            asyncio.run_coroutine_threadsafe(self._ended(), self._loop)
+        except RuntimeError:
+            pass  # the loop is closed: ended already
         return True
+
+    async def _ended(self) -> None:
+        """Wait (up to 5 s) for the signalled reaper to exit and its pipes to close, which ends
+        the handler's reading tasks, then stop the loop; `_serve` finishes what is left."""
+        try:
+            watching = [task for task in self._handler.tasks.values() if not task.done()]
+            process = self._handler.process
+            if process is not None:
+                watching.append(asyncio.ensure_future(process.wait()))
+            if watching:
+                await asyncio.wait(watching, timeout=5)
+        finally:
+            asyncio.get_running_loop().stop()
 
     def close(self) -> None:
         """Shut the server down (politely unless broken) and stop the loop; never raises."""
@@ -423,7 +453,10 @@ class LspSession:
             asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=30)
         except Exception:  # noqa: BLE001 - closing must not fail; the process group is already signalled
             pass
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        try:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        except RuntimeError:
+            pass  # the loop is closed: stopped already
         self._thread.join(timeout=5)
 
 
