@@ -23,6 +23,7 @@ from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
 from gateway.lsp.documents import Documents
 from gateway.lsp.launch import handler, leashed
+from gateway.lsp.reports import Reports, until
 
 T = TypeVar("T")
 # How long after its start a server that announces its readiness is waited for.
@@ -61,17 +62,7 @@ class LspSession:
         # Under the reaper (gateway.lsp.launch); `process`: started so already (a cold command's).
         self._handler = handler(*leashed(command, adapter, root, search_path()), root, process)
         self.server_info: dict[str, Any] = {}
-        self._working: dict[str, tuple[str, str]] = {}  # token: (title, what the server says it is doing)
-        self._analysed: dict[str, int] = {}
-        self._load_errors: dict[str, str] = {}
-        self._diagnosed: set[str] = set()
-        # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
-        self._unversioned: set[str] = set()
-        self._reports = threading.Lock()
-        # A server that announces when it has loaded the workspace (jdtls) is not ready until it
-        # says so; `progress` is the last it said of its loading.
-        self.ready = not adapter.announces_ready
-        self.progress = ""
+        self.reports = Reports(adapter, root)
         self._started_at = time.monotonic()
         self.documents = Documents()
 
@@ -111,10 +102,7 @@ class LspSession:
         for method in _IGNORED_REQUESTS:
             self._handler.on_request(method, ignore)
         self._handler.on_request("workspace/configuration", self._configuration)
-        self._handler.on_notification("$/progress", self._progress)
-        self._handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
-        for method in ("window/showMessage", "window/logMessage", "language/status"):
-            self._handler.on_notification(method, lambda params, method=method: self._report(method, params))
+        self.reports.listen(self._handler)
         await self._handler.start()
         result: Any = await self._handler.send.initialize(cast(Any, self.adapter.initialize_params(self.root)))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
@@ -122,120 +110,59 @@ class LspSession:
         self.server_info = dict(result.get("serverInfo") or {})
         self._handler.notify.initialized({})
 
-    async def _progress(self, params: Any) -> None:
-        """Work the server announces (project loading, indexing), tracked until it ends."""
-        if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
-            return
-        token, value = str(params.get("token")), params["value"]
-        if value.get("kind") == "begin":
-            title = str(value.get("title") or "")
-            self._working[token] = (title, _work(title, value))
-        elif value.get("kind") == "report" and token in self._working:
-            title = self._working[token][0]
-            self._working[token] = (title, _work(title, value))
-        elif value.get("kind") == "end":
-            self._working.pop(token, None)
+    @property
+    def ready(self) -> bool:
+        """Whether the server has loaded the workspace (a server that does not say so: from the start)."""
+        return self.reports.ready
 
-    def activity(self, what: str) -> str:
-        """What a caller waiting on `what` waits for, with the work the server announced."""
-        doing = f"starting {self.name}" if what == "initialize" else f"{self.name}: {what.rpartition('/')[2]}"
-        work = "; ".join(text for _, text in list(self._working.values()) if text)
-        return f"{doing} — {work}" if work else doing
-
-    async def _diagnostics(self, params: Any) -> None:
-        """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
-        if isinstance(params, dict) and isinstance(params.get("version"), int):
-            self._analysed[str(params.get("uri"))] = params["version"]
-        elif isinstance(params, dict):
-            self._unversioned.add(str(params.get("uri")))
-        if isinstance(params, dict):
-            self._diagnosed.add(str(params.get("uri")))
-        await self._report("textDocument/publishDiagnostics", params)
-
-    async def _report(self, method: str, params: Any) -> None:
-        """What the server says about loading the workspace, as its adapter reads it."""
-        readiness = self.adapter.readiness(method, params)
-        if readiness is not None:
-            self.ready, self.progress = readiness
-        report = self.adapter.workspace_report(method, params, self.root)
-        if report is None:
-            return
-        key, reason = report
-        with self._reports:
-            if reason:
-                self._load_errors[key] = reason
-            else:
-                self._load_errors.pop(key, None)
+    @property
+    def progress(self) -> str:
+        """The last the server said of loading the workspace."""
+        return self.reports.progress
 
     @property
     def load_errors(self) -> list[str]:
         """Why the server could not load the workspace, as it said it (empty: it said nothing of the kind)."""
-        with self._reports:
-            reasons = sorted(self._load_errors.items(), key=lambda item: item[0] != "load")  # its own summary first
-        return list(dict.fromkeys(reason for _, reason in reasons))
+        return self.reports.load_errors
+
+    @property
+    def versions_diagnostics(self) -> bool:
+        """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
+        return self.reports.versions_diagnostics
+
+    def activity(self, what: str) -> str:
+        """What a caller waiting on `what` waits for, with the work the server announced."""
+        doing = f"starting {self.name}" if what == "initialize" else f"{self.name}: {what.rpartition('/')[2]}"
+        work = self.reports.work()
+        return f"{doing} — {work}" if work else doing
 
     def settle(self, path: Path, limit: float) -> None:
         """Wait (up to `limit` seconds) until what the server says about loading the workspace
         has arrived: a failure, or diagnostics for `path` (servers that diagnose a file only
         after loading); at once for servers that do not."""
-        if not self.adapter.diagnoses_after_loading:
-            return
-        uri = path.as_uri()
-
-        async def settled() -> None:
-            deadline = asyncio.get_running_loop().time() + limit
-            while uri not in self._diagnosed and not self._load_errors and asyncio.get_running_loop().time() < deadline:
-                await asyncio.sleep(0.02)
-
-        self._run(settled(), what="waiting for the server to load the workspace")
-
-    @property
-    def versions_diagnostics(self) -> bool:
-        """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
-        return bool(self._analysed)
+        if self.adapter.diagnoses_after_loading:
+            uri = path.as_uri()
+            self._run(until(lambda: self.reports.settled(uri), limit, 0.02), what="waiting for the server to load the workspace")
 
     def wait_for_analysis(self, path: Path, limit: float) -> bool:
         """Wait (up to `limit` seconds) until the server has analysed the text last sent for
-        `path`: diagnostics of that version, or unversioned ones sent after it (gopls answers a
-        didOpen so); False if it has not said so."""
+        `path` (`Reports.analysed`); False if it has not said so."""
         uri = path.as_uri()
-
-        def done() -> bool:
-            return self._analysed.get(uri, 0) >= self._versions.get(uri, 0) or uri in self._unversioned
-
-        async def analysed() -> bool:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + limit
-            while not done() and loop.time() < deadline:
-                await asyncio.sleep(0.02)
-            return done()
-
-        return self._run(analysed(), what="waiting for the server's analysis")
+        analysed = until(lambda: self.reports.analysed(uri, self._versions.get(uri, 0)), limit, 0.02)
+        return self._run(analysed, what="waiting for the server's analysis")
 
     def wait_ready(self) -> bool:
         """Whether the server has loaded the workspace, waiting for it until READY_PATIENCE
         seconds (at most half the timeout) after it started; past that, not at all: a large
         project's first import goes on while the caller answers without the server."""
-        patience = min(READY_PATIENCE, self.timeout / 2)
-
-        async def ready() -> bool:
-            while not self.ready and time.monotonic() < self._started_at + patience:
-                await asyncio.sleep(0.05)
-            return self.ready
-
-        return self.ready or self._run(ready(), what="waiting for the server to load the workspace")
+        if self.ready:
+            return True
+        patience = self._started_at + min(READY_PATIENCE, self.timeout / 2) - time.monotonic()
+        return self._run(until(lambda: self.reports.ready, max(patience, 0.0), 0.05), what="waiting for the server to load the workspace")
 
     def wait_until_idle(self, limit: float) -> bool:
         """Wait (up to `limit` seconds) for announced work to end; False if it is still going."""
-
-        async def idle() -> bool:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + limit
-            while self._working and loop.time() < deadline:
-                await asyncio.sleep(0.05)
-            return not self._working
-
-        return self._run(idle(), what="waiting for the server to settle")
+        return self._run(until(lambda: not self.reports.working, limit, 0.05), what="waiting for the server to settle")
 
     @staticmethod
     async def _configuration(params: Any) -> list[Any]:
@@ -355,7 +282,7 @@ class LspSession:
         uri = path.as_uri()
         with self._lock:
             if uri not in self._versions or self._sent[uri] != text:
-                self._unversioned.discard(uri)
+                self.reports.sent(uri)
             if uri not in self._versions:
                 self._versions[uri] = 1
                 self._opened[uri] = text
@@ -459,9 +386,3 @@ class LspSession:
             pass  # the loop is closed: stopped already
         self._thread.join(timeout=5)
 
-
-def _work(title: str, value: dict[str, Any]) -> str:
-    """A `$/progress` begin or report as one phrase: `Indexing: 12/345 (3%)`."""
-    message, percentage = value.get("message"), value.get("percentage")
-    text = ": ".join(str(part) for part in (title, message) if part)
-    return f"{text} ({percentage:g}%)" if isinstance(percentage, int | float) and not isinstance(percentage, bool) else text

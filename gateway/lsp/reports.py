@@ -1,0 +1,130 @@
+"""What a language server says of its own work, kept for its session: the work it announces
+(`$/progress`), whether it has loaded the workspace (as its adapter reads the server's
+messages) and why it could not, and which text of each document it has diagnosed. The
+session waits on these (`until`); nothing here talks to the server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multilspy.lsp_protocol_handler.server import LanguageServerHandler
+
+    from gateway.lsp.adapters.base import Adapter
+
+# Notifications in which servers say how loading the workspace goes (the adapter reads them).
+_REPORTING = ("window/showMessage", "window/logMessage", "language/status")
+
+
+class Reports:
+    """Filled by the server's notifications on the session's loop, read from any thread."""
+
+    def __init__(self, adapter: Adapter, root: Path) -> None:
+        self._adapter = adapter
+        self._root = root
+        self.working: dict[str, tuple[str, str]] = {}  # token: (title, what the server says it is doing)
+        self._analysed: dict[str, int] = {}
+        self._load_errors: dict[str, str] = {}
+        self._diagnosed: set[str] = set()
+        # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
+        self._unversioned: set[str] = set()
+        self._lock = threading.Lock()
+        # A server that announces when it has loaded the workspace (jdtls) is not ready until it
+        # says so; `progress` is the last it said of its loading.
+        self.ready = not adapter.announces_ready
+        self.progress = ""
+
+    def listen(self, handler: LanguageServerHandler) -> None:
+        """Have the handler pass on the notifications these reports are made of."""
+        handler.on_notification("$/progress", self._progress)
+        handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
+        for method in _REPORTING:
+            handler.on_notification(method, lambda params, method=method: self._report(method, params))
+
+    async def _progress(self, params: Any) -> None:
+        """Work the server announces (project loading, indexing), tracked until it ends."""
+        if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
+            return
+        token, value = str(params.get("token")), params["value"]
+        if value.get("kind") == "begin":
+            title = str(value.get("title") or "")
+            self.working[token] = (title, _work(title, value))
+        elif value.get("kind") == "report" and token in self.working:
+            title = self.working[token][0]
+            self.working[token] = (title, _work(title, value))
+        elif value.get("kind") == "end":
+            self.working.pop(token, None)
+
+    def work(self) -> str:
+        """The work the server announced and has not ended, as one phrase."""
+        return "; ".join(text for _, text in list(self.working.values()) if text)
+
+    async def _diagnostics(self, params: Any) -> None:
+        """Servers that version their diagnostics (clangd, gopls) say which text they analysed."""
+        if isinstance(params, dict) and isinstance(params.get("version"), int):
+            self._analysed[str(params.get("uri"))] = params["version"]
+        elif isinstance(params, dict):
+            self._unversioned.add(str(params.get("uri")))
+        if isinstance(params, dict):
+            self._diagnosed.add(str(params.get("uri")))
+        await self._report("textDocument/publishDiagnostics", params)
+
+    async def _report(self, method: str, params: Any) -> None:
+        """What the server says about loading the workspace, as its adapter reads it."""
+        readiness = self._adapter.readiness(method, params)
+        if readiness is not None:
+            self.ready, self.progress = readiness
+        report = self._adapter.workspace_report(method, params, self._root)
+        if report is None:
+            return
+        key, reason = report
+        with self._lock:
+            if reason:
+                self._load_errors[key] = reason
+            else:
+                self._load_errors.pop(key, None)
+
+    @property
+    def load_errors(self) -> list[str]:
+        """Why the server could not load the workspace, as it said it (empty: it said nothing of the kind)."""
+        with self._lock:
+            reasons = sorted(self._load_errors.items(), key=lambda item: item[0] != "load")  # its own summary first
+        return list(dict.fromkeys(reason for _, reason in reasons))
+
+    def sent(self, uri: str) -> None:
+        """Another text of `uri` was sent: diagnostics without a version are no longer about it."""
+        self._unversioned.discard(uri)
+
+    def settled(self, uri: str) -> bool:
+        """Whether the server has said it failed to load the workspace, or diagnosed `uri`."""
+        return uri in self._diagnosed or bool(self._load_errors)
+
+    @property
+    def versions_diagnostics(self) -> bool:
+        """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
+        return bool(self._analysed)
+
+    def analysed(self, uri: str, version: int) -> bool:
+        """Whether the server has analysed `version` of `uri`: diagnostics of that version, or
+        unversioned ones sent after it (gopls answers a didOpen so)."""
+        return self._analysed.get(uri, 0) >= version or uri in self._unversioned
+
+
+async def until(done: Callable[[], bool], limit: float, interval: float) -> bool:
+    """Whether `done()` holds, asked every `interval` seconds for up to `limit` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not done() and loop.time() < deadline:
+        await asyncio.sleep(interval)
+    return done()
+
+
+def _work(title: str, value: dict[str, Any]) -> str:
+    """A `$/progress` begin or report as one phrase: `Indexing: 12/345 (3%)`."""
+    message, percentage = value.get("message"), value.get("percentage")
+    text = ": ".join(str(part) for part in (title, message) if part)
+    return f"{text} ({percentage:g}%)" if isinstance(percentage, int | float) and not isinstance(percentage, bool) else text
