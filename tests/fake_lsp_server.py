@@ -1,6 +1,6 @@
 """A fake language server for fault injection only: crash, hang, garbage, a workspace that
 never finishes loading ("loading") or no symbols at all ("empty"), by $FAKE_LSP_MODE
-("flaky": its first documentSymbol fails as jedi's now and then do).
+("flaky", "cache-race": its first documentSymbol fails as jedi's now and then do).
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
@@ -52,6 +52,8 @@ def symbols() -> object:
     asked += 1
     if mode == "flaky" and asked == 1:  # as jedi on CPython 3.11 now and then
         raise SystemError("AST constructor recursion depth mismatch (before=63, after=7)")
+    if mode == "cache-race" and asked == 1:  # as jedi reading a parso cache file another jedi is writing
+        raise EOFError("Ran out of input")
     if mode == "crash":
         os._exit(3)
     if mode == "hang":

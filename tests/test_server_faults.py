@@ -68,8 +68,11 @@ def test_fault_leaves_file_and_recovers(
     assert not _alive(live_pid), "closing the gateway left the server running"
 
 
-def test_an_error_the_adapter_knows_to_pass_is_asked_again(monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
-    monkeypatch.setenv("FAKE_LSP_MODE", "flaky")
+@pytest.mark.parametrize("mode", ["flaky", "cache-race"])
+def test_an_error_the_adapter_knows_to_pass_is_asked_again(
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path, mode: str
+) -> None:
+    monkeypatch.setenv("FAKE_LSP_MODE", mode)
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert result["backend"].startswith("lsp:")

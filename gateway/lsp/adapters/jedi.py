@@ -3,6 +3,11 @@ adapter but for two things.
 
 - CPython 3.11's `ast` now and then fails a request when two of the server's threads build
   syntax trees at once ("AST constructor recursion depth mismatch"); asked again, it answers.
+- parso writes its parse cache (~/.cache/parso, shared by every jedi of the user) by truncating
+  the file and then pickling into it, and reads it catching only a missing file: a request that
+  reads a module's cache file while another jedi process writes it fails with "EOFError: Ran
+  out of input" (seen once in a fresh-clone CI run, three test workers renaming in a new venv's
+  packages at once); asked again, it answers.
 - jedi keeps every module it has read, parsed and inferred, with no bound of its own: on a
   1,867-file repository its process tree grew from about 120 to over 250 MiB in 200
   operations. Restarted when grown (`[daemon] server_growth_mib`), it answers again within
@@ -22,7 +27,7 @@ from gateway.lsp.adapters.base import Adapter
 
 
 class JediAdapter(Adapter):
-    transient_errors = ("AST constructor recursion depth mismatch",)
+    transient_errors = ("AST constructor recursion depth mismatch", "EOFError: Ran out of input")
     restart_when_grown = True
     killed_at_exit = True
 
