@@ -26,6 +26,8 @@ from gateway.lsp.launch import handler, leashed
 from gateway.lsp.reports import Reports, until
 
 T = TypeVar("T")
+# The pauses before asking again after an error reply the adapter knows to pass.
+TRANSIENT_PAUSES = (0.0, 0.2, 0.5)
 # How long after its start a server that announces its readiness is waited for.
 READY_PATIENCE = 30.0
 
@@ -264,13 +266,16 @@ class LspSession:
         return ServerFailed(f"{self.name}: {reason}")
 
     def request(self, method: str, make: Callable[[LanguageServerHandler], Awaitable[T]]) -> T:
-        """The server's answer; asked once more after an error reply its adapter knows to pass."""
+        """The server's answer; asked again, a little later each time, after an error reply its
+        adapter knows to pass (another process may still be writing what the server read)."""
         with self._lock:
-            try:
-                return self._run(make(self._handler), what=method)
-            except ServerFailed as failure:
-                if self.broken or not any(part in str(failure) for part in self.adapter.transient_errors):
-                    raise
+            for pause in TRANSIENT_PAUSES:
+                try:
+                    return self._run(make(self._handler), what=method)
+                except ServerFailed as failure:
+                    if self.broken or not any(part in str(failure) for part in self.adapter.transient_errors):
+                        raise
+                time.sleep(pause)
             return self._run(make(self._handler), what=method)
 
     def opened_otherwise(self, path: Path, text: str) -> bool:
