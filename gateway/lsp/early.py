@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+
 from gateway.errors import GatewayError
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: `start_recorded` runs before typing is loaded
@@ -117,7 +118,6 @@ def _plan(lang: Language, root: Path) -> tuple[tuple[str | None, ...], list[str]
         return None
     command, adapter, key = plan
     line, env = leashed(command, adapter, root, search_path())
-    env.pop("GATEWAY_REAPER_PARENT", None)  # `start` gives the reaper its parent
     return key, line, env, type(adapter).launch is Adapter.launch
 
 

@@ -12,13 +12,13 @@ import functools
 import os
 import subprocess
 import sys
+
 from gateway.reaper import SCRIPT as REAPER
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a cold command starts its server before typing is loaded
 if TYPE_CHECKING:
-    from typing import Any
-
     from pathlib import Path
+    from typing import Any
 
     from gateway.langs import ServerSpec
     from gateway.lsp.adapters.base import Adapter
@@ -42,16 +42,21 @@ REAPER_PREFIX = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--"]
 
 
 def leashed(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> tuple[list[str], dict[str, str]]:
-    """The command line (the server under the reaper) and the environment it adds to ours."""
+    """The command line (the server under the reaper) and the environment its adapter adds to ours."""
     launched, env = adapter.launch(command, root, path)
-    return [*REAPER_PREFIX, *launched], {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
+    return [*REAPER_PREFIX, *launched], env
+
+
+def _watched(env: dict[str, str]) -> dict[str, str]:
+    """`env`, telling the reaper that this process, which starts it, is the one it watches."""
+    return {**env, "GATEWAY_REAPER_PARENT": str(os.getpid())}
 
 
 def start(line: list[str], env: dict[str, str], root: str | Path) -> subprocess.Popen[bytes]:
     """A leashed command line started now, its pipes for a session to adopt (as multilspy
     starts it); its reaper watches this process."""
     return subprocess.Popen(line, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(root),
-                            env={**os.environ, **env, "GATEWAY_REAPER_PARENT": str(os.getpid())}, start_new_session=True)
+                            env={**os.environ, **_watched(env)}, start_new_session=True)
 
 
 def program_stamp(program: str) -> list[int] | None:
@@ -78,7 +83,7 @@ def handler(command: list[str], env: dict[str, str], root: Path, process: subpro
     `process`, started already."""
     from multilspy.lsp_protocol_handler.server import LanguageServerHandler, ProcessLaunchInfo
 
-    info = ProcessLaunchInfo(cmd=command, cwd=str(root), env=env)
+    info = ProcessLaunchInfo(cmd=command, cwd=str(root), env=_watched(env))
     if process is None:
         return LanguageServerHandler(info, start_independent_lsp_process=True)
     return _adopting(LanguageServerHandler)(info, process)
