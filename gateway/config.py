@@ -73,15 +73,20 @@ def gate_config(root: Path | None) -> GateConfig:
     return GateConfig(max_file_bytes=limit, on_structural=on_structural, on_new_syntax_error=on_syntax)
 
 
+MOST_PRESTARTED = 16
+
+
 @dataclass(frozen=True)
 class DaemonConfig:
     """`[daemon]`: whether surfaces start the workspace's daemon when none runs, after how many
-    idle minutes it exits (a fraction is allowed), and by how many MiB a language server may
-    grow past its first answer before the daemon restarts it between requests."""
+    idle minutes it exits (a fraction is allowed), by how many MiB a language server may grow
+    past its first answer before the daemon restarts it between requests, and the servers of how
+    many of the workspace's languages it starts as it starts."""
 
     autostart: bool = True
     idle_minutes: float = 30.0
     server_growth_mib: float = 64.0
+    prestart_servers: int = 1
 
 
 def _positive(data: dict[str, Any], key: str, default: float, most: float, what: str) -> float:
@@ -92,12 +97,16 @@ def _positive(data: dict[str, Any], key: str, default: float, most: float, what:
 
 
 def daemon_config(root: Path | None) -> DaemonConfig:
-    data = _known_table(root, "daemon", {"autostart", "idle_minutes", "server_growth_mib"})
+    data = _known_table(root, "daemon", {"autostart", "idle_minutes", "server_growth_mib", "prestart_servers"})
     autostart = data.get("autostart", True)
     if not isinstance(autostart, bool):
         raise UsageError(f"{CONFIG_PATH}: [daemon] autostart must be true or false")
+    prestart = data.get("prestart_servers", 1)
+    if isinstance(prestart, bool) or not isinstance(prestart, int) or not 0 <= prestart <= MOST_PRESTARTED:
+        raise UsageError(f"{CONFIG_PATH}: [daemon] prestart_servers must be a whole number from 0 to {MOST_PRESTARTED}")
     return DaemonConfig(autostart=autostart, idle_minutes=_positive(data, "idle_minutes", 30.0, 7 * 24 * 60, "minutes above 0 (at most a week)"),
-                        server_growth_mib=_positive(data, "server_growth_mib", 64.0, 1 << 20, "MiB above 0"))
+                        server_growth_mib=_positive(data, "server_growth_mib", 64.0, 1 << 20, "MiB above 0"),
+                        prestart_servers=prestart)
 
 
 @dataclass(frozen=True)

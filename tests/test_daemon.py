@@ -99,15 +99,27 @@ def _servers_in(workspace: Path) -> list[int]:
     return found
 
 
+def _descends_from(pid: int, ancestor: int) -> bool:
+    try:
+        return ancestor in [parent.pid for parent in psutil.Process(pid).parents()]
+    except psutil.NoSuchProcess:
+        return True  # gone: nothing left of it
+
+
 def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspace: Path) -> None:
     assert _status(workspace) is None
     first = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["backend"] == "lsp:jedi-language-server"
     # Its jedi was killed, not shut down politely, as the command exited: nothing of it lives on
-    # (the daemon it started has none until asked).
-    assert _wait_for(lambda: not _servers_in(workspace), 20), f"the first command left its server: {_servers_in(workspace)}"
+    # (the daemon it started starts one of its own).
     assert _wait_for(lambda: _status(workspace) is not None), "the first call did not start a daemon"
+    daemon = psutil.Process(_status(workspace)["pid"])
+
+    def left() -> list[int]:
+        return [pid for pid in _servers_in(workspace) if not _descends_from(pid, daemon.pid)]
+
+    assert _wait_for(lambda: not left(), 20), f"the first command left its server: {left()}"
     served = _status(workspace)["requests"]
     second = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert second.returncode == 0, second.stderr
@@ -149,6 +161,8 @@ def test_second_start_is_a_noop_and_status_reports(env: dict[str, str], workspac
 
 
 def test_daemon_killed_mid_call_the_call_is_answered_no_orphans_and_a_new_daemon_next(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nprestart_servers = 0\n")  # its server is the call's
     pid = _start(env, workspace)["pid"]
     expected = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     call = subprocess.Popen([sys.executable, "-m", "gateway", "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json"],
@@ -303,3 +317,39 @@ def test_a_language_server_grown_past_its_budget_is_restarted_between_requests(e
     assert _gone([server])
     again = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
     assert again == first and first["backend"] == "lsp:jedi-language-server"
+
+
+def test_the_daemon_starts_the_leading_language_server_ahead_for_the_newest_file(env: dict[str, str], workspace: Path) -> None:
+    os.utime(workspace / "pkg" / "use.py", (time.time() + 60, time.time() + 60))
+    _start(env, workspace)
+    assert _wait_for(lambda: _status(workspace)["prestart"]["done"], 60), _status(workspace)
+    status = _status(workspace)
+    assert status["prestart"] == {"servers": 1, "started": [{"language": "python", "file": "pkg/use.py"}], "done": True, "error": None}
+    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"]
+    told = gateway(env, "daemon", "status", "--workspace", str(workspace)).stdout
+    assert "started ahead: python (for pkg/use.py)" in told, told
+    # The session's first call talks to that server: none is started for it.
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
+    assert _status(workspace)["servers"] == status["servers"]
+
+
+def test_no_server_is_started_ahead_when_switched_off(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nprestart_servers = 0\n")
+    _start(env, workspace)
+    assert _wait_for(lambda: _status(workspace)["prestart"]["done"], 60)
+    status = _status(workspace)
+    assert status["prestart"]["started"] == [] and status["servers"] == [] and not _servers_in(workspace)
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
+    assert [s["server"] for s in _status(workspace)["servers"]] == ["jedi-language-server"]  # started by that call
+
+
+def test_a_daemon_that_cannot_start_says_why_at_once(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nprestart_servers = true\n")
+    started = time.monotonic()
+    failed = gateway(env, "daemon", "start", "--workspace", str(workspace))
+    assert failed.returncode == 1 and time.monotonic() - started < 15
+    assert failed.stderr.strip() == ("gateway: the daemon exited as it started: .gateway/config.toml: [daemon] prestart_servers "
+                                     "must be a whole number from 0 to 16"), failed.stderr
+    assert _status(workspace) is None

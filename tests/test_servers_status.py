@@ -5,6 +5,7 @@ working only when it can."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from gateway.api import Gateway
 from gateway.lsp.discovery import find_server
 from gateway.langs import default_registry
+from gateway.symbols.servers import census
 from tests.test_cli import gateway
 
 
@@ -74,3 +76,17 @@ def test_the_cli_says_working_once_the_module_is_fixed(tmp_path: Path) -> None:
     (root / "go.mod").write_text(GO_MODS["good"][0])
     line = next(line for line in gateway("servers", cwd=root).stdout.splitlines() if line.startswith("go "))
     assert line.endswith("backend: lsp:gopls; working (asked about main.go)"), line
+
+
+def test_the_census_ranks_languages_by_files_and_finds_each_ones_newest(tmp_path: Path) -> None:
+    files = {"a.py": 1, "pkg/b.py": 3, "c.py": 2, "main.go": 5, "util.go": 4, "web/app.ts": 9, "node_modules/x/y.ts": 10, ".hidden/z.ts": 11,
+             "notes.txt": 12}
+    for name, age in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n" if name.endswith(".py") else "package main\n" if name.endswith(".go") else "export const x = 1\n")
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    with Gateway(tmp_path) as gateway:
+        ranked = [(lang.name, count, path.relative_to(tmp_path).as_posix()) for lang, count, path in census(gateway.symbol_service)]
+        assert ranked == [("python", 3, "pkg/b.py"), ("go", 2, "main.go"), ("typescript", 1, "web/app.ts")]
+        assert [lang.name for lang, _, _ in census(gateway.symbol_service, limit=2)] == ["python"]  # a.py, c.py: walked in order

@@ -37,6 +37,12 @@ def _describe(status: dict[str, Any]) -> str:
         f"serves with: state {environment.get('state')}, gateway {environment.get('package')}; each call with its caller's PATH, "
         "GATEWAY_TOOLS_DIR, GATEWAY_NO_SERVERS and GATEWAY_LSP_TIMEOUT",
     ]
+    prestart = status.get("prestart") or {}
+    if prestart.get("started"):
+        ahead = ", ".join(f"{s['language']} (for {s['file']})" for s in prestart["started"])
+        lines.append(f"started ahead: {ahead}{'' if prestart.get('done') else '; still starting'}")
+    if prestart.get("error"):
+        lines.append(f"starting servers ahead failed: {prestart['error']}")
     if status.get("caller_not_served_because"):
         lines.append("this shell's calls are answered in process, not by the daemon: " + "; ".join(status["caller_not_served_because"]))
     if status.get("not_served", {}).get("requests"):
@@ -56,16 +62,29 @@ def _cmd_start(args: argparse.Namespace) -> Outcome:
     if status is not None:
         return status, _describe(status).replace(": running", ": already running", 1), EXIT_OK
     try:
-        spawn(workspace)
+        daemon = spawn(workspace)
     except (OSError, DaemonUnavailable) as error:
         raise GatewayError(f"cannot start the daemon: {error}") from None
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
+        exited = daemon.poll()
         status = _status(workspace)
         if status is not None:
             return status, _describe(status), EXIT_OK
+        if exited is not None:  # before it answered, and no other daemon answers: it failed to start
+            raise GatewayError(f"the daemon exited as it started: {_last_line(daemon_file(workspace, '.log'))}")
         time.sleep(0.05)
     raise GatewayError(f"the daemon did not answer within {START_SECONDS:g} s; see {daemon_file(workspace, '.log')}")
+
+
+def _last_line(log: str) -> str:
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
+            lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError as error:
+        return f"its log {log} cannot be read ({error.strerror})"
+    return lines[-1].removeprefix("gateway: ") if lines else f"it wrote nothing to {log}"
 
 
 def _cmd_stop(args: argparse.Namespace) -> Outcome:

@@ -108,8 +108,9 @@ class DaemonServer(GatewayServer):
     """`GatewayServer` with the hook, a status report, an idle clock, and each request answered
     with its caller's settings."""
 
-    def __init__(self, gateway: Gateway, idle_seconds: float, server_growth_mib: float = 64.0) -> None:
+    def __init__(self, gateway: Gateway, idle_seconds: float, server_growth_mib: float = 64.0, prestart_servers: int = 0) -> None:
         self.started = self.last_active = time.monotonic()
+        self.prestart: dict[str, Any] = {"servers": prestart_servers, "started": [], "done": False, "error": None}
         self.active = self.requests = self.restarted = 0
         self.idle_seconds = idle_seconds
         self.server_growth = int(server_growth_mib * 2**20)
@@ -228,6 +229,7 @@ class DaemonServer(GatewayServer):
             "idle_minutes": self.idle_seconds / 60,
             "servers": servers,
             "servers_restarted": self.restarted,
+            "prestart": self.prestart,
             "server_growth_mib": self.server_growth / 2**20,
             "memory": {"daemon_rss_bytes": _rss(pid), "servers_rss_bytes": sum(_rss(child) for child in children)},
             "environment": self.own,
@@ -235,6 +237,21 @@ class DaemonServer(GatewayServer):
             "caller_not_served_because": reasons,
             "not_served": self.not_served,
         }
+
+    def start_servers(self) -> None:
+        """The workspace's leading languages' servers, started before any call asks for them
+        (`[daemon] prestart_servers`); what failed is the next call's to meet again."""
+        from gateway.symbols.servers import prestart
+
+        def started(language: str, file: str) -> None:
+            self.prestart["started"].append({"language": language, "file": file})
+
+        try:
+            prestart(self.gateway.symbol_service, self.prestart["servers"], started)
+        except GatewayError as error:
+            self.prestart["error"] = str(error)
+        finally:
+            self.prestart["done"] = True
 
     def watch_idle(self) -> None:
         if self.active == 0 and time.monotonic() - self.last_active >= self.idle_seconds:
@@ -270,7 +287,7 @@ def run_daemon(workspace: str) -> None:
     config = daemon_config(root)
     gateway = Gateway(root)
     gateway.symbol_service.asks_ahead = True
-    server = DaemonServer(gateway, config.idle_minutes * 60, config.server_growth_mib)
+    server = DaemonServer(gateway, config.idle_minutes * 60, config.server_growth_mib, config.prestart_servers)
     mask = os.umask(0o177)
     try:
         listener = server.loop.run_until_complete(
@@ -282,6 +299,7 @@ def run_daemon(workspace: str) -> None:
 
     def serving() -> None:
         threading.Thread(target=_warm, daemon=True, name="gateway-warm").start()
+        threading.Thread(target=server.start_servers, daemon=True, name="gateway-prestart").start()
         server.watch_idle()
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:

@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - every CPython build has _blake2
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Callable
     from typing import Any
 
@@ -185,14 +186,14 @@ def request(workspace: str | os.PathLike[str], method: str, params: dict[str, An
         sock.close()
 
 
-def spawn(workspace: str | os.PathLike[str]) -> None:
+def spawn(workspace: str | os.PathLike[str]) -> subprocess.Popen[bytes]:
     """Start the workspace's daemon, detached; it exits at once if another one runs."""
     import subprocess
 
     log = daemon_file(workspace, ".log")
     with open(log, "ab") as output:
         os.chmod(log, 0o600)
-        subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", "gateway", "daemon", "run", "--workspace", os.path.realpath(workspace)],
             stdin=subprocess.DEVNULL, stdout=output, stderr=output, start_new_session=True, close_fds=True,
         )

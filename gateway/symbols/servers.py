@@ -8,6 +8,7 @@ started, and says so."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server, why_not_found
+from gateway.lsp.launch import planned
 
 if TYPE_CHECKING:
     from gateway.symbols.service import SymbolService
@@ -101,3 +103,45 @@ def probe(service: SymbolService, lang: Language, path: Path) -> tuple[str, str 
     if reasons:
         return "broken", "; ".join(reasons)
     return ("working", None) if session.ready else ("loading", session.progress or "no progress reported yet")
+
+
+# A workspace's census stops after this many source files: its leading languages are clear by then.
+CENSUS_FILES = 20_000
+
+
+def census(service: SymbolService, limit: int = CENSUS_FILES) -> list[tuple[Language, int, Path]]:
+    """The workspace's languages with a symbol backend, most files first: each with its number
+    of files and its most recently modified one."""
+    counts: dict[str, int] = {}
+    newest: dict[str, tuple[float, Path]] = {}
+    for seen, path in enumerate(service.source_files()):
+        if seen >= limit:
+            break
+        lang = service.registry.for_path(path)
+        try:
+            modified = path.lstat().st_mtime
+        except OSError:
+            continue
+        if lang is None:
+            continue
+        counts[lang.name] = counts.get(lang.name, 0) + 1
+        if lang.name not in newest or modified > newest[lang.name][0]:
+            newest[lang.name] = (modified, path)
+    ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    return [(service.registry.get(name), counts[name], newest[name][1]) for name in ranked]
+
+
+def prestart(service: SymbolService, count: int, started: Callable[[str, str], None]) -> None:
+    """Start the servers of the workspace's `count` leading languages (by files, among those
+    whose server is installed) and have each answer for its language's most recently modified
+    file, one after another: a daemon does this as it starts, so that the session's first symbol
+    operation finds the server started, its first answer given and its caches filled.
+    `started(language, file)` is told of each as it is begun."""
+    if count <= 0 or not service.sessions.use_servers:
+        return
+    chosen = [(lang, path) for lang, _, path in census(service) if planned(lang.server) is not None][:count]
+    for lang, path in chosen:
+        started(lang.name, service.workspace.display(path))
+        source = service.workspace.read(path)
+        if service.sessions.session_for(lang) is not None:
+            service.file_symbols(source)
