@@ -7,6 +7,8 @@ import gc
 import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import psutil
@@ -242,3 +244,26 @@ def test_a_session_closed_or_ended_at_exit_leaves_no_pending_task(
     gc.collect()
     assert [record.getMessage() for record in caplog.records if record.name == "asyncio"] == []
     assert unraisable == []
+
+
+def test_what_only_reads_the_sessions_does_not_wait_for_a_server_starting(
+        monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    # A daemon's status lists the running servers while one is starting (the one it starts ahead).
+    monkeypatch.setenv("FAKE_LSP_SLOW", "3")
+    manager = SessionManager(fake_workspace, timeout=30)
+    try:
+        starting = threading.Thread(target=manager.session_for, args=(fake_registry.get("python"),))
+        starting.start()
+        deadline = time.monotonic() + 20
+        while not manager._starting.locked() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert manager._starting.locked(), "the server never began to start"
+        listed = threading.Thread(target=manager.running)
+        listed.start()
+        listed.join(1.5)
+        assert not listed.is_alive(), "running() waited for the server's start"
+        assert starting.is_alive()  # still starting: it answers initialize after 3 s
+        starting.join(30)
+        assert len(manager.running()) == 1
+    finally:
+        manager.close()

@@ -43,7 +43,8 @@ class SessionManager:
             _timeout_from_env()  # a bad value is refused at once, before any server is asked
         self._sessions: dict[tuple[str | None, ...], LspSession] = {}
         self._retiring: dict[tuple[str | None, ...], threading.Thread] = {}  # sessions shutting down, by key
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the tables below; held briefly
+        self._starting = threading.Lock()  # one server starts at a time; what only reads the tables does not wait for it
         # Servers started ahead of their first call (`start_soon`), by language, and what they
         # failed with: the first call waits for the start and reports its failure.
         self._early: dict[str, threading.Thread] = {}
@@ -80,30 +81,41 @@ class SessionManager:
         if plan is None:
             return None
         command, adapter, key = plan
-        if not self._lock.acquire(blocking=False):
+        session = self._live(key)
+        if session is not None:
+            return session
+        if not self._starting.acquire(blocking=False):
             with progress.doing("waiting while another language server starts"):
-                self._lock.acquire()
+                self._starting.acquire()
         try:
-            session = self._sessions.get(key)
-            if session is not None and session.broken:
+            session = self._live(key)  # started meanwhile
+            if session is not None:
+                return session
+            with self._lock:
+                session = self._sessions.get(key)
+            if session is not None:
                 session.close()
-                session = None
-            if session is None:
-                retiring = self._retiring.pop(key, None)
-                if retiring is not None:  # the server it replaces is gone first: never both at once
-                    with progress.doing(f"waiting for the {Path(command[0]).name} it replaces to stop"):
-                        retiring.join()
-                name = Path(command[0]).name
-                session = LspSession(name, command, self.root, adapter, lambda: self.timeout, self._started.pop(key, None))
-                try:
-                    session.start()
-                except ServerFailed:
-                    forget(command[0])  # it answered its version once; it is asked again next time
-                    raise
+            with self._lock:
+                retiring, started = self._retiring.pop(key, None), self._started.pop(key, None)
+            if retiring is not None:  # the server it replaces is gone first: never both at once
+                with progress.doing(f"waiting for the {Path(command[0]).name} it replaces to stop"):
+                    retiring.join()
+            session = LspSession(Path(command[0]).name, command, self.root, adapter, lambda: self.timeout, started)
+            try:
+                session.start()
+            except ServerFailed:
+                forget(command[0])  # it answered its version once; it is asked again next time
+                raise
+            with self._lock:
                 self._sessions[key] = session
             return session
         finally:
-            self._lock.release()
+            self._starting.release()
+
+    def _live(self, key: tuple[str | None, ...]) -> LspSession | None:
+        with self._lock:
+            session = self._sessions.get(key)
+        return session if session is not None and not session.broken else None
 
     def start_soon(self, lang: Language, path: Path, text: str) -> None:
         """Start the language's server in the background and ask it for the symbols of `path`
@@ -157,7 +169,7 @@ class SessionManager:
     def close(self, exiting: bool = False) -> None:
         """Shut every server down; `exiting` (the process ends next): those whose adapters
         allow it are killed instead, without waiting for them (`LspSession.end_at_exit`)."""
-        with self._lock:
+        with self._starting, self._lock:  # a server still starting is closed too, once started
             sessions, self._sessions = list(self._sessions.values()), {}
             unused, self._started = list(self._started.values()), {}
         for process in unused:
