@@ -298,8 +298,7 @@ def run_daemon(workspace: str) -> None:
     private_file(pid_path, f"{os.getpid()}\n".encode())
 
     def serving() -> None:
-        threading.Thread(target=_warm, daemon=True, name="gateway-warm").start()
-        threading.Thread(target=server.start_servers, daemon=True, name="gateway-prestart").start()
+        threading.Thread(target=lambda: (_warm(), server.start_servers()), daemon=True, name="gateway-warm").start()
         server.watch_idle()
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:
