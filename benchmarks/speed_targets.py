@@ -12,6 +12,9 @@ issue compares it with.
   writes a different body.
 - The first `gateway symbols` in a workspace (no daemon: it is answered in process and starts
   one) against `gateway daemon start` in a workspace like it.
+- A host session's path: `gateway daemon start` (what its start runs), how long until the
+  server the daemon starts ahead has answered for the newest file, and the first `gateway
+  symbols` after that, on that file and on another, against the same `gateway daemon start`.
 
 Run: `python benchmarks/speed_targets.py [--runs N] [--record]`. Homes, state and runtime
 directories are temporary.
