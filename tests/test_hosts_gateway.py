@@ -4,15 +4,21 @@ assertions are on the bytes on disk and on what the model was sent back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
+from gateway.surfaces import daemon_client
 from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
@@ -255,3 +261,33 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         assert "prices.py (changed)" in json.dumps(result.requests), result.stderr[-3000:]
     elif host == "codex":
         assert "hook: Stop Completed" in result.stderr
+
+
+def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(
+        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    session = HostSession("claude-code", workspace, tmp_path)
+    install(session, workspace, "claude-code")
+    del session.env["GATEWAY_NO_DAEMON"]
+    session.env["XDG_RUNTIME_DIR"] = str(runtime)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # where this process looks for the daemon
+    try:
+        result = session.run([])
+        assert result.returncode == 0, result.stderr[-2000:]
+        deadline = time.monotonic() + 60
+        status: dict[str, Any] = {}
+        while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
+            with contextlib.suppress(daemon_client.DaemonUnavailable):
+                status = daemon_client.request(workspace, "gateway/status", {}, timeout=10)
+            time.sleep(0.1)
+        assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
+        assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
+    finally:
+        session.close()
+        for pid_file in (runtime / "gateway").glob("*.pid"):
+            with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
+                daemon = psutil.Process(int(pid_file.read_text()))
+                for member in [daemon, *daemon.children(recursive=True)]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
+        shutil.rmtree(runtime, ignore_errors=True)
