@@ -15,7 +15,7 @@ import pytest
 from gateway.api import Gateway
 from gateway.lsp.discovery import find_server
 from gateway.langs import default_registry
-from gateway.symbols.servers import census
+from gateway.symbols.servers import census, prestart
 from tests.test_cli import gateway
 
 
@@ -90,3 +90,16 @@ def test_the_census_ranks_languages_by_files_and_finds_each_ones_newest(tmp_path
         ranked = [(lang.name, count, path.relative_to(tmp_path).as_posix()) for lang, count, path in census(gateway.symbol_service)]
         assert ranked == [("python", 3, "pkg/b.py"), ("go", 2, "main.go"), ("typescript", 1, "web/app.ts")]
         assert [lang.name for lang, _, _ in census(gateway.symbol_service, limit=2)] == ["python"]  # a.py, c.py: walked in order
+
+
+def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / ".gateway").mkdir()
+    (tmp_path / ".gateway" / "config.toml").write_text("[gate]\nmax_file_bytes = 1000\n")
+    (tmp_path / "small.py").write_text("x = 1\n")
+    (tmp_path / "big.py").write_text("x = 1\n" * 1000)
+    os.utime(tmp_path / "small.py", (1_000_000, 1_000_000))
+    told: list[tuple[str, str]] = []
+    with Gateway(tmp_path) as gateway:
+        prestart(gateway.symbol_service, 1, lambda language, file: told.append((language, file)))
+        assert told == [("python", "big.py")]
+        assert [session.name for session in gateway.sessions.running()] == ["jedi-language-server"]

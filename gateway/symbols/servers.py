@@ -139,9 +139,17 @@ def prestart(service: SymbolService, count: int, started: Callable[[str, str], N
     `started(language, file)` is told of each as it is begun."""
     if count <= 0 or not service.sessions.use_servers:
         return
-    chosen = [(lang, path) for lang, _, path in census(service) if planned(lang.server) is not None][:count]
-    for lang, path in chosen:
+    for lang, _, path in census(service):
+        if count == 0:
+            return
+        if planned(lang.server) is None:
+            continue
+        count -= 1
         started(lang.name, service.workspace.display(path))
-        source = service.workspace.read(path)
-        if service.sessions.session_for(lang) is not None:
-            service.file_symbols(source)
+        if service.sessions.session_for(lang) is None:
+            continue
+        try:
+            source = service.workspace.read(path)
+        except GatewayError:
+            continue  # the file's own fault (too large, not text, gone): its server runs all the same
+        service.file_symbols(source)
