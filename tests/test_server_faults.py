@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from gateway import progress
 from gateway.api import Gateway
 from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
@@ -21,6 +22,7 @@ from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.early import _record_path, _spawn, start_early, start_recorded
 from gateway.lsp.manager import SessionManager
+from gateway.progress import Update
 from tests.conftest import FAKE_SOURCE
 
 
@@ -263,7 +265,11 @@ def test_what_only_reads_the_sessions_does_not_wait_for_a_server_starting(
         listed.join(1.5)
         assert not listed.is_alive(), "running() waited for the server's start"
         assert starting.is_alive()  # still starting: it answers initialize after 3 s
+        said: list[Update] = []
+        with progress.reporting(said.append, "symbols", after=0, every=0.1):  # a call for the same server meanwhile
+            second = manager.session_for(fake_registry.get("python"))
         starting.join(30)
-        assert len(manager.running()) == 1
+        assert manager.running() == [second]
+        assert any(f"waiting for {Path(sys.executable).name} to start" in update.text for update in said), [u.text for u in said]
     finally:
         manager.close()

@@ -45,6 +45,7 @@ class SessionManager:
         self._retiring: dict[tuple[str | None, ...], threading.Thread] = {}  # sessions shutting down, by key
         self._lock = threading.Lock()  # the tables below; held briefly
         self._starting = threading.Lock()  # one server starts at a time; what only reads the tables does not wait for it
+        self._starting_key: tuple[str | None, ...] | None = None  # the launch key starting, while it does
         # Servers started ahead of their first call (`start_soon`), by language, and what they
         # failed with: the first call waits for the start and reports its failure.
         self._early: dict[str, threading.Thread] = {}
@@ -85,8 +86,10 @@ class SessionManager:
         if session is not None:
             return session
         if not self._starting.acquire(blocking=False):
-            with progress.doing("waiting while another language server starts"):
+            same = self._starting_key == key  # started ahead, or by a call still waiting for it
+            with progress.doing(f"waiting for {Path(command[0]).name} to start" if same else "waiting while another language server starts"):
                 self._starting.acquire()
+        self._starting_key = key
         try:
             session = self._live(key)  # started meanwhile
             if session is not None:
@@ -110,6 +113,7 @@ class SessionManager:
                 self._sessions[key] = session
             return session
         finally:
+            self._starting_key = None
             self._starting.release()
 
     def _live(self, key: tuple[str | None, ...]) -> LspSession | None:
