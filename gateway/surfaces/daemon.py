@@ -229,7 +229,7 @@ class DaemonServer(GatewayServer):
             "idle_minutes": self.idle_seconds / 60,
             "servers": servers,
             "servers_restarted": self.restarted,
-            "prestart": self.prestart,
+            "prestart": {**self.prestart, "started": list(self.prestart["started"])},  # a copy: the prestart thread adds to it
             "server_growth_mib": self.server_growth / 2**20,
             "memory": {"daemon_rss_bytes": _rss(pid), "servers_rss_bytes": sum(_rss(child) for child in children)},
             "environment": self.own,
