@@ -91,11 +91,10 @@ class SessionManager:
                 self._starting.acquire()
         self._starting_key = key
         try:
-            session = self._live(key)  # started meanwhile
-            if session is not None:
-                return session
             with self._lock:
                 session = self._sessions.get(key)
+            if session is not None and not session.broken:
+                return session  # started meanwhile
             if session is not None:
                 session.close()
             with self._lock:
