@@ -118,11 +118,11 @@ def census(service: SymbolService, limit: int = CENSUS_FILES) -> list[tuple[Lang
         if seen >= limit:
             break
         lang = service.registry.for_path(path)
+        if lang is None:  # never: source_files yields files of a language (told to the type checker)
+            continue
         try:
             modified = path.lstat().st_mtime
         except OSError:
-            continue
-        if lang is None:
             continue
         counts[lang.name] = counts.get(lang.name, 0) + 1
         if lang.name not in newest or modified > newest[lang.name][0]:
