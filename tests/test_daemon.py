@@ -108,6 +108,7 @@ def _descends_from(pid: int, ancestor: int) -> bool:
 
 def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspace: Path) -> None:
     assert _status(workspace) is None
+    os.utime(workspace / "pkg" / "use.py", (time.time() + 60, time.time() + 60))  # the newest file is not the call's
     first = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["backend"] == "lsp:jedi-language-server"
@@ -120,11 +121,15 @@ def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspa
         return [pid for pid in _servers_in(workspace) if not _descends_from(pid, daemon.pid)]
 
     assert _wait_for(lambda: not left(), 20), f"the first command left its server: {left()}"
+    # The daemon started its server ahead for the file the command asked about.
+    assert _wait_for(lambda: _status(workspace)["prestart"]["done"], 60), _status(workspace)
+    assert _status(workspace)["prestart"]["started"] == [{"language": "python", "file": "pkg/shapes.py"}]
     served = _status(workspace)["requests"]
     second = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout) == json.loads(first.stdout)
     assert _status(workspace)["requests"] == served + 2  # the symbols call and this status
+    assert len(_status(workspace)["servers"]) == 1
 
 
 def test_no_daemon_when_switched_off_and_the_answer_is_the_same(env: dict[str, str], workspace: Path) -> None:

@@ -103,3 +103,22 @@ def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_
         prestart(gateway.symbol_service, 1, lambda language, file: told.append((language, file)))
         assert told == [("python", "big.py")]
         assert [session.name for session in gateway.sessions.running()] == ["jedi-language-server"]
+
+
+def test_a_file_named_first_is_started_ahead_before_the_newest_and_a_bad_name_is_passed_over(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "old.py").write_text("x = 1\n")
+    (root / "new.py").write_text("y = 1\n")
+    (root / "notes.txt").write_text("z\n")
+    os.utime(root / "old.py", (1_000_000, 1_000_000))
+    (tmp_path / "outside.py").write_text("w = 1\n")
+    with Gateway(root) as gateway:
+        for first, expected in (("old.py", "old.py"), ("../outside.py", "new.py"), ("notes.txt", "new.py"), ("gone.py", "new.py"),
+                                (".", "new.py")):
+            told: list[tuple[str, str]] = []
+            prestart(gateway.symbol_service, 1, lambda language, file: told.append((language, file)), first)
+            assert told == [("python", expected)], first
+        told = []
+        prestart(gateway.symbol_service, 2, lambda language, file: told.append((language, file)), "old.py")
+        assert told == [("python", "old.py")]  # its language is not started again for its newest file

@@ -113,7 +113,7 @@ def _cmd_status(args: argparse.Namespace) -> Outcome:
 def _cmd_run(args: argparse.Namespace) -> Outcome:
     from gateway.surfaces.daemon import run_daemon
 
-    run_daemon(_workspace(args))
+    run_daemon(_workspace(args), args.for_file)
     return {}, "", EXIT_OK
 
 
@@ -128,3 +128,5 @@ def add_daemon_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     ):
         action = actions.add_parser(name, parents=[common], help=text)
         action.set_defaults(handler=handler)
+        if name == "run":
+            action.add_argument("--for-file", metavar="PATH", help="start this file's language server first, answering for it")

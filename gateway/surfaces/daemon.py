@@ -238,16 +238,17 @@ class DaemonServer(GatewayServer):
             "not_served": self.not_served,
         }
 
-    def start_servers(self) -> None:
+    def start_servers(self, first: str | None = None) -> None:
         """The workspace's leading languages' servers, started before any call asks for them
-        (`[daemon] prestart_servers`); what failed is the next call's to meet again."""
+        (`[daemon] prestart_servers`), `first`'s before them; what failed is the next call's to
+        meet again."""
         from gateway.symbols.servers import prestart
 
         def started(language: str, file: str) -> None:
             self.prestart["started"].append({"language": language, "file": file})
 
         try:
-            prestart(self.gateway.symbol_service, self.prestart["servers"], started)
+            prestart(self.gateway.symbol_service, self.prestart["servers"], started, first)
         except GatewayError as error:
             self.prestart["error"] = str(error)
         finally:
@@ -272,8 +273,9 @@ def _lock(path: str) -> int | None:
     return fd
 
 
-def run_daemon(workspace: str) -> None:
-    """Serve the workspace until idle, stopped or signalled. Returns at once if its daemon runs."""
+def run_daemon(workspace: str, for_file: str | None = None) -> None:
+    """Serve the workspace until idle, stopped or signalled. Returns at once if its daemon runs.
+    `for_file`'s server is the first started ahead, answering for it."""
     root = Path(workspace).resolve()
     try:
         socket_path, pid_path = Path(daemon_file(root, ".sock")), Path(daemon_file(root, ".pid"))
@@ -298,7 +300,7 @@ def run_daemon(workspace: str) -> None:
     private_file(pid_path, f"{os.getpid()}\n".encode())
 
     def serving() -> None:
-        threading.Thread(target=lambda: (_warm(), server.start_servers()), daemon=True, name="gateway-warm").start()
+        threading.Thread(target=lambda: (_warm(), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
         server.watch_idle()
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:

@@ -186,15 +186,17 @@ def request(workspace: str | os.PathLike[str], method: str, params: dict[str, An
         sock.close()
 
 
-def spawn(workspace: str | os.PathLike[str]) -> subprocess.Popen[bytes]:
-    """Start the workspace's daemon, detached; it exits at once if another one runs."""
+def spawn(workspace: str | os.PathLike[str], for_file: str | None = None) -> subprocess.Popen[bytes]:
+    """Start the workspace's daemon, detached; it exits at once if another one runs. It starts
+    `for_file`'s server first (see `gateway daemon run --for-file`)."""
     import subprocess
 
     log = daemon_file(workspace, ".log")
     with open(log, "ab") as output:
         os.chmod(log, 0o600)
         return subprocess.Popen(
-            [sys.executable, "-m", "gateway", "daemon", "run", "--workspace", os.path.realpath(workspace)],
+            [sys.executable, "-m", "gateway", "daemon", "run", "--workspace", os.path.realpath(workspace),
+             *([f"--for-file={for_file}"] if for_file is not None else [])],  # `=`: a path may begin with "-"
             stdin=subprocess.DEVNULL, stdout=output, stderr=output, start_new_session=True, close_fds=True,
         )
 
@@ -213,10 +215,11 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 
 
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
-                   retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None) -> Any:
+                   retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None,
+                   for_file: str | None = None) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
-    once this call is answered, unless autostart is off; a second daemon started meanwhile exits
-    at once) or when the daemon cannot answer as this process would (NOT_SERVED: nothing is
+    once this call is answered, unless autostart is off, with `for_file`'s server started first;
+    a second daemon started meanwhile exits at once) or when the daemon cannot answer as this process would (NOT_SERVED: nothing is
     started). If the daemon died after the request was sent, `local()` runs only when
     `retry_local()` says nothing was written meanwhile."""
     if disabled():
@@ -238,13 +241,13 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
             return local()
         finally:
             if autostart:
-                _start_for_next_time(workspace)
+                _start_for_next_time(workspace, for_file)
     return local()
 
 
-def _start_for_next_time(workspace: str | os.PathLike[str]) -> None:
+def _start_for_next_time(workspace: str | os.PathLike[str], for_file: str | None) -> None:
     try:
-        spawn(workspace)
+        spawn(workspace, for_file)
     except (OSError, DaemonUnavailable):
         pass  # no daemon next time either; this call is answered in process all the same
 
@@ -263,7 +266,8 @@ def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, 
         before = _contents(target)
         retry = lambda: _contents(target) == before  # noqa: E731
     try:
-        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry, on_progress)
+        return through_daemon(workspace, OPERATIONS[operation].method, params, local, retry, on_progress,
+                              path if isinstance(path, str) else None)
     except DaemonError as error:
         from gateway.errors import RemoteError
 

@@ -8,7 +8,7 @@ started, and says so."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,15 +131,16 @@ def census(service: SymbolService, limit: int = CENSUS_FILES) -> list[tuple[Lang
     return [(service.registry.get(name), counts[name], newest[name][1]) for name in ranked]
 
 
-def prestart(service: SymbolService, count: int, started: Callable[[str, str], None]) -> None:
+def prestart(service: SymbolService, count: int, started: Callable[[str, str], None], first: str | None = None) -> None:
     """Start the servers of the workspace's `count` leading languages (by files, among those
     whose server is installed) and have each answer for its language's most recently modified
     file, one after another: a daemon does this as it starts, so that the session's first symbol
-    operation finds the server started, its first answer given and its caches filled.
-    `started(language, file)` is told of each as it is begun."""
+    operation finds the server started, its first answer given and its caches filled. A file
+    named `first` (the one a cold command just asked about) comes before them all, its server
+    answering for it. `started(language, file)` is told of each as it is begun."""
     if count <= 0 or not service.sessions.use_servers:
         return
-    for lang, _, path in census(service):
+    for lang, path in _ahead(service, first):
         if count == 0:
             return
         if planned(lang.server) is None:
@@ -153,3 +154,23 @@ def prestart(service: SymbolService, count: int, started: Callable[[str, str], N
         except GatewayError:
             continue  # the file's own fault (too large, not text, gone): its server runs all the same
         service.file_symbols(source)
+
+
+def _ahead(service: SymbolService, first: str | None) -> Iterator[tuple[Language, Path]]:
+    """The file named `first` when it is a source file of the workspace, then each other leading
+    language with its newest file."""
+    named = _source_file(service, first) if first is not None else None
+    if named is not None:
+        yield named
+    for lang, _, newest in census(service):
+        if named is None or lang.name != named[0].name:
+            yield lang, newest
+
+
+def _source_file(service: SymbolService, name: str) -> tuple[Language, Path] | None:
+    try:
+        path = service.workspace.resolve(name)
+    except GatewayError:
+        return None  # outside the workspace: nothing is started for it
+    lang = service.registry.for_path(path)
+    return (lang, path) if lang is not None and lang.symbol_backend and path.is_file() else None
