@@ -11,7 +11,8 @@ issue compares it with.
   one atomic write of the file, measured in this process on a server of its own. Every run
   writes a different body.
 - The first `gateway symbols` in a workspace (no daemon: it is answered in process and starts
-  one) against `gateway daemon start` in a workspace like it.
+  one) against `gateway daemon start` in a workspace like it; then, once the daemon it started
+  has started its server ahead for the file that command asked about, the second.
 - A host session's path: `gateway daemon start` (what its start runs), how long until the
   server the daemon starts ahead has answered for the newest file, and the first `gateway
   symbols` after that, on that file and on another, against the same `gateway daemon start`.
@@ -199,12 +200,28 @@ def _first(base: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]
             elapsed, _ = _timed([*GATEWAY, *command, "--workspace", str(root)], env, root)
             if run >= 0:
                 samples[name].append(elapsed)
+            if name == "first symbols":  # the daemon it started for next time starts its server ahead for argparse.py
+                _prestarted(root, env)
+                elapsed, _ = _timed([*GATEWAY, *command, "--workspace", str(root)], env, root)
+                if run >= 0:
+                    samples.setdefault("second symbols", []).append(elapsed)
             _stop(root, env)
         after = _after_start(_workspace(base, f"after-start-{run}"), env)
         for name, elapsed in after.items():
             if run >= 0:
                 samples.setdefault(name, []).append(elapsed)
     return samples
+
+
+def _prestarted(root: Path, env: dict[str, str]) -> dict:
+    """The daemon's status once it runs and has started its servers ahead."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = subprocess.run([*GATEWAY, "daemon", "status", "--json", "--workspace", str(root)], env=env, capture_output=True, text=True)
+        if done.returncode == 0 and json.loads(done.stdout)["prestart"]["done"]:
+            return json.loads(done.stdout)
+        time.sleep(0.05)
+    raise RuntimeError(f"{root}: no daemon with its servers started ahead within 60 s")
 
 
 def _after_start(root: Path, env: dict[str, str]) -> dict[str, float]:
@@ -214,12 +231,7 @@ def _after_start(root: Path, env: dict[str, str]) -> dict[str, float]:
     elapsed: dict[str, float] = {}
     started = time.perf_counter()
     subprocess.run([*GATEWAY, "daemon", "start", "--workspace", str(root)], env=env, check=True, capture_output=True)
-    while True:
-        status = json.loads(subprocess.run([*GATEWAY, "daemon", "status", "--json", "--workspace", str(root)], env=env,
-                                           capture_output=True, text=True, check=True).stdout)
-        if status["prestart"]["done"]:
-            break
-        time.sleep(0.05)
+    status = _prestarted(root, env)
     elapsed["server started ahead, answered"] = (time.perf_counter() - started) * 1000
     newest = status["prestart"]["started"][0]["file"]
     elapsed["symbols after start, that file"], _ = _timed([*GATEWAY, "symbols", newest, "--workspace", str(root)], env, root)
@@ -283,6 +295,10 @@ def _report(samples: dict[str, list[float]]) -> str:
     lines.append(f"| first `gateway symbols` in a workspace (no daemon yet) | {med['first symbols']:.0f} "
                  f"({percentile(samples['first symbols'], 0.9):.0f}) | `gateway daemon start` {med['daemon start']:.0f} | {ratio:.2f}× | ≤ 2× "
                  f"| {_met(ratio <= 2)} |")
+    ratio = med["second symbols"] / med["daemon start"]
+    lines.append(f"| the second `gateway symbols` on that file, once the daemon the first started has its server ahead for it "
+                 f"| {med['second symbols']:.0f} ({percentile(samples['second symbols'], 0.9):.0f}) | `gateway daemon start` "
+                 f"{med['daemon start']:.0f} | {ratio:.2f}× | | |")
     server = med["server start + first documentSymbol"]
     lines.append(f"| of which jedi's own start and first documentSymbol on argparse.py (in process) | {server:.0f} | "
                  f"`gateway daemon start` {med['daemon start']:.0f} | {server / med['daemon start']:.2f}× | | |")
