@@ -1,0 +1,111 @@
+"""`gateway serve`, `gateway mcp`, `gateway hook` and `gateway daemon`: the commands that run a
+process of their own (the servers, the hooks, the daemon), each loaded only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+
+from gateway.errors import EXIT_OK, UsageError
+
+TYPE_CHECKING = False  # as in gateway.surfaces.cli: a cold symbol command loads this before its server starts
+if TYPE_CHECKING:
+    from typing import Any
+
+    Outcome = tuple[dict[str, Any], str, int]
+
+PROCESS_COMMANDS = ("serve", "hook", "mcp", "daemon")
+
+
+def _cmd_serve(args: argparse.Namespace) -> Outcome:
+    from gateway.surfaces.rpc import serve
+
+    tcp = None
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit() or int(port) > 65535:
+            raise UsageError(f"--tcp wants HOST:PORT with a port from 0 to 65535, not {args.tcp!r}")
+        tcp = (host, int(port))
+    serve(args.workspace, tcp)
+    return {}, "", EXIT_OK
+
+
+def _cmd_mcp(args: argparse.Namespace) -> Outcome:
+    from gateway.surfaces.mcp import serve_mcp
+
+    serve_mcp(args.workspace)
+    return {}, "", EXIT_OK
+
+
+HOOK_USAGE = ("gateway hook HOST [pre|post|start] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
+              "[--allow-mcp] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
+HOOK_HELP = """commands:
+  gateway hook HOST [EVENT]             the hook itself, as the host runs it: reads the host's event on stdin
+  gateway hook install HOST             add the hook and the MCP server to HOST's project configuration
+  gateway hook uninstall HOST           remove exactly those entries (files the install changed come back byte for byte)
+
+HOST: claude-code, copilot, gemini, codex, opencode.
+install writes `gateway` (it must be on PATH, as the host will run it), or a path relative to the
+project when the installation lives inside it; --absolute writes this installation's path.
+--user writes the user-level configuration instead; --allow-mcp also lets the host call the
+gateway's MCP tools without asking. The installed command refuses every edit (the host's
+blocking convention) when the gateway cannot be run."""
+
+
+def _cmd_hook(args: argparse.Namespace) -> Outcome:
+    from gateway.surfaces.hooks.client import HOSTS
+
+    words = tuple(args.words)
+    if words and words[0] in HOSTS:
+        from gateway.surfaces.hooks.client import main as hook
+
+        return {}, "", hook(list(words))
+    if len(words) == 2 and words[0] in ("install", "uninstall") and words[1] in HOSTS:
+        from pathlib import Path
+
+        from gateway.surfaces.hooks import install
+
+        workspace = Path(args.workspace).resolve()
+        if words[0] == "install":
+            result = install.install(words[1], workspace, user=args.user, absolute=args.absolute, allow_mcp=args.allow_mcp)
+        else:
+            result = install.uninstall(words[1], workspace, user=args.user)
+        return result, result["message"], EXIT_OK
+    raise UsageError(f"usage: {HOOK_USAGE}")
+
+
+def add_process_commands(commands: Any, common: argparse.ArgumentParser, only: str | None) -> None:
+    """The commands that run a process of their own: the servers, the hooks, the daemon."""
+    if only in (None, "serve"):
+        _add_serve(commands)
+    if only in (None, "hook"):
+        _add_hook(commands, common)
+    if only in (None, "mcp"):
+        mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
+        mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+        mcp.set_defaults(handler=_cmd_mcp, json=False)
+    if only in (None, "daemon"):
+        from gateway.surfaces.cli_daemon import add_daemon_commands
+
+        add_daemon_commands(commands, common)
+
+
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the JSON-RPC server (pygls) for middleware")
+    serve.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="speak JSON-RPC on stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
+    serve.set_defaults(handler=_cmd_serve, json=False)
+
+
+def _add_hook(commands: Any, common: argparse.ArgumentParser) -> None:
+    hook = commands.add_parser(
+        "hook", parents=[common], help="agent-host hooks: run, install or uninstall a host's hook",
+        usage=HOOK_USAGE + " [--json]",
+        description=HOOK_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    hook.add_argument("words", nargs="+", metavar="WORD", help=argparse.SUPPRESS)
+    hook.add_argument("--absolute", action="store_true", help="install: write this installation's absolute path, not `gateway`")
+    hook.add_argument("--user", action="store_true", help="install/uninstall: the host's user-level configuration, not the project's")
+    hook.add_argument("--allow-mcp", action="store_true", help="install: also add the host's permission entries for the gateway's MCP tools")
+    hook.set_defaults(handler=_cmd_hook)
