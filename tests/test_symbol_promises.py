@@ -87,6 +87,27 @@ def test_a_replacement_that_renames_onto_a_sibling_is_refused(tmp_path: Path) ->
     assert done.returncode == 1 and done.stderr.startswith("gateway: m.py: assist already exists beside other: assist (function")
 
 
+SPECIALIZED = ("namespace ns {\ntemplate <typename T>\nclass function;\n\ntemplate <typename R, typename... Args>\nclass function<R(Args...)> {\n"
+               "public:\n    R call(Args... args) { return R(); }\n};\n}\n")
+
+
+@pytest.mark.parametrize("servers", [True, False], ids=["clangd", "tree-sitter"])
+def test_replacing_a_partial_specialization_is_not_a_collision_with_its_primary_template(tmp_path: Path, servers: bool) -> None:
+    """clangd names it `function<R (Args...)>`, tree-sitter `function`, as its primary template:
+    a replacement that keeps tree-sitter's name renames nothing; one that changes it still
+    meets the collision check."""
+    (tmp_path / "spec.hpp").write_text(SPECIALIZED)
+    body = "template <typename R, typename... Args>\nclass function<R(Args...)> {\npublic:\n    R call(Args... args) { return R(1); }\n};"
+    with Gateway(tmp_path, use_servers=servers) as gateway:
+        symbol = next(s["name_path"] for s in gateway.symbols("spec.hpp")["symbols"] if s["kind"] == "class" and s["start_line"] == 5)
+        assert symbol == ("ns/function<R (Args...)>" if servers else "ns/function")  # tree-sitter lists no declaration
+        gateway.replace_symbol(symbol, "spec.hpp", body)
+        assert (tmp_path / "spec.hpp").read_text() == SPECIALIZED.replace("return R();", "return R(1);")
+        (tmp_path / "spec.hpp").write_text(SPECIALIZED.replace("class function;", "class function;\nclass other {};"))
+        with pytest.raises(Collision, match=r"other already exists"):
+            gateway.replace_symbol(symbol, "spec.hpp", body.replace("class function<", "class other<"))
+
+
 def test_a_rename_without_a_server_names_the_places_it_could_not_tie(tmp_path: Path) -> None:
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)

@@ -167,8 +167,18 @@ def refuse_duplicate(lang: Language, where: str, change: TextChange) -> None:
 
 def defined_name(lang: Language, change: TextChange) -> str | None:
     """The name of the first definition the changed region of `change` holds."""
-    to_char = byte_to_char(change.text)
-    inside = (d for d in definitions(lang, parse(lang, change.text.encode())) if change.region[0] <= to_char(d.name_start_byte) < change.region[1])
+    return _first_defined(lang, change.text, change.region)
+
+
+def replaced_name(lang: Language, text: str, change: TextChange) -> str | None:
+    """The name of the first definition the span `change` replaced held in `text` (tree-sitter's
+    reading, as `defined_name`'s: a C++ partial specialization's is its template's name)."""
+    return _first_defined(lang, text, change.replaced)
+
+
+def _first_defined(lang: Language, text: str, span: tuple[int, int]) -> str | None:
+    to_char = byte_to_char(text)
+    inside = (d for d in definitions(lang, parse(lang, text.encode())) if span[0] <= to_char(d.name_start_byte) < span[1])
     return next((d.name for d in sorted(inside, key=lambda d: d.start_byte)), None)
 
 

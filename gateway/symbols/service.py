@@ -22,7 +22,8 @@ from gateway.symbols import removals
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.structure import structure
-from gateway.symbols.operations import TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text, verify
+from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
+                                       replaced_name, verify)
 from gateway.results import OperationResult
 from gateway.syntax import definitions, find_definitions, language_for, parse, parse_once, utf8
 from gateway.workspace import SourceFile, Workspace
@@ -243,7 +244,9 @@ def plan_replace(view: FileSymbols, text: str, symbol: Symbol, body: str) -> Tex
     """`symbol`'s definition in `text` replaced by `body`, verified."""
     change = replace_text(view.lang, text, symbol, body)
     verify(view.lang, view.source.display, text, change, symbol.has_definition)
-    refuse_collision(view.symbols, symbol, defined_name(view.lang, change) or symbol.name, view.source.display)
+    named = defined_name(view.lang, change)
+    if named is not None and named != replaced_name(view.lang, text, change):  # the definition was renamed too
+        refuse_collision(view.symbols, symbol, named, view.source.display)
     return change
 
 
