@@ -48,6 +48,7 @@ class Language:
     query_path: Path
     symbol_backend: bool
     attached_before: frozenset[str]
+    attached_parts: frozenset[str]
     decorator_nodes: frozenset[str]
     modifiers: frozenset[str]
     blank_lines_top: int
@@ -108,6 +109,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         query_path=queries / raw.get("queries", raw["name"]) / "definitions.scm",
         symbol_backend=bool(raw["symbol_backend"]),
         attached_before=frozenset(raw.get("attached_before", ())),
+        attached_parts=frozenset(raw.get("attached_parts", ())),
         decorator_nodes=frozenset(raw.get("decorator_nodes", ())),
         modifiers=frozenset(raw.get("modifiers", ())),
         blank_lines_top=int(raw.get("blank_lines_top", 1)),

@@ -106,3 +106,37 @@ def test_a_server_range_that_starts_at_the_end_of_the_doc_comment_starts_on_the_
     raw = RawSymbol(("Cart",), "class", text.index("*/") + 2, len(text) - 1, text.index("Cart {"))
     [symbol] = build_symbols(lang, text, tree, definitions(lang, tree), [raw])
     assert (symbol.start, symbol.doc_start, symbol.start_line) == (text.index("@Suppress"), 0, 4)
+
+
+KDOC_ANNOTATED = """package demo
+
+/** Marks it. */
+@Target(AnnotationTarget.CLASS)
+@MustBeDocumented
+@Retention(AnnotationRetention.SOURCE)
+annotation class Marker(val name: String)
+
+/**
+ * Old.
+ */
+@Deprecated("use next")
+fun old(): Int = 1
+
+fun next(): Int = 2
+"""
+
+
+def test_kotlin_annotations_after_a_comment_belong_to_the_declaration(tmp_path: Path) -> None:
+    """tree-sitter-kotlin reads annotations after a comment as statements of their own; they are
+    the declaration's all the same: listed with it, replaced with it, removed with it."""
+    path = tmp_path / "a.kt"
+    path.write_text(KDOC_ANNOTATED)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        listed = {s["name_path"]: s["start_line"] for s in gateway.symbols("a.kt")["symbols"]}
+        assert listed == {"Marker": 4, "old": 12, "next": 15}
+        gateway.replace_symbol("Marker", "a.kt", "@Target(AnnotationTarget.CLASS)\n@Retention(AnnotationRetention.BINARY)\n"
+                                                  "annotation class Marker(val name: String)")
+        replaced = KDOC_ANNOTATED.replace("@MustBeDocumented\n@Retention(AnnotationRetention.SOURCE)", "@Retention(AnnotationRetention.BINARY)")
+        assert path.read_text() == replaced
+        gateway.remove_symbol("old", "a.kt")
+        assert path.read_text() == replaced.replace('/**\n * Old.\n */\n@Deprecated("use next")\nfun old(): Int = 1\n\n', "")

@@ -83,11 +83,21 @@ def _with_attached(lang: Language, node: Node) -> Node:
     """
     first = node
     sibling = node.prev_named_sibling
-    while sibling is not None and (sibling.type in lang.attached_before or "comment" in sibling.type):
-        if sibling.type in lang.attached_before:
+    while sibling is not None and (is_attached(lang, sibling) or "comment" in sibling.type):
+        if is_attached(lang, sibling):
             first = sibling
         sibling = sibling.prev_named_sibling
     return first
+
+
+def is_attached(lang: Language, node: Node) -> bool:
+    """Whether `node` belongs to the definition after it: one of the language's `attached_before`
+    types, made, where it names `attached_parts`, of nothing but those parts and such nodes."""
+    if node.type not in lang.attached_before:
+        return False
+    if not lang.attached_parts or node.type in lang.attached_parts:
+        return True
+    return all(child.type in lang.attached_parts or is_attached(lang, child) for child in node.named_children)
 
 
 @dataclass
@@ -268,8 +278,10 @@ def widened_range(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> tu
     cursor.set_byte_range(*byte_range)
     end = byte_range[1]
     for node in cursor.captures(tree.root_node).get("attached", []):
+        if not is_attached(lang, node):
+            continue
         sibling = node.next_named_sibling
-        while sibling is not None and (sibling.type in lang.attached_before or "comment" in sibling.type):
+        while sibling is not None and (is_attached(lang, sibling) or "comment" in sibling.type):
             sibling = sibling.next_named_sibling
         if sibling is not None:
             end = max(end, sibling.end_byte)

@@ -11,7 +11,7 @@ from tree_sitter import Tree
 
 from gateway.incremental import merged
 from gateway.langs import Language
-from gateway.syntax.definitions import Definition, _definitions, widened_range
+from gateway.syntax.definitions import Definition, _definitions, is_attached, widened_range
 from gateway.syntax.trees import attach, attached, base_of, parse
 
 
@@ -87,10 +87,10 @@ def _attributes_before(lang: Language, tree: Tree, low: int) -> int:
         while node is not None and node.end_byte == at:
             ending.append(node)
             node = node.parent
-        kept = next((n for n in ending if n.type in lang.attached_before or "comment" in n.type), None)
+        kept = next((n for n in ending if is_attached(lang, n) or "comment" in n.type), None)
         if kept is None:
             break
-        if kept.type in lang.attached_before:
+        if is_attached(lang, kept):
             first = kept.start_byte
         at = len(source[: kept.start_byte].rstrip())
     return min(first, low)
