@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.errors import Ambiguous, NotFound
+from gateway.errors import Ambiguous, NotFound, SyntaxBroken
 from tests.symbol_cases import CASES, FORCE, JVM_CASES, TREE_SITTER_CASES, OpCase
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -140,3 +140,42 @@ def test_kotlin_annotations_after_a_comment_belong_to_the_declaration(tmp_path: 
         assert path.read_text() == replaced
         gateway.remove_symbol("old", "a.kt")
         assert path.read_text() == replaced.replace('/**\n * Old.\n */\n@Deprecated("use next")\nfun old(): Int = 1\n\n', "")
+
+
+SWALLOWED = """package demo
+
+@Target(FIELD)
+@MustBeDocumented
+public actual annotation class First
+
+/**
+ * Second.
+ */
+@Target(FUNCTION, CONSTRUCTOR, CLASS)
+@Retention(AnnotationRetention.SOURCE)
+@MustBeDocumented
+public actual annotation class Second
+
+/**
+ * Third.
+ */
+@Target(EXPRESSION)
+@Retention(AnnotationRetention.SOURCE)
+public actual annotation class Third
+"""
+
+
+def test_a_kotlin_declaration_tree_sitter_reads_as_an_expression_is_not_taken_by_the_next(tmp_path: Path) -> None:
+    """tree-sitter-kotlin reads `Second` with its annotations as one prefix expression: it is no
+    annotation of `Third`, which is replaced without it; a removal after which tree-sitter
+    reads `Second` otherwise is refused, nothing written."""
+    path = tmp_path / "b.kt"
+    path.write_text(SWALLOWED)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        assert {s["name_path"]: s["start_line"] for s in gateway.symbols("b.kt")["symbols"]} == {"First": 3, "Third": 18}
+        gateway.replace_symbol("Third", "b.kt", "@Target(EXPRESSION)\npublic actual annotation class Third")
+        replaced = SWALLOWED.replace("@Target(EXPRESSION)\n@Retention(AnnotationRetention.SOURCE)\n", "@Target(EXPRESSION)\n")
+        assert path.read_text() == replaced
+        with pytest.raises(SyntaxBroken, match=r"b.kt: the result would change other definitions \(Second\); nothing written"):
+            gateway.remove_symbol("Third", "b.kt")
+    assert path.read_text() == replaced
