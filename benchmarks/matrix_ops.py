@@ -66,9 +66,12 @@ def check_symbols(gateway: Gateway, name: str, oracle_definitions: list[OracleDe
 
 
 def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally: OperationTally) -> None:
-    """find, replace and rename of the file's `index`-th definition; the file is restored after."""
+    """find, replace and rename of the file's `index`-th definition; the workspace is restored
+    after (a server's rename may reach other files: clangd's of a C function with external
+    linkage renames its namesakes in every file, and the rename back, asked at once, may not)."""
     path = root / name
     original = path.read_bytes()
+    workspace = {file: file.read_bytes() for file in root.iterdir() if file.is_file()}
     view = gateway.symbol_service.symbols(name)
     definitions = [s for s in view.symbols if s.has_definition]
     if index >= len(definitions):
@@ -81,9 +84,10 @@ def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally:
         _replace(gateway, path, name, address, symbol, text, original, tally)
         _rename(gateway, path, name, address, symbol, original, tally)
     finally:
-        if path.read_bytes() != original:
-            path.write_bytes(original)
-            gateway.symbol_service.symbols(name)
+        for file, content in workspace.items():
+            if file.read_bytes() != content:
+                file.write_bytes(content)
+                gateway.symbol_service.symbols(file.name)
 
 
 def _find(gateway: Gateway, name: str, address: str, symbol: Symbol, tally: OperationTally) -> None:

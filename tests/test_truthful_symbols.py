@@ -208,3 +208,20 @@ def test_a_typescript_rename_adds_no_alias(tmp_path: Path) -> None:
     assert result["backend"] == "lsp:typescript-language-server"
     assert (tmp_path / "a.ts").read_text().endswith("export const config = { salute };\n")
     assert (tmp_path / "b.ts").read_text() == 'import { salute } from "./a";\nexport { salute };\nconsole.log(salute("x"));\n'
+
+
+def test_a_rename_asked_right_after_one_across_files_reaches_every_file(tmp_path: Path) -> None:
+    """clangd renames a C function with external linkage in every file that defines or calls
+    it; asked to rename it back at once, it reads its index of the files just written only once
+    it has analysed them, which the gateway waits for."""
+    (tmp_path / "compile_flags.txt").write_text("-std=c11\n")
+    (tmp_path / "a.c").write_text("int helper(int x)\n{\n    return x + 1;\n}\n")
+    (tmp_path / "b.c").write_text("int helper(int x)\n{\n    return x + 2;\n}\n\nint use(void) { return helper(1); }\n")
+    before = {name: (tmp_path / name).read_text() for name in ("a.c", "b.c")}
+    with Gateway(tmp_path) as gateway:
+        gateway.symbols("b.c")
+        first = gateway.rename_symbol("helper", "a.c", "helperZq")
+        assert first["files"] == ["a.c", "b.c"] and first["complete"], first
+        back = gateway.rename_symbol("helperZq", "a.c", "helper")
+        assert back["files"] == ["a.c", "b.c"] and back["complete"], back
+    assert {name: (tmp_path / name).read_text() for name in before} == before

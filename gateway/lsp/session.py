@@ -30,6 +30,8 @@ T = TypeVar("T")
 TRANSIENT_PAUSES = (0.0, 0.2, 0.5)
 # How long after its start a server that announces its readiness is waited for.
 READY_PATIENCE = 30.0
+# How long a request across files waits for the server to analyse the files last written.
+ANALYSIS_PATIENCE = 3.0
 
 _IGNORED_NOTIFICATIONS = (
     "$/logTrace",
@@ -56,6 +58,7 @@ class LspSession:
         self._timeout = timeout
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
+        self._unanalysed: set[tuple[str, int]] = set()
         self._sent: dict[str, str] = {}
         self._opened: dict[str, str] = {}
         self._lock = threading.RLock()
@@ -152,6 +155,22 @@ class LspSession:
         uri = path.as_uri()
         analysed = until(lambda: self.reports.analysed(uri, self._versions.get(uri, 0)), limit, 0.02)
         return self._run(analysed, what="waiting for the server's analysis")
+
+    def wait_for_open_documents(self, limit: float = ANALYSIS_PATIENCE) -> bool:
+        """Wait (up to `limit` seconds) until a server that says which text it analysed (clangd,
+        gopls) has analysed the last text sent of every document it holds open: its index of
+        them (what a rename or a references request across files reads) is current then. A
+        server that says nothing of the kind is not waited for, nor a text it was once waited
+        for in vain."""
+        if not self.reports.versions_diagnostics:
+            return True
+        with self._lock:
+            pending = {uri: version for uri, version in self._versions.items() if (uri, version) not in self._unanalysed}
+        done = self._run(until(lambda: all(self.reports.analysed(uri, version) for uri, version in pending.items()), limit, 0.02),
+                         what="waiting for the server's analysis of the files written")
+        if not done:
+            self._unanalysed.update(item for item in pending.items() if not self.reports.analysed(*item))
+        return done
 
     def wait_ready(self) -> bool:
         """Whether the server has loaded the workspace, waiting for it until READY_PATIENCE

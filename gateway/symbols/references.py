@@ -111,11 +111,14 @@ def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Languag
     """The session and the {textDocument, position} of the symbol's name, for a request about it.
 
     A server asked while it still loads the project misses other files: it is given the files
-    that spell the name (`texts`, from `candidates`) first, and waited for until it has taken them in."""
+    that spell the name (`texts`, from `candidates`) first, and waited for until it has taken them
+    in and has analysed the files last written (clangd's rename back, asked at once, left the
+    namesake its rename had reached in another file)."""
     session = view.backend.session
     assert session is not None, "asked a backend without a server"
     _open_mentions(view, texts)
     session.wait_until_idle(session.timeout / 2)
+    session.wait_for_open_documents()  # a file just written, not yet analysed, is missing from its index
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
     return session, {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character}}
 
