@@ -32,6 +32,7 @@ class Reports:
         self._diagnosed: set[str] = set()
         # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
         self._unversioned: set[str] = set()
+        self._waited_in_vain: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
         # A server that announces when it has loaded the workspace (jdtls) is not ready until it
         # says so; `progress` is the last it said of its loading.
@@ -112,6 +113,14 @@ class Reports:
         """Whether the server has analysed `version` of `uri`: diagnostics of that version, or
         unversioned ones sent after it (gopls answers a didOpen so)."""
         return self._analysed.get(uri, 0) >= version or uri in self._unversioned
+
+    def unanalysed(self, versions: dict[str, int]) -> dict[str, int]:
+        """Of the documents `versions` names (uri: the version last sent), those not analysed,
+        less any the server was once waited for in vain at that version."""
+        return {uri: version for uri, version in versions.items() if not self.analysed(uri, version) and (uri, version) not in self._waited_in_vain}
+
+    def waited_in_vain(self, versions: dict[str, int]) -> None:
+        self._waited_in_vain.update(versions.items())
 
 
 async def until(done: Callable[[], bool], limit: float, interval: float) -> bool:

@@ -58,7 +58,6 @@ class LspSession:
         self._timeout = timeout
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
-        self._unanalysed: set[tuple[str, int]] = set()
         self._sent: dict[str, str] = {}
         self._opened: dict[str, str] = {}
         self._lock = threading.RLock()
@@ -157,19 +156,15 @@ class LspSession:
         return self._run(analysed, what="waiting for the server's analysis")
 
     def wait_for_open_documents(self, limit: float = ANALYSIS_PATIENCE) -> bool:
-        """Wait (up to `limit` seconds) until a server that says which text it analysed (clangd,
-        gopls) has analysed the last text sent of every document it holds open: its index of
-        them (what a rename or a references request across files reads) is current then. A
-        server that says nothing of the kind is not waited for, nor a text it was once waited
-        for in vain."""
-        if not self.reports.versions_diagnostics:
-            return True
+        """Wait (up to `limit` seconds) until a server that versions its analysis (clangd, gopls)
+        has analysed every open document as last sent: its index, which a request across files
+        reads, is current then (`Reports.unanalysed`)."""
         with self._lock:
-            pending = {uri: version for uri, version in self._versions.items() if (uri, version) not in self._unanalysed}
-        done = self._run(until(lambda: all(self.reports.analysed(uri, version) for uri, version in pending.items()), limit, 0.02),
-                         what="waiting for the server's analysis of the files written")
+            pending = self.reports.unanalysed(self._versions) if self.reports.versions_diagnostics else {}
+        done = not pending or self._run(until(lambda: not self.reports.unanalysed(pending), limit, 0.02),
+                                        what="waiting for the server's analysis of the files written")
         if not done:
-            self._unanalysed.update(item for item in pending.items() if not self.reports.analysed(*item))
+            self.reports.waited_in_vain(self.reports.unanalysed(pending))
         return done
 
     def wait_ready(self) -> bool:
