@@ -1,6 +1,7 @@
 """A fake language server for fault injection only: crash, hang, garbage, a workspace that
-never finishes loading ("loading") or no symbols at all ("empty"), by $FAKE_LSP_MODE
-("flaky", "cache-race": its first documentSymbol fails as jedi's now and then do).
+never finishes loading ("loading"), no symbols at all ("empty") or no analysis of a file it
+is sent while it versions its diagnostics ("unanalysed"), by $FAKE_LSP_MODE ("flaky",
+"cache-race": its first documentSymbol fails as jedi's now and then do).
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
@@ -78,6 +79,15 @@ def symbols() -> object:
 def initialized(params: types.InitializedParams) -> None:
     if os.environ.get("FAKE_LSP_MODE") == "loading":  # says it is importing the project, and never that it is done
         server.send_notification("language/status", {"type": "Starting", "message": "42% Importing projects"})
+    if os.environ.get("FAKE_LSP_MODE") == "unanalysed":  # versions its diagnostics, and never diagnoses a file it is sent
+        server.publish_diagnostics("file:///elsewhere.py", [], version=1)
+
+
+if os.environ.get("FAKE_LSP_MODE") == "unanalysed":
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(params: types.ReferenceParams) -> list[types.Location]:
+        return []
 
 
 if __name__ == "__main__":

@@ -106,6 +106,25 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
         assert not session.broken and _alive(session.pid), "a server that is loading is left to load"
 
 
+def test_a_server_that_never_analyses_a_file_is_waited_for_once_within_the_timeout(
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """A request across files waits for the server to analyse the files last sent (as clangd
+    must before a rename back): at most half the timeout, the server not broken for it, and
+    not again for the same text."""
+    monkeypatch.setenv("FAKE_LSP_MODE", "unanalysed")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        gateway.symbols("m.py")
+        [session] = gateway.sessions.running()
+        assert session.versions_diagnostics and session.reports.unanalysed(dict(session._versions))
+        assert not session.wait_for_open_documents()
+        assert not session.broken and not session.reports.unanalysed(dict(session._versions))  # not waited for again
+        gateway.remove_symbol("f", "m.py")  # asks the server for references first
+        assert not session.broken
+    assert (fake_workspace / "m.py").read_text() == ""
+
+
 def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_file(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:

@@ -155,12 +155,13 @@ class LspSession:
         analysed = until(lambda: self.reports.analysed(uri, self._versions.get(uri, 0)), limit, 0.02)
         return self._run(analysed, what="waiting for the server's analysis")
 
-    def wait_for_open_documents(self, limit: float = ANALYSIS_PATIENCE) -> bool:
-        """Wait (up to `limit` seconds) until a server that versions its analysis (clangd, gopls)
-        has analysed every open document as last sent: its index, which a request across files
-        reads, is current then (`Reports.unanalysed`)."""
+    def wait_for_open_documents(self) -> bool:
+        """Wait (up to ANALYSIS_PATIENCE seconds, at most half the timeout) until a server that
+        versions its analysis (clangd, gopls) has analysed every open document as last sent: its
+        index, which a request across files reads, is current then (`Reports.unanalysed`)."""
         with self._lock:
             pending = self.reports.unanalysed(self._versions) if self.reports.versions_diagnostics else {}
+        limit = min(ANALYSIS_PATIENCE, self.timeout / 2)
         done = not pending or self._run(until(lambda: not self.reports.unanalysed(pending), limit, 0.02),
                                         what="waiting for the server's analysis of the files written")
         if not done:
