@@ -254,6 +254,16 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "tool_input must be an object" in bad.stderr
 
 
+def test_a_hook_with_no_daemon_starts_one_that_warms_the_file_edited(env: dict[str, str], workspace: Path) -> None:
+    os.utime(workspace / "pkg" / "use.py", (time.time() + 60, time.time() + 60))  # the newest file is not the edit's
+    payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "hook_event_name": "PreToolUse",
+                          "tool_input": {"file_path": "pkg/shapes.py", "old_string": "return width * height", "new_string": "return height * width"}})
+    answered = gateway(env, "hook", "claude-code", stdin=payload)
+    assert answered.returncode == 0, answered.stderr
+    assert _wait_for(lambda: (_status(workspace) or {}).get("prestart", {}).get("done"), 60), "no daemon warmed anything"
+    assert _status(workspace)["prestart"]["started"] == [{"language": "python", "file": "pkg/shapes.py"}]
+
+
 def test_the_daemon_forwards_what_it_waits_on_to_the_cli_that_asked(env: dict[str, str], workspace: Path) -> None:
     assert gateway({**env, "GATEWAY_PROGRESS_AFTER": "0"}, "daemon", "start", "--workspace", str(workspace)).returncode == 0
     # The CLI would wait 1000 s before saying anything itself: what it says comes from the daemon.

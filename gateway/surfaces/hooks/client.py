@@ -55,6 +55,22 @@ def _in_process(host: str, stdin: bytes, context: dict[str, str | None], event: 
     return {"stdout": stdout, "exit_code": code}
 
 
+# Where the hosts' edit tools name their file: Claude Code and Gemini CLI `file_path`, Copilot
+# CLI `path`, OpenCode `filePath` (Codex's patches name theirs inside the patch).
+_FILE_FIELDS = (("tool_input", "file_path"), ("tool_input", "path"), ("args", "filePath"))
+
+
+def _named_file(payload: dict[str, Any], context: dict[str, str | None]) -> str | None:
+    """The file the host's edit names, absolute: a daemon started for next time starts its
+    server first, for that file."""
+    for holder, field in _FILE_FIELDS:
+        value = payload.get(holder, {}).get(field) if isinstance(payload.get(holder), dict) else None
+        if isinstance(value, str) and value:
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else context["cwd"]
+            return os.path.join(cwd or ".", value)
+    return None
+
+
 def _warm(workspace: str) -> None:
     """Start the workspace's daemon unless one runs (or daemons are off)."""
     if disabled():
@@ -83,7 +99,8 @@ def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]
         _warm(workspace)
         return "", 0
     params = {"host": host, "event": event, "input": stdin.decode("utf-8"), "context": context}
-    result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event))
+    result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event),
+                            for_file=_named_file(payload, context))
     return str(result["stdout"]), int(result["exit_code"])
 
 
