@@ -219,9 +219,9 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
                    for_file: str | None = None) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
     once this call is answered, unless autostart is off, with `for_file`'s server started first;
-    a second daemon started meanwhile exits at once) or when the daemon cannot answer as this process would (NOT_SERVED: nothing is
-    started). If the daemon died after the request was sent, `local()` runs only when
-    `retry_local()` says nothing was written meanwhile."""
+    a second daemon started meanwhile exits at once) or when the daemon cannot answer as this
+    process would (NOT_SERVED: nothing is started). If the daemon died after the request was
+    sent, `local()` runs only when `retry_local()` says nothing was written meanwhile."""
     if disabled():
         return local()
     try:
