@@ -264,6 +264,39 @@ def test_a_hook_with_no_daemon_starts_one_that_warms_the_file_edited(env: dict[s
     assert _status(workspace)["prestart"]["started"] == [{"language": "python", "file": "pkg/shapes.py"}]
 
 
+def test_the_mcp_server_starts_the_daemon_as_it_starts_and_its_first_call_finds_the_server_started(
+        env: dict[str, str], workspace: Path) -> None:
+    server = subprocess.Popen([sys.executable, "-m", "gateway", "mcp", "--workspace", str(workspace)], env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert _wait_for(lambda: (_status(workspace) or {}).get("prestart", {}).get("done"), 60), "gateway mcp started no daemon"
+        servers = _status(workspace)["servers"]
+        assert [s["server"] for s in servers] == ["jedi-language-server"]
+        assert server.stdin is not None and server.stdout is not None
+        for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}},
+                        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "find_symbol", "arguments": {
+                            "name_path": "area", "path": "pkg/shapes.py"}}}):
+            server.stdin.write(json.dumps(message) + "\n")
+            server.stdin.flush()
+        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
+        assert '"name_path":"area"' in replies[1]["result"]["content"][0]["text"], replies[1]
+        assert _status(workspace)["servers"] == servers  # answered by the daemon's server: none started for the call
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_a_session_start_starts_no_daemon_when_autostart_is_off(env: dict[str, str], workspace: Path) -> None:
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nautostart = false\n")
+    started = gateway(env, "hook", "claude-code", stdin=json.dumps({"hook_event_name": "SessionStart", "cwd": str(workspace)}))
+    assert started.returncode == 0 and started.stdout == "", started.stderr
+    time.sleep(1)
+    assert _status(workspace) is None
+
+
 def test_the_daemon_forwards_what_it_waits_on_to_the_cli_that_asked(env: dict[str, str], workspace: Path) -> None:
     assert gateway({**env, "GATEWAY_PROGRESS_AFTER": "0"}, "daemon", "start", "--workspace", str(workspace)).returncode == 0
     # The CLI would wait 1000 s before saying anything itself: what it says comes from the daemon.

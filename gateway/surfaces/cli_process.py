@@ -30,6 +30,9 @@ def _cmd_serve(args: argparse.Namespace) -> Outcome:
 
 
 def _cmd_mcp(args: argparse.Namespace) -> Outcome:
+    from gateway.surfaces.daemon_client import start_unless_running
+
+    start_unless_running(args.workspace)  # the first tool call finds the workspace's server started
     from gateway.surfaces.mcp import serve_mcp
 
     serve_mcp(args.workspace)

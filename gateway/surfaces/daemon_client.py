@@ -245,6 +245,22 @@ def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[
     return local()
 
 
+def start_unless_running(workspace: str | os.PathLike[str]) -> None:
+    """Start the workspace's daemon, detached, unless one runs, daemons are off or autostart is
+    (a host's session start, `gateway mcp`'s start): its servers start ahead of the first call."""
+    from gateway.errors import GatewayError
+
+    try:
+        if disabled() or not _autostart_allowed(workspace):
+            return
+    except GatewayError:
+        return  # a configuration the next call reports: nothing is started for it
+    try:
+        connect(workspace).close()
+    except DaemonUnavailable:
+        _start_for_next_time(workspace, None)
+
+
 def _start_for_next_time(workspace: str | os.PathLike[str], for_file: str | None) -> None:
     try:
         spawn(workspace, for_file)

@@ -13,7 +13,7 @@ import sys
 
 from gateway import fastjson
 from gateway.roots import gateway_root
-from gateway.surfaces.daemon_client import DaemonError, DaemonUnavailable, connect, disabled, spawn, through_daemon
+from gateway.surfaces.daemon_client import DaemonError, start_unless_running, through_daemon
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,19 +71,6 @@ def _named_file(payload: dict[str, Any], context: dict[str, str | None]) -> str 
     return None
 
 
-def _warm(workspace: str) -> None:
-    """Start the workspace's daemon unless one runs (or daemons are off)."""
-    if disabled():
-        return
-    try:
-        connect(workspace).close()
-    except DaemonUnavailable:
-        try:
-            spawn(workspace)
-        except (OSError, DaemonUnavailable):
-            pass  # the first edit is answered in process all the same
-
-
 def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]:
     """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
     context = context_of(host)
@@ -96,7 +83,7 @@ def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]
         return str(result["stdout"]), int(result["exit_code"])
     workspace = _workspace(payload, context)
     if event == "start" or payload.get("hook_event_name") in START_EVENTS:
-        _warm(workspace)
+        start_unless_running(workspace)  # the first edit is answered in process all the same if it cannot
         return "", 0
     params = {"host": host, "event": event, "input": stdin.decode("utf-8"), "context": context}
     result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event),
