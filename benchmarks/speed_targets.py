@@ -16,6 +16,9 @@ issue compares it with.
 - A host session's path: `gateway daemon start` (what its start runs), how long until the
   server the daemon starts ahead has answered for the newest file, and the first `gateway
   symbols` after that, on that file and on another, against the same `gateway daemon start`.
+- `gateway mcp` in a fresh workspace (it starts the daemon as it starts): when it answers
+  tools/list, and its first find_symbol 2.5 s after it started, against the same with daemons
+  off.
 
 Run: `python benchmarks/speed_targets.py [--runs N] [--record]`. Homes, state and runtime
 directories are temporary.
@@ -241,6 +244,54 @@ def _after_start(root: Path, env: dict[str, str]) -> dict[str, float]:
     return elapsed
 
 
+MCP_FIRST_CALL_AFTER = 2.5  # seconds after `gateway mcp` started: an agent's first call comes after its model's first turn
+
+
+def _mcp(base: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """`gateway mcp` in a fresh workspace, with the daemon it starts and with daemons off (each
+    call answered in process), alternately: when it answers tools/list, and its first
+    find_symbol (on argparse.py) MCP_FIRST_CALL_AFTER seconds after it started."""
+    samples: dict[str, list[float]] = {}
+    for run in range(-1, runs):
+        for mode, extra in (("mcp", {}), ("mcp, daemons off", {"GATEWAY_NO_DAEMON": "1"})):
+            root = _workspace(base, f"{mode.replace(', ', '-').replace(' ', '-')}-{run}")
+            listed, called = _mcp_session(root, {**env, **extra})
+            _stop(root, env)
+            if run >= 0:
+                samples.setdefault(f"{mode}: tools/list", []).append(listed)
+                samples.setdefault(f"{mode}: first find_symbol", []).append(called)
+    return samples
+
+
+def _mcp_session(root: Path, env: dict[str, str]) -> tuple[float, float]:
+    started = time.perf_counter()
+    server = subprocess.Popen([*GATEWAY, "mcp", "--workspace", str(root)], cwd=root, env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+                        {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):
+            server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        server.stdout.readline()
+        server.stdout.readline()
+        listed = (time.perf_counter() - started) * 1000
+        time.sleep(max(0.0, MCP_FIRST_CALL_AFTER - (time.perf_counter() - started)))
+        asked = time.perf_counter()
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "find_symbol", "arguments": {"name_path": "ArgumentParser/_get_formatter", "path": "argparse.py"}}}) + "\n")
+        server.stdin.flush()
+        reply = server.stdout.readline()
+        called = (time.perf_counter() - asked) * 1000
+    finally:
+        server.kill()
+        server.wait()
+    if '\\"name_path\\"' not in reply:
+        raise RuntimeError(f"find_symbol through gateway mcp failed: {reply[:300]}")
+    return listed, called
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -259,7 +310,7 @@ def main() -> None:
             print("\n".join(_hook_rows(samples)))
             return
         samples = {**_hooks(root, env, args.runs), **_evolving(root, env, max(args.runs // 2, 5)), **_replace(root, env, max(args.runs // 2, 5)),
-                   **_first(base, env, max(args.runs // 3, 3))}
+                   **_first(base, env, max(args.runs // 3, 3)), **_mcp(base, env, max(args.runs // 3, 3))}
     finally:
         subprocess.run([*GATEWAY, "daemon", "stop", "--workspace", str(root)], env=env, capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
@@ -310,6 +361,11 @@ def _report(samples: dict[str, list[float]]) -> str:
         ratio = med[name] / med["daemon start"]
         lines.append(f"| first `gateway symbols` after that, on {which} | {med[name]:.0f} ({percentile(samples[name], 0.9):.0f}) "
                      f"| `gateway daemon start` {med['daemon start']:.0f} | {ratio:.2f}× | ≤ 2× | {_met(ratio <= 2)} |")
+    for what, label in (("tools/list", "`gateway mcp` in a fresh workspace: tools/list answered"),
+                        ("first find_symbol", f"its first `find_symbol` (argparse.py), {MCP_FIRST_CALL_AFTER:g} s after it started")):
+        ours, off = med[f"mcp: {what}"], med[f"mcp, daemons off: {what}"]
+        lines.append(f"| {label} | {ours:.0f} ({percentile(samples[f'mcp: {what}'], 0.9):.0f}) | the same with daemons off {off:.0f} "
+                     f"| {ours / off:.2f}× | | |")
     return "\n".join(lines)
 
 
