@@ -83,9 +83,11 @@ def _with_attached(lang: Language, node: Node) -> Node:
     """
     first = node
     sibling = node.prev_named_sibling
-    while sibling is not None and (is_attached(lang, sibling) or "comment" in sibling.type):
+    while sibling is not None:
         if is_attached(lang, sibling):
             first = sibling
+        elif "comment" not in sibling.type:
+            break
         sibling = sibling.prev_named_sibling
     return first
 
