@@ -1,0 +1,152 @@
+"""Inside each real agent host: a TypeScript and a Go file edited through the host's own edit
+tool (the header changes routed through typescript-language-server and gopls, byte for byte),
+and whole-file writes: one that would add a syntax error is refused, one that removes a
+function is routed and lands as the host itself would write it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hosts.harness import HostSession
+
+pytestmark = pytest.mark.hosts
+
+HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
+GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not
+
+TS = '''export function greet(name: string): string {
+  return "hi " + name;
+}
+
+export function count(items: string[]): number {
+  return items.length;
+}
+'''
+TS_OLD = 'export function greet(name: string): string {\n  return "hi " + name;\n}'
+TS_NEW = 'export function greet(name: string, loud: boolean): string {\n  return loud ? "HI " + name : "hi " + name;\n}'
+TS_BROKEN = TS.replace("count(items: string[])", "count(items: string[]")
+TS_WITHOUT_COUNT = TS.split("\n\nexport function count")[0] + "\n"
+
+GO = '''package shop
+
+func Total(prices []int, tax int) int {
+\tsum := 0
+\tfor _, p := range prices {
+\t\tsum += p
+\t}
+\treturn sum * tax
+}
+
+func Count(prices []int) int {
+\treturn len(prices)
+}
+'''
+GO_OLD = "func Total(prices []int, tax int) int {\n\tsum := 0\n"
+GO_NEW = "func Total(prices []int, tax int, discount int) int {\n\tsum := -discount\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.ts").write_text(TS)
+    (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
+    (root / "go.mod").write_text("module shop\n\ngo 1.21\n")
+    (root / "shop.go").write_text(GO)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _install(session: HostSession, workspace: Path, host: str) -> None:
+    session.env["GATEWAY_NO_DAEMON"] = "1"  # judged in process: no daemon outlives the test
+    if GO_BIN.is_dir():
+        session.env["PATH"] = f"{session.env['PATH']}:{GO_BIN}"
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace)],
+                          env=session.env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def _update_patch(name: str, old: str, new: str) -> str:
+    body = "".join(f"-{line}\n" for line in old.splitlines()) + "".join(f"+{line}\n" for line in new.splitlines())
+    return f"*** Begin Patch\n*** Update File: {name}\n@@\n{body}*** End Patch\n"
+
+
+def _edit(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
+    if host == "claude-code":
+        return [("Read", {"file_path": str(path)}), ("Edit", {"file_path": str(path), "old_string": old, "new_string": new})]
+    if host == "copilot":
+        return [("edit", {"path": str(path), "old_str": old, "new_str": new})]
+    if host == "gemini":
+        return [("replace", {"file_path": str(path), "instruction": "change it", "old_string": old, "new_string": new})]
+    if host == "codex":
+        return [("apply_patch", _update_patch(path.name, old, new))]
+    return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
+
+
+def _write(host: str, path: Path, content: str) -> list[tuple[str, Any]]:
+    """A whole-file write in the host's own tool (Codex has none: its patch adds the file)."""
+    if host == "claude-code":
+        return [("Write", {"file_path": str(path), "content": content})]
+    if host == "copilot":
+        return [("create", {"path": str(path), "file_text": content})]
+    if host == "gemini":
+        return [("write_file", {"file_path": str(path), "content": content})]
+    if host == "codex":
+        added = "".join(f"+{line}\n" for line in content.splitlines())
+        return [("apply_patch", f"*** Begin Patch\n*** Add File: {path.name}\n{added}*** End Patch\n")]
+    return [("write", {"filePath": str(path), "content": content})]
+
+
+def _told(result: Any) -> str:
+    main = [body for body in result.requests if body.get("tools")]
+    conversation = {k: v for k, v in main[-1].items() if k in ("messages", "input", "contents")} if main else {}
+    return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
+
+
+def _mode(host: str) -> dict[str, str]:
+    return {"permission_mode": "acceptEdits"} if host == "claude-code" else {}
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_typescript_and_go_header_changes_are_routed_and_a_broken_new_file_is_refused(host: str, workspace: Path, tmp_path: Path) -> None:
+    session = HostSession(host, workspace, tmp_path)
+    _install(session, workspace, host)
+    broken = workspace / "extra.ts"
+    steps = [*_edit(host, workspace / "app.ts", TS_OLD, TS_NEW), *_edit(host, workspace / "shop.go", GO_OLD, GO_NEW),
+             *_write(host, broken, TS_BROKEN)]
+    result = session.run(steps, **_mode(host))
+    session.close()
+    told = _told(result)
+    assert (workspace / "app.ts").read_text() == TS.replace(TS_OLD, TS_NEW), told[-3000:]
+    assert (workspace / "shop.go").read_text() == GO.replace(GO_OLD, GO_NEW), told[-3000:]
+    assert "replace_symbol `greet`" in told and "replace_symbol `Total`" in told, told[-3000:]
+    assert not broken.exists() and "syntax error" in told, told[-3000:]
+
+
+# Codex has no whole-file write over an existing file (its patches update by hunks); Copilot's
+# `create` refuses a file that exists.
+OVERWRITING_HOSTS = ("claude-code", "gemini", "opencode")
+
+
+@pytest.mark.parametrize("host", OVERWRITING_HOSTS)
+def test_a_whole_file_write_that_removes_a_function_lands_as_the_host_writes_it(host: str, tmp_path: Path) -> None:
+    written: dict[bool, str] = {}
+    for gateway in (False, True):
+        root = tmp_path / f"gateway-{gateway}"
+        root.mkdir()
+        (root / "app.ts").write_text(TS)
+        session = HostSession(host, root, root)
+        if gateway:
+            _install(session, root, host)
+        read = [("Read", {"file_path": str(root / "app.ts")})] if host == "claude-code" else []
+        result = session.run([*read, *_write(host, root / "app.ts", TS_WITHOUT_COUNT)], **_mode(host))
+        session.close()
+        written[gateway] = (root / "app.ts").read_text()
+    assert written[True] == written[False] == TS_WITHOUT_COUNT, _told(result)[-3000:]
+    assert "remove_symbol `count`" in _told(result), _told(result)[-3000:]
