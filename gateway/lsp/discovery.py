@@ -8,49 +8,37 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
 from gateway import callerenv
 from gateway.langs import ServerSpec
+from gateway.lsp.confine import OUTSIDE, confined, tool_dirs, version_env
 from gateway.lsp.launch import program_stamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gateway.lsp.adapters.base import Adapter
 
-# The checkout's tool folders that `make setup` fills: npm-installed servers, `go install`ed gopls.
-_CHECKOUT_TOOLS = (".tools/node/node_modules/.bin", ".tools/go/bin")
+
+def search_path(root: str | Path | None = None) -> str:
+    """Where servers and the programs they run are found: the gateway's own tools, then the
+    caller's PATH without its relative or empty entries and, given the workspace `root`, those
+    inside it (`gateway.lsp.confine`)."""
+    own = tool_dirs()
+    return os.pathsep.join([*own, confined(callerenv.get("PATH") or "", None if root is None else str(root), own)])
 
 
-@cache
-def _checkout_tools() -> list[str]:
-    checkout = Path(__file__).resolve().parents[2]
-    return [str(checkout / folder) for folder in _CHECKOUT_TOOLS]
-
-
-def tool_dirs() -> list[str]:
-    """This Python's own `bin/`, then $GATEWAY_TOOLS_DIR (one folder or a PATH-style list), or
-    by default the checkout's tool folders."""
-    override = callerenv.get("GATEWAY_TOOLS_DIR")
-    tools = override.split(os.pathsep) if override else _checkout_tools()
-    return [str(Path(callerenv.get("executable") or sys.executable).parent), *tools]
-
-
-def search_path() -> str:
-    return os.pathsep.join([*tool_dirs(), callerenv.get("PATH") or ""])
-
-
-def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
-    """The first of the spec's commands that is installed and runs, with its program resolved.
+def find_server(spec: ServerSpec, root: str | Path | None = None) -> tuple[str, ...] | None:
+    """The first of the spec's commands that is installed and runs, with its program resolved
+    (outside the workspace `root`).
 
     A program that is on PATH but cannot run (a rustup proxy without its component, say)
     does not count; `why_not_found` says what it answered.
     """
     from gateway.lsp.adapters import adapter_for
 
-    adapter, path = adapter_for(spec.adapter), search_path()
+    adapter, path = adapter_for(spec.adapter), search_path(root)
     for command in (spec.command, *spec.alternatives):
         program = shutil.which(command[0], path=path)
         if program and _runs(adapter, program, spec.version_args, path):
@@ -58,16 +46,16 @@ def find_server(spec: ServerSpec) -> tuple[str, ...] | None:
     return None
 
 
-def why_not_found(spec: ServerSpec) -> str | None:
+def why_not_found(spec: ServerSpec, root: str | Path | None = None) -> str | None:
     """For a server that `find_server` does not find: what the program on PATH that does not
     run answered (None when none of the spec's programs is on PATH at all)."""
     from gateway.lsp.adapters import adapter_for
 
-    adapter, path = adapter_for(spec.adapter), search_path()
+    adapter, path = adapter_for(spec.adapter), search_path(root)
     for command in (spec.command, *spec.alternatives):
         program = shutil.which(command[0], path=path)
         if program:
-            return adapter.why_not_running(program, spec.version_args)
+            return adapter.why_not_running(program, spec.version_args, path)
     return None
 
 
@@ -98,7 +86,7 @@ def _runs(adapter: Adapter, program: str, version_args: tuple[str, ...], path: s
     if stamp is not None and known.get(key) == stamp:
         _ran[key] = stamp
         return True
-    if adapter.version(program, version_args) is None:
+    if adapter.version(program, version_args, path) is None:
         return False
     if stamp is not None:
         _ran[key] = stamp
@@ -124,23 +112,26 @@ def forget(program: str) -> None:
             private_file(_record(), json.dumps({k: v for k, v in known.items() if k.split("\0", 1)[0] != program}).encode(), durable=False)
 
 
-def server_version(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
-    """The first line the program prints for its version, or None if it does not run."""
-    ran, line = _version(program, version_args, search_path())
+def server_version(program: str, version_args: tuple[str, ...] = ("--version",), path: str | None = None,
+                   pins: dict[str, str] | None = None) -> str | None:
+    """The first line the program prints for its version, or None if it does not run; asked
+    outside the workspace, with PATH `path` and the environment its adapter `pins`."""
+    ran, line = _version(program, version_args, search_path() if path is None else path, tuple(sorted((pins or {}).items())))
     return line if ran else None
 
 
-def version_failure(program: str, version_args: tuple[str, ...] = ("--version",)) -> str | None:
+def version_failure(program: str, version_args: tuple[str, ...] = ("--version",), path: str | None = None,
+                    pins: dict[str, str] | None = None) -> str | None:
     """What the program said when asked its version and failing (None: it ran)."""
-    ran, line = _version(program, version_args, search_path())
+    ran, line = _version(program, version_args, search_path() if path is None else path, tuple(sorted((pins or {}).items())))
     return None if ran else line
 
 
-def launch_key(command: tuple[str, ...], programs: tuple[str, ...] = ()) -> tuple[str | None, ...]:
+def launch_key(command: tuple[str, ...], programs: tuple[str, ...] = (), root: str | Path | None = None) -> tuple[str | None, ...]:
     """What decides how a server runs beside its command, since it gets only PATH from us: the
     programs it finds there (the interpreter of a `#!/usr/bin/env` line, and those its adapter
     names, as gopls's `go`). Calls with the same key can share one server."""
-    path = search_path()
+    path = search_path(root)
     return (*command, None, *(shutil.which(name, path=path) for name in (*_env_interpreter(command[0]), *programs)))
 
 
@@ -160,15 +151,17 @@ def _env_interpreter(program: str) -> tuple[str, ...]:
 
 
 @cache
-def _version(program: str, version_args: tuple[str, ...], path: str) -> tuple[bool, str]:
-    """(ran, the first line it printed): on stdout when it ran, on stderr when it failed."""
+def _version(program: str, version_args: tuple[str, ...], path: str, pins: tuple[tuple[str, str], ...]) -> tuple[bool, str]:
+    """(ran, the first line it printed): on stdout when it ran, on stderr when it failed. Run
+    outside any workspace, with a minimal environment (`confine.version_env`)."""
     try:
         done = subprocess.run(
             [program, *version_args],
             capture_output=True,
             text=True,
             timeout=15,
-            env={**os.environ, "PATH": path},
+            env=version_env(path, dict(pins)),
+            cwd=OUTSIDE,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:

@@ -76,8 +76,13 @@ def start_recorded(workspace: str, path: str) -> Recorded | None:
         return None
     if program_stamp(line[len(REAPER_PREFIX)]) != stamp:
         return None
+    from gateway.lsp.confine import keeps_out
+
+    root = os.path.realpath(workspace)
+    if not keeps_out(line[len(REAPER_PREFIX)], env, root):
+        return None  # recorded in another workspace, it would run something of this one
     try:
-        return key, env, start(line, env, os.path.realpath(workspace))
+        return key, env, start(line, env, root)
     except OSError:
         return None
 
@@ -113,11 +118,11 @@ def _plan(lang: Language, root: Path) -> tuple[tuple[str | None, ...], list[str]
 
     if callerenv.get("GATEWAY_NO_SERVERS") == "1":
         return None
-    plan = planned(lang.server)
+    plan = planned(lang.server, root)
     if plan is None:
         return None
     command, adapter, key = plan
-    line, env = leashed(command, adapter, root, search_path())
+    line, env = leashed(command, adapter, root, search_path(root))
     return key, line, env, type(adapter).launch is Adapter.launch
 
 

@@ -24,17 +24,18 @@ if TYPE_CHECKING:
     from gateway.lsp.adapters.base import Adapter
 
 
-def planned(spec: ServerSpec) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
+def planned(spec: ServerSpec, root: Path | None = None) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
     """The spec's server command, its adapter and its launch key (calls with the same key share
-    one server, and a server started early is adopted by its key); None when none is installed."""
+    one server, and a server started early is adopted by its key); None when none is installed
+    (outside the workspace `root`: `gateway.lsp.confine`)."""
     from gateway.lsp.adapters import adapter_for
     from gateway.lsp.discovery import find_server, launch_key
 
-    command = find_server(spec)
+    command = find_server(spec, root)
     if command is None:
         return None
     adapter = adapter_for(spec.adapter)
-    return command, adapter, launch_key(command, adapter.path_programs)
+    return command, adapter, launch_key(command, adapter.path_programs, root)
 
 
 # A server's command line begins so: the reaper, with no timeout and no status to write.
@@ -42,9 +43,12 @@ REAPER_PREFIX = [sys.executable, "-I", "-S", REAPER, "inf", "-1", "--"]
 
 
 def leashed(command: tuple[str, ...], adapter: Adapter, root: Path, path: str) -> tuple[list[str], dict[str, str]]:
-    """The command line (the server under the reaper) and the environment its adapter adds to ours."""
+    """The command line (the server under the reaper) and the environment its adapter adds to
+    ours, with no search path or environment of ours that leads into the workspace."""
+    from gateway.lsp.confine import server_env
+
     launched, env = adapter.launch(command, root, path)
-    return [*REAPER_PREFIX, *launched], env
+    return [*REAPER_PREFIX, *launched], {**server_env(str(root)), **env}
 
 
 def _watched(env: dict[str, str]) -> dict[str, str]:

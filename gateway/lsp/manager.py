@@ -78,7 +78,7 @@ class SessionManager:
             return None
         self._wait_early(lang)
         with progress.doing(f"looking for {lang.server.name}"):
-            plan = planned(lang.server)
+            plan = planned(lang.server, self.root)
         if plan is None:
             return None
         command, adapter, key = plan

@@ -64,7 +64,7 @@ class LspSession:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=f"lsp-{name}", daemon=True)
         # Under the reaper (gateway.lsp.launch); `process`: started so already (a cold command's).
-        self._handler = handler(*leashed(command, adapter, root, search_path()), root, process)
+        self._handler = handler(*leashed(command, adapter, root, search_path(root)), root, process)
         self.server_info: dict[str, Any] = {}
         self.reports = Reports(adapter, root)
         self._started_at = time.monotonic()
@@ -108,7 +108,7 @@ class LspSession:
         self._handler.on_request("workspace/configuration", self._configuration)
         self.reports.listen(self._handler)
         await self._handler.start()
-        result: Any = await self._handler.send.initialize(cast(Any, self.adapter.initialize_params(self.root)))
+        result: Any = await self._handler.send.initialize(cast(Any, self.adapter.initialize_params(self.root, self.command[0])))
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
             raise ServerFailed(f"{self.name}: garbage reply to initialize: {str(result)[:120]}")
         self.server_info = dict(result.get("serverInfo") or {})

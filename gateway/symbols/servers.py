@@ -17,7 +17,7 @@ from gateway import progress
 from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.discovery import find_server, why_not_found
+from gateway.lsp.discovery import find_server, search_path, why_not_found
 from gateway.lsp.launch import planned
 
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ def server_status(registry: LanguageRegistry, use_servers: bool, service: Symbol
     """One row per language; with `service`, every found server that has a file of its
     language in the workspace is started there and asked (in parallel)."""
     with progress.doing("looking for language servers"):
-        rows = [_row(lang, use_servers) for lang in sorted(registry.languages.values(), key=lambda lang: lang.name)]
+        root = service.workspace.root if service is not None else None
+        rows = [_row(lang, use_servers, root) for lang in sorted(registry.languages.values(), key=lambda lang: lang.name)]
     if service is None or not use_servers:
         return rows
     firsts = _first_files(service, {row["language"] for row in rows if row["status"] == "not started"})
@@ -44,8 +45,9 @@ def server_status(registry: LanguageRegistry, use_servers: bool, service: Symbol
     return rows
 
 
-def _row(lang: Language, use_servers: bool) -> dict[str, Any]:
-    command = find_server(lang.server)
+def _row(lang: Language, use_servers: bool, root: Path | None) -> dict[str, Any]:
+    """`root`: the workspace whose programs are never the server's (`gateway.lsp.confine`)."""
+    command = find_server(lang.server, root)
     adapter = adapter_for(lang.server.adapter)
     if not lang.symbol_backend:
         backend, status = "none", "no symbol backend"
@@ -59,13 +61,13 @@ def _row(lang: Language, use_servers: bool) -> dict[str, Any]:
         "command": " ".join(lang.server.command),
         "found": command is not None,
         "path": command[0] if command else None,
-        "version": adapter.version(command[0], lang.server.version_args) if command else None,
+        "version": adapter.version(command[0], lang.server.version_args, search_path(root)) if command else None,
         "backend": backend,
         "install": None if command else lang.server.install,
         "status": status,
         # Not found: what the installed program that does not run answered. Broken: why the
         # server could not load the workspace.
-        "reason": None if command else why_not_found(lang.server),
+        "reason": None if command else why_not_found(lang.server, root),
         "probed": None,
         # Why the server's own rename is not used for the language (the checked tree-sitter one is).
         "rename_fallback": adapter.renames(lang.name) if command and use_servers and lang.symbol_backend else None,
@@ -143,7 +145,7 @@ def prestart(service: SymbolService, count: int, started: Callable[[str, str], N
     for lang, path in _ahead(service, first):
         if count == 0:
             return
-        if planned(lang.server) is None:
+        if planned(lang.server, service.workspace.root) is None:
             continue
         count -= 1
         started(lang.name, service.workspace.display(path))

@@ -65,29 +65,38 @@ class Adapter:
         the message says nothing of it."""
         return None
 
-    def version(self, program: str, version_args: tuple[str, ...]) -> str | None:
-        """The server's version, or None when it cannot run here."""
-        from gateway.lsp.discovery import server_version
+    def pins(self, path: str) -> dict[str, str]:
+        """The environment that keeps the programs the server runs (found on `path`) from taking
+        a toolchain, wrapper or download the workspace names: given to its version check and
+        to the server alike."""
+        return {}
 
-        return server_version(program, version_args)
+    def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
+        """The server's version, or None when it cannot run here (PATH `path`: by default the
+        call's own `search_path`)."""
+        from gateway.lsp.discovery import search_path, server_version
 
-    def why_not_running(self, program: str, version_args: tuple[str, ...]) -> str | None:
+        path = search_path() if path is None else path
+        return server_version(program, version_args, path, self.pins(path))
+
+    def why_not_running(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         """Why `program`, which is installed, cannot run here (None: it can)."""
-        from gateway.lsp.discovery import version_failure
+        from gateway.lsp.discovery import search_path, version_failure
 
-        return version_failure(program, version_args)
+        path = search_path() if path is None else path
+        return version_failure(program, version_args, path, self.pins(path))
 
     def launch(self, command: tuple[str, ...], root: Path, path: str) -> tuple[tuple[str, ...], dict[str, str]]:
         """The command line and environment (over the gateway's own, with PATH `path`) that
         start the server for the workspace `root`."""
-        return command, {"PATH": path}
+        return command, {"PATH": path, **self.pins(path)}
 
     def renames(self, language: str) -> str | None:
         """None when the server renames the language's symbols; else why not (the checked
         tree-sitter rename is used instead)."""
         return None
 
-    def initialize_params(self, root: Path) -> dict[str, Any]:
+    def initialize_params(self, root: Path, program: str) -> dict[str, Any]:
         return {
             "processId": os.getpid(),
             "clientInfo": {"name": "gateway"},
@@ -95,10 +104,11 @@ class Adapter:
             "rootUri": root.as_uri(),
             "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
             "capabilities": CLIENT_CAPABILITIES,
-            "initializationOptions": self.initialization_options(),
+            "initializationOptions": self.initialization_options(program),
         }
 
-    def initialization_options(self) -> dict[str, Any]:
+    def initialization_options(self, program: str) -> dict[str, Any]:
+        """The server's settings; `program`: the server's own, as found."""
         return {}
 
     def name_segments(self, name: str) -> list[str]:

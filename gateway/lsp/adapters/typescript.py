@@ -1,4 +1,11 @@
-"""typescript-language-server: renames rename, they do not alias.
+"""typescript-language-server: on its own typescript, and renames rename, they do not alias.
+
+Left to itself it runs the workspace's `node_modules/typescript/lib/tsserver.js` (or
+`.yarn/sdks/...`) before its own: a cloned repository's JavaScript. It is given the tsserver of
+the typescript installed beside it (Node's resolution from its package, as its own fallback)
+and runs only where there is one. That tsserver loads the plugins a tsconfig names only by
+package name from its own node_modules (no `--allowLocalPluginLoads`), and automatic type
+acquisition (npm installs of @types) is off.
 
 By default tsserver keeps every old name visible by adding text around a renamed reference
 (`{ greet }` becomes `{ greet: salute }`, `export { greet }` becomes `export { salute as greet }`);
@@ -7,14 +14,44 @@ the gateway renames what it is asked to rename and nothing else.
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 
 
+@cache
+def own_tsserver(program: str) -> Path | None:
+    """The tsserver.js of the typescript that `program` (the server's launcher) would load as
+    its own: the first `node_modules/typescript` up from its package, as Node resolves it."""
+    start = Path(program).resolve().parent
+    for folder in (start, *start.parents):
+        candidate = folder / "node_modules" / "typescript" / "lib" / "tsserver.js"
+        if folder.name != "node_modules" and candidate.is_file():
+            return candidate
+    return None
+
+
 class TypeScriptAdapter(Adapter):
-    def initialization_options(self) -> dict[str, Any]:
-        return {"preferences": {"providePrefixAndSuffixTextForRename": False}}
+    def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
+        return super().version(program, version_args, path) if own_tsserver(program) else None
+
+    def why_not_running(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
+        if own_tsserver(program) is None:
+            return f"no typescript is installed beside {program} (the workspace's own is never run)"
+        return super().why_not_running(program, version_args, path)
+
+    def initialization_options(self, program: str) -> dict[str, Any]:
+        tsserver = own_tsserver(program)
+        if tsserver is None:  # gone since its version was asked: never the workspace's instead
+            raise ServerFailed(f"typescript-language-server: {self.why_not_running(program, ())}")
+        return {
+            "preferences": {"providePrefixAndSuffixTextForRename": False},
+            "tsserver": {"path": str(tsserver)},
+            "disableAutomaticTypingAcquisition": True,
+        }
 
 
 ADAPTER = TypeScriptAdapter()
