@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.patch import PatchError, apply_update, effects, extract_heredoc, parse_patch, render_patch, replace_sections, update_section
+from gateway.patch import PatchError, apply_update, extract_heredoc, net_effects, parse_patch, render_patch, replace_sections, update_section
 
 CODEX = Path(__file__).resolve().parent.parent / ".tools" / "hosts" / "node_modules" / ".bin" / "codex"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -148,15 +148,17 @@ def test_every_kind_of_change_against_codex(tmp_path: Path) -> None:
         "@@ def f():\n-    return 1\n+    return 2\n@@ def g():\n-    return f()\n+    return f() + 1\n*** Delete File: old.py\n*** End Patch\n"
     )
     read = {tmp_path / "app.py": (tmp_path / "app.py").read_text(), tmp_path / "old.py": "X = 1\n"}
-    found = effects(parse_patch(patch), tmp_path, read.get)
-    assert [(e.path.name, e.new_path.name if e.new_path else None, e.after) for e in found] == [
+    found = net_effects(parse_patch(patch), tmp_path, read.get)
+    assert found.failure is None
+    assert [(e.path.name, e.moved_to.name if e.moved_to else None, e.after) for e in found.paths] == [
         ("new_mod.py", None, "def h():\n    return 3\n"),
-        ("app.py", "app2.py", "def f():\n    return 2\n\n\ndef g():\n    return f() + 1\n"),
+        ("app.py", "app2.py", None),
+        ("app2.py", None, "def f():\n    return 2\n\n\ndef g():\n    return f() + 1\n"),
         ("old.py", None, None),
     ]
     assert codex_apply(tmp_path, patch)[0] == 0
-    assert (tmp_path / "app2.py").read_text() == found[1].after and not (tmp_path / "app.py").exists()
-    assert (tmp_path / "pkg" / "new_mod.py").read_text() == found[0].after and not (tmp_path / "old.py").exists()
+    assert (tmp_path / "app2.py").read_text() == found.paths[2].after and not (tmp_path / "app.py").exists()
+    assert (tmp_path / "pkg" / "new_mod.py").read_text() == found.paths[0].after and not (tmp_path / "old.py").exists()
 
 
 @pytest.mark.parametrize("text", [
