@@ -83,8 +83,16 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     answer = _rewritten(call, net, routed) if routed else PASS
     if not grants or answer.action == "deny":
         return answer
-    for path in [effect.path for effect in net.paths if effect.before != effect.after]:
-        answer = with_grant(call, [path], answer, typed=typed_for(call, path))
+    return _with_grants(call, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+
+
+def _with_grants(call: HookCall, paths: list[Path], answer: Answer) -> Answer:
+    """`answer`, or a denial when a path's workspace enforces typed edits and it has no live grant."""
+    by_workspace: dict[Path | None, list[Path]] = {}
+    for path in paths:
+        by_workspace.setdefault(file_root(call, path), []).append(path)
+    for group in by_workspace.values():
+        answer = with_grant(call, group, answer, typed=typed_for(call, group[0]))
         if answer.action == "deny":
             break
     return answer
