@@ -5,10 +5,12 @@ files on disk and on what the host told the model."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from tests.hosts.harness import HostSession
@@ -49,6 +51,18 @@ def step(host: str, patch: str) -> tuple[str, Any]:
 MODEL = {"codex": "gpt-5.5", "opencode": "fake/gpt-5.5", "copilot": "gpt-5.5"}
 
 
+def _stop_daemons(root: Path) -> None:
+    """The workspace's daemon, which the host's MCP server may start with an environment of the
+    host's own (without GATEWAY_NO_DAEMON), and its language servers."""
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "daemon" in cmdline and "run" in cmdline and str(root) in cmdline:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                for member in [*process.children(recursive=True), process]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
+
+
 def _answers(result: Any) -> str:
     """What the host sent the model after the patches: its tool results and the conversation."""
     main = [body for body in result.requests if body.get("tools")]
@@ -66,8 +80,11 @@ def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) 
     (root / "notes.txt").write_text("draft\n")
     session = HostSession(host, root, tmp_path)
     install(session, root, host)
-    result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, REPLACED)], model=MODEL[host])
-    session.close()
+    try:
+        result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, REPLACED)], model=MODEL[host])
+    finally:
+        session.close()
+        _stop_daemons(root)
     told = _answers(result)
     # The allowed patch, written as sent.
     assert (root / "pkg" / "new_mod.py").read_text() == "def h():\n    return 3\n", told[-3000:]
