@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, Unencodable, UsageError
 from gateway.surfaces.hooks.host_edits import Edit, edit_for, host_edits, kept_last_newline, replay
-from gateway.surfaces.hooks.workspaces import call_root, file_root, gate_at, own_root, root_of, typed_at
+from gateway.surfaces.hooks.workspaces import Roots, call_root, file_root, gate_at, own_root, root_of, typed_at
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -84,7 +84,7 @@ class Answer:
 PASS = Answer("pass")
 
 
-def real_path(call: HookCall, path: Path) -> Path:
+def real_path(call: HookCall, path: Path, roots: Roots | None = None) -> Path:
     """The file a write to `path` really changes: links resolved, so that the file is judged by
     its own name and text. A path inside the project (`.gateway` root, else the project or
     working directory), or inside the workspace it names by itself, whose links lead out of it
@@ -93,7 +93,8 @@ def real_path(call: HookCall, path: Path) -> Path:
 
     real = Path(os.path.realpath(path))
     named = Path(os.path.abspath(path))
-    for root in {root_of(call) or Path(call.project_dir or call.cwd), own_root(named) or Path(call.project_dir or call.cwd)}:
+    project, roots = Path(call.project_dir or call.cwd), roots or Roots(call)
+    for root in {roots.of_project() or project, roots.own(named) or project}:
         real_root = Path(os.path.realpath(root))
         inside = named.is_relative_to(os.path.abspath(root)) or named.is_relative_to(real_root)
         if inside and not real.is_relative_to(real_root):

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError
-from gateway.surfaces.hooks.judge import PASS, SYMBOL_HINT, Answer, HookCall, Judged, read_judged, real_path, typed_for, with_grant
-from gateway.surfaces.hooks.workspaces import file_root, gate_at
+from gateway.surfaces.hooks.judge import PASS, SYMBOL_HINT, Answer, HookCall, Judged, read_judged, real_path, with_grant
+from gateway.surfaces.hooks.workspaces import Roots, typed_at
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -50,19 +50,20 @@ def patch_paths(call: HookCall) -> list[Path]:
     return found
 
 
-def _net(call: HookCall, text: str) -> tuple[Patch, NetEffects]:
+def _net(call: HookCall, roots: Roots, text: str) -> tuple[Patch, NetEffects]:
     from gateway.patch import net_effects, parse_patch
 
     patch = parse_patch(text)
-    return patch, net_effects(patch, call.cwd, lambda path: read_judged(gate_at(file_root(call, path)), path), lambda path: real_path(call, path))
+    return patch, net_effects(patch, call.cwd, lambda path: read_judged(roots.gate(path), path), lambda path: real_path(call, path, roots))
 
 
 def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     from gateway.patch import PatchError
 
     assert call.text is not None
+    roots = Roots(call)
     try:
-        patch, net = _net(call, call.text)
+        patch, net = _net(call, roots, call.text)
     except PatchError:
         return PASS  # the host's parser refuses it with its own message
     except GatewayError as error:
@@ -71,7 +72,7 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     routed: list[_Routed] = []
     for effect in net.paths:
         try:
-            outcome = _judge_path(call, patch, net, effect)
+            outcome = _judge_path(call, roots, patch, net, effect)
         except GatewayError as error:
             return Answer("deny", f"Refused: {error}.")
         if isinstance(outcome, str):
@@ -80,25 +81,25 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
             routed.append(outcome)
     if refusals:
         return Answer("deny", " ".join(refusals))
-    answer = _rewritten(call, net, routed) if routed else PASS
+    answer = _rewritten(call, roots, net, routed) if routed else PASS
     if not grants or answer.action == "deny":
         return answer
-    return _with_grants(call, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+    return _with_grants(call, roots, [effect.path for effect in net.paths if effect.before != effect.after], answer)
 
 
-def _with_grants(call: HookCall, paths: list[Path], answer: Answer) -> Answer:
+def _with_grants(call: HookCall, roots: Roots, paths: list[Path], answer: Answer) -> Answer:
     """`answer`, or a denial when a path's workspace enforces typed edits and it has no live grant."""
     by_workspace: dict[Path | None, list[Path]] = {}
     for path in paths:
-        by_workspace.setdefault(file_root(call, path), []).append(path)
-    for group in by_workspace.values():
-        answer = with_grant(call, group, answer, typed=typed_for(call, group[0]))
+        by_workspace.setdefault(roots.file(path), []).append(path)
+    for root, group in by_workspace.items():
+        answer = with_grant(call, group, answer, typed=typed_at(root))
         if answer.action == "deny":
             break
     return answer
 
 
-def _judge_path(call: HookCall, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
+def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
     """None when the path's net change is allowed (or not judged), its route when it is routed,
     else the refusal."""
     from gateway.patch import PatchError, update_section
@@ -107,7 +108,7 @@ def _judge_path(call: HookCall, patch: Patch, net: NetEffects, effect: PathEffec
 
     if effect.before == effect.after:
         return None
-    gate = gate_at(file_root(call, effect.path))
+    gate = roots.gate(effect.path)
     if not gate.judged(effect.path, effect.before if effect.before is not None else effect.after):
         return None
     judged_effect, classification = gate.check_write(str(effect.path), effect.before, effect.after or "", "patch")
@@ -156,7 +157,7 @@ def _unroutable(call: HookCall, net: NetEffects, effect: PathEffect) -> str | No
     return None
 
 
-def _rewritten(call: HookCall, net: NetEffects, routed: list[_Routed]) -> Answer:
+def _rewritten(call: HookCall, roots: Roots, net: NetEffects, routed: list[_Routed]) -> Answer:
     """The patch with each routed path's sections replaced by its one section, checked: applied
     to the files as they are, it leaves every path exactly as verified."""
     from gateway.patch import PatchError, replace_sections
@@ -171,7 +172,7 @@ def _rewritten(call: HookCall, net: NetEffects, routed: list[_Routed]) -> Answer
     text = replace_sections(call.text, sections)
     expected = {effect.path: effect.after for effect in net.paths} | {done.effect.path: done.route.result for done in routed}
     try:
-        _, again = _net(call, text)
+        _, again = _net(call, roots, text)
     except (PatchError, GatewayError) as error:
         return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
     if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:

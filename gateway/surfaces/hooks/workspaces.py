@@ -53,6 +53,47 @@ def file_root(call: HookCall, path: Path) -> Path | None:
     return own_root(path) or call_root(call)
 
 
+class Roots:
+    """The workspace lookups of one hook call, each directory looked up once (a patch names
+    many files, mostly in a few directories)."""
+
+    def __init__(self, call: HookCall) -> None:
+        self.call = call
+        self._own: dict[Path, Path | None] = {}
+        self._gates: dict[Path | None, Gate] = {}
+        self._call: list[Path | None] = []
+        self._project: list[Path | None] = []
+
+    def own(self, path: Path) -> Path | None:
+        """`own_root`."""
+        directory = Path(os.path.abspath(path)).parent
+        if directory not in self._own:
+            self._own[directory] = own_root(path)
+        return self._own[directory]
+
+    def of_project(self) -> Path | None:
+        """`root_of` the call."""
+        if not self._project:
+            self._project.append(root_of(self.call))
+        return self._project[0]
+
+    def of_call(self) -> Path | None:
+        """`call_root`."""
+        if not self._call:
+            self._call.append(call_root(self.call))
+        return self._call[0]
+
+    def file(self, path: Path) -> Path | None:
+        """`file_root`."""
+        return self.own(path) or self.of_call()
+
+    def gate(self, path: Path) -> Gate:
+        root = self.file(path)
+        if root not in self._gates:
+            self._gates[root] = gate_at(root)
+        return self._gates[root]
+
+
 def typed_at(root: Path | None) -> TypedEdits | None:
     if root is None:
         return None
