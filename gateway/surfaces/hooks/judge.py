@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, Unencodable, UsageError
 from gateway.surfaces.hooks.host_edits import Edit, edit_for, host_edits, kept_last_newline, replay
-from gateway.surfaces.hooks.workspaces import Roots, call_root, file_root, gate_at, own_root, root_of, typed_at
+from gateway.surfaces.hooks.workspaces import Roots, call_root, gate_at, root_of, typed_at
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -108,11 +108,12 @@ def typed_edits(call: HookCall) -> TypedEdits | None:
     return typed_at(call_root(call))
 
 
-def typed_for(call: HookCall, path: Path, typed: TypedEdits | None | EllipsisType = ...) -> TypedEdits | None:
+def typed_for(call: HookCall, path: Path, typed: TypedEdits | None | EllipsisType = ..., roots: Roots | None = None) -> TypedEdits | None:
     """The typed-edit state that rules a write to `path`: its own workspace's (another workspace
     than the call's may hold it), else the call's (`typed`, when the caller has looked it up)."""
-    root = own_root(path)
-    if root is None or root == call_root(call):
+    roots = roots or Roots(call)
+    root = roots.own(path)
+    if root is None or root == roots.of_call():
         return typed_edits(call) if isinstance(typed, EllipsisType) else typed
     return typed_at(root)
 
@@ -132,7 +133,8 @@ def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> st
 
 def pre(call: HookCall) -> Answer:
     """The answer to a call the host is about to make."""
-    typed = typed_edits(call)
+    roots = Roots(call)
+    typed = typed_at(roots.of_call())
     found = noticed(call, typed)
     if found is not None:
         return Answer("deny", f"{found} This tool call was not run; run it again.")
@@ -147,15 +149,15 @@ def pre(call: HookCall) -> Answer:
     if call.path is None:
         return PASS
     try:
-        path = real_path(call, call.path)
+        path = real_path(call, call.path, roots)
     except OutsideWorkspace as error:
         return Answer("deny", f"Refused: {error}.")
     call = replace(call, path=path)
-    typed = typed_for(call, path, typed)
+    typed = typed_for(call, path, typed, roots)
     if call.kind not in ("edit", "write"):  # a write the gate does not judge (a notebook) still needs its grant
         return with_grant(call, [path], PASS, typed=typed)
     try:
-        judged = decide(call)
+        judged = decide(call, roots)
     except UsageError:
         raise
     except GatewayError as error:
@@ -284,9 +286,9 @@ def read_judged(gate: Gate, path: Path) -> str | None:
     return text
 
 
-def gate_for(call: HookCall) -> Gate:
+def gate_for(call: HookCall, roots: Roots | None = None) -> Gate:
     """The gate with the settings of the workspace the call's file belongs to (or the call's)."""
-    return gate_at(file_root(call, call.path) if call.path is not None else root_of(call))
+    return (roots or Roots(call)).gate(call.path) if call.path is not None else gate_at(root_of(call))
 
 
 def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
@@ -300,11 +302,11 @@ def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
     return head if head is not None else call.content if call.kind == "write" else call.edits[0].new if call.edits else None
 
 
-def decide(call: HookCall) -> Judged | None:
+def decide(call: HookCall, roots: Roots | None = None) -> Judged | None:
     """The gate's verdict on an edit or write (the first structural reading, else the last
     allowed one); None for files the gate does not judge."""
     assert call.path is not None
-    gate = gate_for(call)
+    gate = gate_for(call, roots)
     if not gate.may_judge(call.path):
         return None
     if call.kind == "edit" and not call.edits:

@@ -48,11 +48,6 @@ def own_root(path: Path) -> Path | None:
     return find_root(directory) or watched_root(Path(os.path.realpath(directory)))
 
 
-def file_root(call: HookCall, path: Path) -> Path | None:
-    """The workspace whose rules judge a write to `path`: its own, else the call's."""
-    return own_root(path) or call_root(call)
-
-
 class Roots:
     """The workspace lookups of one hook call, each directory looked up once (a patch names
     many files, mostly in a few directories)."""
@@ -84,7 +79,7 @@ class Roots:
         return self._call[0]
 
     def file(self, path: Path) -> Path | None:
-        """`file_root`."""
+        """The workspace whose rules judge a write to `path`: its own, else the call's."""
         return self.own(path) or self.of_call()
 
     def gate(self, path: Path) -> Gate:
