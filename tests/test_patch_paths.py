@@ -175,3 +175,24 @@ def test_a_write_outside_every_workspace_is_judged_by_the_calls_settings(two: tu
     (outside / "app.py").write_text(APP)
     assert "symbol operations instead" in denial(edit(a, outside / "app.py", *REMOVAL))
     assert edit(a, outside / "app.py", *BODY) is None
+
+
+def test_in_the_calls_daemon_a_write_into_another_workspace_is_planned_there(two: tuple[Path, Path]) -> None:
+    """Through workspace A's engine (as A's daemon runs the hook), B's file is judged by B's
+    settings and its routed removal planned on an engine of B, not on A's symbols."""
+    from gateway.api import Gateway
+    from gateway.surfaces.hooks import planning
+
+    a, b = two
+    engine = Gateway(a, use_servers=False)
+    try:
+        with planning.running_in(engine):
+            reply = edit(a, b / "app.py", *REMOVAL)
+            assert reply is not None and reply["hookSpecificOutput"]["updatedInput"]["file_path"] == str(b / "app.py")
+            assert planning._local and planning._local[0].workspace.root == b.resolve()
+            (b / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
+            assert "symbol operations instead" in denial(edit(a, b / "app.py", *REMOVAL))
+    finally:
+        engine.close()
+        while planning._local:
+            planning._local.pop().close()
