@@ -139,17 +139,15 @@ def _shown(call: HookCall, path: Path) -> str:
 def _unroutable(call: HookCall, net: NetEffects, effect: PathEffect) -> str | None:
     """Why a structural change of this path cannot be performed as symbol operations (None: it can)."""
     name = _shown(call, effect.path)
-    after_it = (
-        "remove them first (remove_symbol, as suggested), or add them where they belong (insert_code in an existing file); "
-        f"once {name} defines nothing, the patch can delete or move it"
-    )
+    removed = f"remove its definitions first (remove_symbol, as suggested); once {name} defines nothing, the patch can"
     if effect.moved_to == effect.path:
-        return f"the patch moves {name} onto itself, which deletes it (the host writes the destination, then removes the file): {after_it}"
+        return f"the patch moves {name} onto itself, which deletes it (the host writes the destination, then removes the file): {removed} delete it"
     if effect.after is None and effect.moved_to is not None:
         return (f"the patch moves {name} to {_shown(call, effect.moved_to)}, which takes every definition of {name} out of it "
-                f"(symbol operations do not move files): {after_it}")
+                f"(symbol operations do not move files): to keep a definition, insert it into an existing file (insert_code); "
+                f"{removed} move it")
     if effect.after is None:
-        return f"the patch deletes {name}, and every definition in it with it (symbol operations do not delete files): {after_it}"
+        return f"the patch deletes {name}, and every definition in it with it (symbol operations do not delete files): {removed} delete it"
     if effect.moved_in:
         return f"the patch writes {name} by moving another file over it; symbol operations do not move files: change {name} in place"
     if net.failure is not None:
