@@ -106,6 +106,13 @@ def test_moving_a_file_out_of_the_sources_removes_its_definitions(destination: s
     assert (workspace / "app.py").read_text() == APP
 
 
+def test_a_patch_through_the_shell_is_judged_by_its_net_effects_too(workspace: Path) -> None:
+    text = patch("*** Update File: app.py\n*** Move to: app.txt\n@@\n-    return w * h\n+    return h * w\n")
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(workspace), "tool_input": {"command": f"apply_patch <<'EOF'\n{text}EOF\n"}}
+    stdout, code = outcome("codex", json.dumps(payload).encode(), {"cwd": str(workspace), "project_dir": None})
+    assert code == 0 and "the patch moves app.py to app.txt" in denial(json.loads(stdout) if stdout else None)
+
+
 @pytest.mark.parametrize("on_structural", ["route", "deny"])
 def test_a_refusal_inside_a_move_suggests_commands_on_files_that_exist(on_structural: str, workspace: Path) -> None:
     (workspace / ".gateway").mkdir()
