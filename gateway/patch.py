@@ -7,6 +7,7 @@ writes a verified result."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,14 +65,27 @@ class Patch:
 
 
 @dataclass(frozen=True)
-class FileEffect:
-    """A file as the patch leaves it: `before` is None for a file the patch creates, `after` is
-    None for one it deletes; `new_path` is where it ends up when moved."""
+class PathEffect:
+    """One path's net change over a whole patch, whatever the operations were: its text before
+    the patch (None: absent) against its text after (None: deleted, or moved away). `changes`:
+    the indexes of the patch's changes that touch it (as their file or their Move destination);
+    `moved_to`: where a Move took its text, when it ends absent so; `moved_in`: a Move wrote it."""
 
     path: Path
-    new_path: Path | None
     before: str | None
     after: str | None
+    changes: tuple[int, ...]
+    moved_to: Path | None = None
+    moved_in: bool = False
+
+
+@dataclass(frozen=True)
+class NetEffects:
+    """Every path a patch touches, in the order it first does. `failure`: where the host's applier
+    stops (it writes the changes before that one all the same); None when the patch applies."""
+
+    paths: tuple[PathEffect, ...]
+    failure: PatchError | None = None
 
 
 def _strip_heredoc(lines: list[str]) -> list[str]:
@@ -248,29 +262,55 @@ def apply_update(before: str, change: FileChange) -> str:
     return "".join(content + end for content, end in lines)
 
 
-def effects(patch: Patch, cwd: Path, read: Callable[[Path], str | None]) -> list[FileEffect]:
-    """Each change's file before and after, in order (a later change sees an earlier one's result)."""
+def _applied(change: FileChange, path: Path, before: str | None) -> str | None:
+    if change.kind == "add":
+        return change.content
+    if before is None:
+        raise PatchError(f"Failed to read file to {'delete' if change.kind == 'delete' else 'update'} {path}: No such file or directory")
+    return None if change.kind == "delete" else apply_update(before, change)
+
+
+def net_effects(patch: Patch, cwd: Path, read: Callable[[Path], str | None], locate: Callable[[Path], Path] | None = None) -> NetEffects:
+    """Each path's text before the patch and after it, applied change by change as Codex applies
+    them (`locate`: the file a change's path names, so that two spellings of one file are one
+    path). A Move writes its destination, then removes its file: a Move onto the file itself
+    deletes it. A change that fails stops the patch; the ones before it stand."""
+    locate = locate or (lambda path: Path(os.path.abspath(path)))
+    original: dict[Path, str | None] = {}
     current: dict[Path, str | None] = {}
+    touched: dict[Path, list[int]] = {}
+    moved_to: dict[Path, Path] = {}
+    moved_in: set[Path] = set()
 
     def text_of(path: Path) -> str | None:
-        return current[path] if path in current else read(path)
+        if path not in original:
+            original[path] = read(path)
+        return current[path] if path in current else original[path]
 
-    found = []
-    for change in patch.changes:
-        path = cwd / change.path
-        before = text_of(path)
-        if change.kind == "add":
-            after: str | None = change.content
-        elif before is None:
-            raise PatchError(f"Failed to read file to {'delete' if change.kind == 'delete' else 'update'} {path}: No such file or directory")
-        else:
-            after = None if change.kind == "delete" else apply_update(before, change)
-        new_path = cwd / change.move_to if change.move_to else None
-        current[path] = after if new_path is None else None
-        if new_path is not None:
-            current[new_path] = after
-        found.append(FileEffect(path, new_path, before, after))
-    return found
+    failure = None
+    for index, change in enumerate(patch.changes):
+        path = locate(cwd / change.path)
+        try:
+            after = _applied(change, path, text_of(path))
+        except PatchError as error:
+            failure = error
+            break
+        touched.setdefault(path, []).append(index)
+        if change.move_to is None:
+            current[path] = after
+            continue
+        destination = locate(cwd / change.move_to)
+        text_of(destination)
+        touched.setdefault(destination, []).append(index)
+        current[destination], current[path] = after, None
+        moved_to[path] = destination
+        moved_in.add(destination)
+    paths = tuple(
+        PathEffect(path, original[path], current.get(path, original[path]), tuple(changes), moved_to.get(path) if current.get(path) is None else None,
+                   path in moved_in and current.get(path) is not None)
+        for path, changes in touched.items()
+    )
+    return NetEffects(paths, failure)
 
 
 def _section(path: str, move_to: str | None, chunks: list[list[str]]) -> str:
@@ -316,8 +356,9 @@ def render_patch(sections: list[str]) -> str:
     return BEGIN + "\n" + "".join(sections) + END + "\n"
 
 
-def replace_sections(patch_text: str, replacements: dict[int, str]) -> str:
-    """The patch with the given changes' sections replaced, every other line as the model wrote it."""
+def replace_sections(patch_text: str, replacements: dict[int, str | None]) -> str:
+    """The patch with the given changes' sections replaced (None: left out), every other line as
+    the model wrote it."""
     if not replacements:
         return patch_text
     patch = parse_patch(patch_text)
@@ -327,7 +368,10 @@ def replace_sections(patch_text: str, replacements: dict[int, str]) -> str:
     for index, change in enumerate(patch.changes):
         start, end = change.lines
         out += lines[cursor:start]
-        out += replacements[index].rstrip("\n").split("\n") if index in replacements else lines[start:end]
+        if index not in replacements:
+            out += lines[start:end]
+        elif (replacement := replacements[index]) is not None:
+            out += replacement.rstrip("\n").split("\n")
         cursor = end
     out += lines[cursor:]
     return "\n".join(out) + "\n"

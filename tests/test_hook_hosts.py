@@ -131,7 +131,7 @@ def codex_patch(old: str, new: str, path: str = "prices.py") -> str:
 
 
 def test_codex_a_structural_patch_is_rewritten_file_by_file(workspace: Path) -> None:
-    from gateway.patch import effects, parse_patch
+    from gateway.patch import net_effects, parse_patch
 
     patch = codex_patch(OLD, NEW)
     reply = answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "cwd": str(workspace), "tool_input": {"command": patch}})
@@ -140,8 +140,8 @@ def test_codex_a_structural_patch_is_rewritten_file_by_file(workspace: Path) -> 
     assert output["permissionDecision"] == "allow"  # Codex applies updatedInput only with it
     rewritten_patch = output["updatedInput"]["command"]
     assert "*** Add File: notes.txt\n+hello\n" in rewritten_patch  # the other file's section as the model wrote it
-    found = effects(parse_patch(rewritten_patch), workspace, lambda p: p.read_text() if p.exists() else None)
-    assert found[1].after == SOURCE.replace(OLD, NEW)
+    found = net_effects(parse_patch(rewritten_patch), workspace, lambda p: p.read_text() if p.exists() else None)
+    assert found.paths[1].after == SOURCE.replace(OLD, NEW)
 
 
 def test_codex_a_broken_patch_is_denied_and_one_that_does_not_apply_is_left_to_codex(workspace: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.patch import PatchError, apply_update, effects, extract_heredoc, parse_patch, render_patch, replace_sections, update_section
+from gateway.patch import PatchError, apply_update, extract_heredoc, net_effects, parse_patch, render_patch, replace_sections, update_section
 
 CODEX = Path(__file__).resolve().parent.parent / ".tools" / "hosts" / "node_modules" / ".bin" / "codex"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -148,15 +148,17 @@ def test_every_kind_of_change_against_codex(tmp_path: Path) -> None:
         "@@ def f():\n-    return 1\n+    return 2\n@@ def g():\n-    return f()\n+    return f() + 1\n*** Delete File: old.py\n*** End Patch\n"
     )
     read = {tmp_path / "app.py": (tmp_path / "app.py").read_text(), tmp_path / "old.py": "X = 1\n"}
-    found = effects(parse_patch(patch), tmp_path, read.get)
-    assert [(e.path.name, e.new_path.name if e.new_path else None, e.after) for e in found] == [
+    found = net_effects(parse_patch(patch), tmp_path, read.get)
+    assert found.failure is None
+    assert [(e.path.name, e.moved_to.name if e.moved_to else None, e.after) for e in found.paths] == [
         ("new_mod.py", None, "def h():\n    return 3\n"),
-        ("app.py", "app2.py", "def f():\n    return 2\n\n\ndef g():\n    return f() + 1\n"),
+        ("app.py", "app2.py", None),
+        ("app2.py", None, "def f():\n    return 2\n\n\ndef g():\n    return f() + 1\n"),
         ("old.py", None, None),
     ]
     assert codex_apply(tmp_path, patch)[0] == 0
-    assert (tmp_path / "app2.py").read_text() == found[1].after and not (tmp_path / "app.py").exists()
-    assert (tmp_path / "pkg" / "new_mod.py").read_text() == found[0].after and not (tmp_path / "old.py").exists()
+    assert (tmp_path / "app2.py").read_text() == found.paths[2].after and not (tmp_path / "app.py").exists()
+    assert (tmp_path / "pkg" / "new_mod.py").read_text() == found.paths[0].after and not (tmp_path / "old.py").exists()
 
 
 @pytest.mark.parametrize("text", [
@@ -197,3 +199,32 @@ def test_heredoc_invocations_are_recognised() -> None:
     assert extract_heredoc(f"apply_patch <<'EOF'\n{patch}EOF\n") == (None, patch)
     assert extract_heredoc(f"cd sub && apply_patch <<\"EOF\"\n{patch}EOF") == ("sub", patch)
     assert extract_heredoc("apply_patch") is None and extract_heredoc("echo <<EOF\nx\nEOF") is None
+
+
+SEQUENCES = {
+    "move over a file": "*** Update File: notes.py\n*** Move to: app.py\n@@\n-x = 1\n+x = 2\n",
+    "move onto itself": "*** Update File: app.py\n*** Move to: app.py\n@@\n-    return 1\n+    return 2\n",
+    "delete then add": "*** Delete File: app.py\n*** Add File: app.py\n+x = 3\n",
+    "add then delete": "*** Add File: new.py\n+x = 4\n*** Delete File: new.py\n",
+    "add over a file, then update": "*** Add File: app.py\n+x = 4\n*** Update File: app.py\n@@\n-x = 4\n+x = 5\n",
+    "move away and back": "*** Update File: app.py\n*** Move to: sub/../b.py\n@@\n-    return 1\n+    return 2\n"
+                          "*** Update File: b.py\n*** Move to: app.py\n@@\n-    return 2\n+    return 3\n",
+    "failing partway": "*** Update File: app.py\n@@\n-    return 1\n+    return 2\n*** Update File: missing.py\n@@\n-a\n+b\n",
+}
+
+
+@pytest.mark.parametrize("name", SEQUENCES)
+def test_each_paths_net_effect_is_what_codex_leaves(name: str, tmp_path: Path) -> None:
+    """Whatever the sequence of Add, Delete, Update and Move, each path's text after the patch is
+    the file Codex leaves there (None: no file), and a patch that fails partway is known to, with
+    the sections before the failing one written."""
+    files = {"app.py": "def f():\n    return 1\n", "notes.py": "x = 1\n"}
+    for file, text in files.items():
+        (tmp_path / file).write_text(text)
+    patch = render_patch([SEQUENCES[name]])
+    found = net_effects(parse_patch(patch), tmp_path, lambda p: p.read_text() if p.exists() else None)
+    code, message = codex_apply(tmp_path, patch)
+    assert (found.failure is not None) == (code != 0), message
+    for effect in found.paths:
+        assert effect.after == (effect.path.read_text() if effect.path.exists() else None), (name, effect.path.name)
+        assert effect.before == files.get(effect.path.name)

@@ -16,7 +16,7 @@ from gateway.reading import read_regular, too_large
 from gateway.syntax import language_for
 from gateway.textfile import check_declared_encoding, decode, editing_view, encoding_rule, normalize_fragment
 
-ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
+ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step", "patch": "patch"}
 
 
 class Gate:
@@ -70,10 +70,11 @@ class Gate:
         effect = multi_edit_effect(path, text, edits)
         return effect, self.check(effect, "multi_edit")
 
-    def check_write(self, path: str, text: str | None, content: str) -> tuple[Effect, Classification]:
+    def check_write(self, path: str, text: str | None, content: str, action: str = "write") -> tuple[Effect, Classification]:
+        """`action`: "patch" for a patch's net change of the file (its text before and after it)."""
         self.check_size(path, text, content)
         effect = write_effect(path, text, content)
-        return effect, self.check(effect, "write")
+        return effect, self.check(effect, action)
 
 
 def read_text(path: str | os.PathLike[str], registry: LanguageRegistry | None = None) -> str | None:

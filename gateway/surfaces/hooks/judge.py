@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gateway.errors import Ambiguous, Blocked, GatewayError, GrantRefused, NotFound, OutsideWorkspace, Unencodable, UsageError
 from gateway.surfaces.hooks.host_edits import Edit, edit_for, host_edits, kept_last_newline, replay
+from gateway.surfaces.hooks.workspaces import Roots, call_root, gate_at, root_of, typed_at
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
@@ -83,52 +84,38 @@ class Answer:
 PASS = Answer("pass")
 
 
-def root_of(call: HookCall) -> Path | None:
-    from gateway.config import find_root
-
-    return find_root(Path(call.project_dir or call.cwd))
-
-
-def real_path(call: HookCall, path: Path) -> Path:
+def real_path(call: HookCall, path: Path, roots: Roots | None = None) -> Path:
     """The file a write to `path` really changes: links resolved, so that the file is judged by
     its own name and text. A path inside the project (`.gateway` root, else the project or
-    working directory) whose links lead out of it is refused (OutsideWorkspace)."""
+    working directory), or inside the workspace it names by itself, whose links lead out of it
+    is refused (OutsideWorkspace)."""
     import os
 
-    root = root_of(call) or Path(call.project_dir or call.cwd)
-    real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
     named = Path(os.path.abspath(path))
-    inside = named.is_relative_to(os.path.abspath(root)) or named.is_relative_to(real_root)
-    if inside and not real.is_relative_to(real_root):
-        raise OutsideWorkspace(f"{path}: a symbolic link to {real}, outside the workspace {real_root}; refusing to write through it")
+    project, roots = Path(call.project_dir or call.cwd), roots or Roots(call)
+    for root in {roots.of_project() or project, roots.own(named) or project}:
+        real_root = Path(os.path.realpath(root))
+        inside = named.is_relative_to(os.path.abspath(root)) or named.is_relative_to(real_root)
+        if inside and not real.is_relative_to(real_root):
+            raise OutsideWorkspace(f"{path}: a symbolic link to {real}, outside the workspace {real_root}; refusing to write through it")
     return real
-
-
-def _watched_root(start: Path) -> Path | None:
-    """The nearest directory at or above `start` whose workspace the gateway watches (its
-    `.gateway/` may have been removed by the very command being checked)."""
-    from gateway.typed.state import state_path
-    from gateway.typed.watch import BASELINE
-    from gateway.userstate import state_home
-
-    home = state_home()
-    for directory in (start, *start.parents):
-        if (state_path(directory, home) / BASELINE).exists():
-            return directory
-    return None
 
 
 def typed_edits(call: HookCall) -> TypedEdits | None:
     """The typed-edit state of the project the agent works in, if it has any (.gateway/, or a
     baseline the gateway keeps for it)."""
-    root = root_of(call) or _watched_root(Path(call.project_dir or call.cwd).resolve())
-    if root is None:
-        return None
-    from gateway.typed.service import TypedEdits
-    from gateway.workspace import Workspace
+    return typed_at(call_root(call))
 
-    return TypedEdits(Workspace(root))
+
+def typed_for(call: HookCall, path: Path, typed: TypedEdits | None | EllipsisType = ..., roots: Roots | None = None) -> TypedEdits | None:
+    """The typed-edit state that rules a write to `path`: its own workspace's (another workspace
+    than the call's may hold it), else the call's (`typed`, when the caller has looked it up)."""
+    roots = roots or Roots(call)
+    root = roots.own(path)
+    if root is None or root == roots.of_call():
+        return typed_edits(call) if isinstance(typed, EllipsisType) else typed
+    return typed_at(root)
 
 
 def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> str | None:
@@ -146,7 +133,8 @@ def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> st
 
 def pre(call: HookCall) -> Answer:
     """The answer to a call the host is about to make."""
-    typed = typed_edits(call)
+    roots = Roots(call)
+    typed = typed_at(roots.of_call())
     found = noticed(call, typed)
     if found is not None:
         return Answer("deny", f"{found} This tool call was not run; run it again.")
@@ -161,14 +149,15 @@ def pre(call: HookCall) -> Answer:
     if call.path is None:
         return PASS
     try:
-        path = real_path(call, call.path)
+        path = real_path(call, call.path, roots)
     except OutsideWorkspace as error:
         return Answer("deny", f"Refused: {error}.")
     call = replace(call, path=path)
+    typed = typed_for(call, path, typed, roots)
     if call.kind not in ("edit", "write"):  # a write the gate does not judge (a notebook) still needs its grant
-        return with_grant(call, [path], PASS)
+        return with_grant(call, [path], PASS, typed=typed)
     try:
-        judged = decide(call)
+        judged = decide(call, roots)
     except UsageError:
         raise
     except GatewayError as error:
@@ -297,11 +286,9 @@ def read_judged(gate: Gate, path: Path) -> str | None:
     return text
 
 
-def gate_for(call: HookCall) -> Gate:
-    from gateway.config import gate_config
-    from gateway.gate.checker import Gate
-
-    return Gate(config=gate_config(root_of(call)))
+def gate_for(call: HookCall, roots: Roots | None = None) -> Gate:
+    """The gate with the settings of the workspace the call's file belongs to (or the call's)."""
+    return (roots or Roots(call)).gate(call.path) if call.path is not None else gate_at(root_of(call))
 
 
 def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
@@ -315,11 +302,11 @@ def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
     return head if head is not None else call.content if call.kind == "write" else call.edits[0].new if call.edits else None
 
 
-def decide(call: HookCall) -> Judged | None:
+def decide(call: HookCall, roots: Roots | None = None) -> Judged | None:
     """The gate's verdict on an edit or write (the first structural reading, else the last
     allowed one); None for files the gate does not judge."""
     assert call.path is not None
-    gate = gate_for(call)
+    gate = gate_for(call, roots)
     if not gate.may_judge(call.path):
         return None
     if call.kind == "edit" and not call.edits:

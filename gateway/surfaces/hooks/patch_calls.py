@@ -1,14 +1,35 @@
-"""Patches (`*** Begin Patch`, sent by Codex, and by OpenCode and Copilot for GPT-5 models):
-every file's net effect is judged; structural ones are routed by rewriting their sections so
-that the host's own applier writes the verified result. A patch that does not parse or apply
-is left to the host, which answers it with its own error."""
+"""Patches (`*** Begin Patch`, sent by Codex, and by OpenCode and Copilot for GPT-5 models): each
+path's net effect over the whole patch (its text before against its text after, whatever the
+Add, Delete, Update and Move sections were) is judged as one write, by the rules of the
+workspace the path belongs to. A path that ends absent (deleted, or moved away, even out of the
+workspace or to a name that is no source) is judged as losing all its text. Structural changes
+of a file that stays where it is are routed: its sections become one section that the host's
+own applier turns into the verified result; any other structural change is refused, saying
+why. A patch that does not parse is left to the host, which answers it with its own error."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError
-from gateway.surfaces.hooks.judge import PASS, Answer, HookCall, Judged, gate_for, read_judged, real_path, with_grant
+from gateway.surfaces.hooks.judge import PASS, SYMBOL_HINT, Answer, HookCall, Judged, read_judged, real_path, with_grant
+from gateway.surfaces.hooks.workspaces import Roots, typed_at
+
+if TYPE_CHECKING:
+    from gateway.patch import NetEffects, Patch, PathEffect
+    from gateway.symbols.routing import Route
+
+
+@dataclass(frozen=True)
+class _Routed:
+    """A path's structural change performed as symbol operations: the route, and its one section."""
+
+    effect: PathEffect
+    route: Route
+    section: str
 
 
 def patch_paths(call: HookCall) -> list[Path]:
@@ -29,48 +50,131 @@ def patch_paths(call: HookCall) -> list[Path]:
     return found
 
 
+def _net(call: HookCall, roots: Roots, text: str) -> tuple[Patch, NetEffects]:
+    from gateway.patch import net_effects, parse_patch
+
+    patch = parse_patch(text)
+    return patch, net_effects(patch, call.cwd, lambda path: read_judged(roots.gate(path), path), lambda path: real_path(call, path, roots))
+
+
 def judge_patch(call: HookCall, grants: bool = True) -> Answer:
-    from gateway.patch import PatchError, effects, parse_patch, replace_sections, update_section
-    from gateway.surfaces.hooks.pending import remember
+    from gateway.patch import PatchError
+
+    assert call.text is not None
+    roots = Roots(call)
+    try:
+        patch, net = _net(call, roots, call.text)
+    except PatchError:
+        return PASS  # the host's parser refuses it with its own message
+    except GatewayError as error:
+        return Answer("deny", f"Refused: {error}.")
+    refusals: list[str] = []
+    routed: list[_Routed] = []
+    for effect in net.paths:
+        try:
+            outcome = _judge_path(call, roots, patch, net, effect)
+        except GatewayError as error:
+            return Answer("deny", f"Refused: {error}.")
+        if isinstance(outcome, str):
+            refusals.append(outcome)
+        elif outcome is not None:
+            routed.append(outcome)
+    if refusals:
+        return Answer("deny", " ".join(refusals))
+    answer = _rewritten(call, roots, net, routed) if routed else PASS
+    if not grants or answer.action == "deny":
+        return answer
+    return _with_grants(call, roots, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+
+
+def _with_grants(call: HookCall, roots: Roots, paths: list[Path], answer: Answer) -> Answer:
+    """`answer`, or a denial when a path's workspace enforces typed edits and it has no live grant."""
+    by_workspace: dict[Path | None, list[Path]] = {}
+    for path in paths:
+        by_workspace.setdefault(roots.file(path), []).append(path)
+    for root, group in by_workspace.items():
+        answer = with_grant(call, group, answer, typed=typed_at(root))
+        if answer.action == "deny":
+            break
+    return answer
+
+
+def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
+    """None when the path's net change is allowed (or not judged), its route when it is routed,
+    else the refusal."""
+    from gateway.patch import PatchError, update_section
     from gateway.surfaces.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
-    assert call.text is not None
-    gate = gate_for(call)
+    if effect.before == effect.after:
+        return None
+    gate = roots.gate(effect.path)
+    if not gate.judged(effect.path, effect.before if effect.before is not None else effect.after):
+        return None
+    judged_effect, classification = gate.check_write(str(effect.path), effect.before, effect.after or "", "patch")
+    if not classification.blocked:
+        return None
+    message = classification.message
+    if not classification.routable:
+        return message
+    if gate.config.on_structural == "deny":
+        return message + SYMBOL_HINT
+    unroutable = _unroutable(call, net, effect)
+    if unroutable is not None:
+        return f"{message} Not routed: {unroutable}."
+    assert effect.before is not None and effect.after is not None
     try:
-        patch = parse_patch(call.text)
-        files = effects(patch, call.cwd, lambda path: read_judged(gate, real_path(call, path)))
-    except PatchError:
-        return PASS  # the host's applier refuses it with its own message
-    except GatewayError as error:
-        return Answer("deny", f"Refused: {error}.")
-    sections: dict[int, str] = {}
-    operations: list[dict[str, object]] = []
-    for index, (change, effect) in enumerate(zip(patch.changes, files)):
-        try:
-            target = real_path(call, effect.new_path or effect.path)
-            if effect.after is None or not gate.judged(target, effect.before if effect.before is not None else effect.after):
-                continue
-            judged_effect, classification = gate.check_write(str(target), effect.before, effect.after)
-        except GatewayError as error:
-            return Answer("deny", f"Refused: {error}.")
-        if not classification.blocked:
-            continue
-        if not classification.routable:
-            return Answer("deny", classification.message)
-        if gate.config.on_structural == "deny":
-            from gateway.surfaces.hooks.judge import SYMBOL_HINT
+        route = planned(call, Judged(classification, judged_effect, effect.path, gate))
+        section = update_section(patch.changes[effect.changes[0]].path, effect.before, route.result)
+    except (RouteRefused, PatchError) as refused:
+        return f"{message} Not routed: {str(refused).rstrip('.')}."
+    return _Routed(effect, route, section)
 
-            return Answer("deny", classification.message + SYMBOL_HINT)
-        try:
-            route = planned(call, Judged(classification, judged_effect, target, gate))
-            assert effect.before is not None
-            sections[index] = update_section(change.path, effect.before, route.result, change.move_to)
-        except (RouteRefused, PatchError) as refused:
-            return Answer("deny", f"{classification.message} Not routed: {str(refused).rstrip('.')}.")
-        remember(target, route.result, route.summary())
-        operations += [o.to_json() for o in route.operations]
-    answer = Answer("rewrite", text=replace_sections(call.text, sections), operations=operations) if sections else PASS
-    if not grants:
-        return answer
-    return with_grant(call, [e.new_path or e.path for e in files], answer)
+
+def _shown(call: HookCall, path: Path) -> str:
+    relative = os.path.relpath(path, os.path.realpath(call.cwd))
+    return str(path) if relative.startswith("..") else relative
+
+
+def _unroutable(call: HookCall, net: NetEffects, effect: PathEffect) -> str | None:
+    """Why a structural change of this path cannot be performed as symbol operations (None: it can)."""
+    name = _shown(call, effect.path)
+    removed = f"remove its definitions first (remove_symbol, as suggested); once {name} defines nothing, the patch can"
+    if effect.moved_to == effect.path:
+        return f"the patch moves {name} onto itself, which deletes it (the host writes the destination, then removes the file): {removed} delete it"
+    if effect.after is None and effect.moved_to is not None:
+        return (f"the patch moves {name} to {_shown(call, effect.moved_to)}, which takes every definition of {name} out of it "
+                f"(symbol operations do not move files): to keep a definition, insert it into an existing file (insert_code); "
+                f"{removed} move it")
+    if effect.after is None:
+        return f"the patch deletes {name}, and every definition in it with it (symbol operations do not delete files): {removed} delete it"
+    if effect.moved_in:
+        return f"the patch writes {name} by moving another file over it; symbol operations do not move files: change {name} in place"
+    if net.failure is not None:
+        return f"the patch does not apply as a whole ({net.failure}), and the host writes the sections before the failing one all the same"
+    return None
+
+
+def _rewritten(call: HookCall, roots: Roots, net: NetEffects, routed: list[_Routed]) -> Answer:
+    """The patch with each routed path's sections replaced by its one section, checked: applied
+    to the files as they are, it leaves every path exactly as verified."""
+    from gateway.patch import PatchError, replace_sections
+    from gateway.surfaces.hooks.pending import remember
+
+    sections: dict[int, str | None] = {}
+    for done in routed:
+        first, *rest = done.effect.changes
+        sections[first] = done.section
+        sections.update(dict.fromkeys(rest))
+    assert call.text is not None
+    text = replace_sections(call.text, sections)
+    expected = {effect.path: effect.after for effect in net.paths} | {done.effect.path: done.route.result for done in routed}
+    try:
+        _, again = _net(call, roots, text)
+    except (PatchError, GatewayError) as error:
+        return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
+    if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:
+        return Answer("deny", "Refused: the routed patch would not leave the files as verified; send each structural change as its own patch.")
+    for done in routed:
+        remember(done.effect.path, done.route.result, done.route.summary())
+    return Answer("rewrite", text=text, operations=[o.to_json() for done in routed for o in done.route.operations])

@@ -100,6 +100,13 @@ def _local_engine(root: Path) -> Engine:
 
 
 def route(call: HookCall, judged: Judged) -> Route:
-    """`plan` through the engine the hook runs in: the daemon's, or this process's own."""
+    """`plan` through the engine of the workspace the file belongs to: the daemon's when it is
+    the daemon's workspace, else one of this process's own (another workspace than the call's
+    may hold the file; a file of no workspace is planned as the call's workspace plans it)."""
+    from gateway.surfaces.hooks.workspaces import own_root
+
     engine = _ENGINE.get()
-    return plan(judged, engine if engine is not None else _local_engine(workspace_of(call)))
+    home = own_root(judged.path) or workspace_of(call)
+    if engine is not None and engine.workspace.root == home:
+        return plan(judged, engine)
+    return plan(judged, _local_engine(home))

@@ -1,0 +1,100 @@
+"""A multi-file patch with Add, Delete and Move sections inside the real hosts that send the
+`*** Begin Patch` format (Codex always; OpenCode and Copilot CLI for GPT-5 model ids): the
+gateway installed as a user installs it, the host's own applier writing, the assertions on the
+files on disk and on what the host told the model."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests.hosts.harness import HostSession
+from tests.hosts.sample import NEW, OLD, ROUTED, SOURCE
+from tests.test_hosts_gateway import install
+
+pytestmark = pytest.mark.hosts
+
+SHAPES = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
+
+# Allowed: a new module, a file without definitions deleted, notes moved, a body changed.
+ALLOWED = (
+    "*** Begin Patch\n"
+    "*** Add File: pkg/new_mod.py\n+def h():\n+    return 3\n"
+    "*** Delete File: consts.py\n"
+    "*** Update File: notes.txt\n*** Move to: docs/notes.txt\n@@\n-draft\n+final\n"
+    "*** Update File: shapes.py\n@@\n-    return w * h\n+    return h * w\n"
+    "*** End Patch\n"
+)
+# Structural and not routable: shapes.py moved out of the sources takes both its functions.
+MOVED_OUT = (
+    "*** Begin Patch\n"
+    "*** Add File: extra.py\n+Y = 2\n"
+    "*** Update File: shapes.py\n*** Move to: shapes.txt\n@@\n-    return 2 * (w + h)\n+    return (w + h) * 2\n"
+    "*** End Patch\n"
+)
+# Structural and routed: prices.py deleted and added again with a changed header, an update.
+REPLACED = "*** Begin Patch\n*** Delete File: prices.py\n*** Add File: prices.py\n" + "".join(
+    f"+{line}\n" for line in SOURCE.replace(OLD, NEW).splitlines()) + "*** End Patch\n"
+
+
+def step(host: str, patch: str) -> tuple[str, Any]:
+    if host == "opencode":
+        return ("apply_patch", {"patchText": patch})
+    return ("apply_patch", patch)
+
+
+MODEL = {"codex": "gpt-5.5", "opencode": "fake/gpt-5.5", "copilot": "gpt-5.5"}
+
+
+def _stop_daemons(root: Path) -> None:
+    """The workspace's daemon, which the host's MCP server may start with an environment of the
+    host's own (without GATEWAY_NO_DAEMON), and its language servers."""
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "daemon" in cmdline and "run" in cmdline and str(root) in cmdline:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                for member in [*process.children(recursive=True), process]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
+
+
+def _answers(result: Any) -> str:
+    """What the host sent the model after the patches: its tool results and the conversation."""
+    main = [body for body in result.requests if body.get("tools")]
+    conversation = {k: v for k, v in main[-1].items() if k in ("messages", "input", "contents")} if main else {}
+    return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
+
+
+@pytest.mark.parametrize("host", ["codex", "opencode", "copilot"])
+def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "prices.py").write_text(SOURCE)
+    (root / "shapes.py").write_text(SHAPES)
+    (root / "consts.py").write_text("X = 1\n")
+    (root / "notes.txt").write_text("draft\n")
+    session = HostSession(host, root, tmp_path)
+    install(session, root, host)
+    try:
+        result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, REPLACED)], model=MODEL[host])
+    finally:
+        session.close()
+        _stop_daemons(root)
+    told = _answers(result)
+    # The allowed patch, written as sent.
+    assert (root / "pkg" / "new_mod.py").read_text() == "def h():\n    return 3\n", told[-3000:]
+    assert not (root / "consts.py").exists() and not (root / "notes.txt").exists()
+    assert (root / "docs" / "notes.txt").read_text() == "final\n"
+    assert (root / "shapes.py").read_text() == SHAPES.replace("w * h", "h * w")
+    # The move out of the sources, refused whole: nothing of it written, and the model told why.
+    assert not (root / "shapes.txt").exists() and not (root / "extra.py").exists()
+    assert "the patch moves shapes.py to shapes.txt" in told and "removes function `perimeter`" in told
+    assert "gateway remove-symbol area" in told
+    # Delete + Add of prices.py, judged as its update and routed: the header change as replace_symbol.
+    assert (root / "prices.py").read_text() == ROUTED, told[-3000:]
+    assert "The gateway performed this write" in told and "replace_symbol `PriceList/total`" in told
