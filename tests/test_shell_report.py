@@ -198,6 +198,9 @@ def test_off_says_nothing_and_changes_nothing(workspace: Path) -> None:
     configure(workspace, "off")
     assert through_hooks(workspace, SED_HEADER) == ""
     assert "rate=1" in (workspace / "prices.py").read_text()
+    edit = {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(workspace),
+            "tool_input": {"file_path": "prices.py", "old_string": "len(self.prices)", "new_string": "len(self.prices) + 0"}}
+    assert hook("claude-code", edit) is None  # the key is the gate's own: every other call reads it too
 
 
 def test_a_bad_mode_is_one_clear_error(workspace: Path) -> None:
