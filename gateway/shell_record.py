@@ -24,7 +24,7 @@ import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
@@ -33,6 +33,8 @@ from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
 
 MAX_SOURCES = 20_000
+MAX_WALKED = 50_000
+KEEP_RECORD_NS = 24 * 3600 * 10**9
 RACY_NS = 2_000_000_000
 RECORDS = "shell-watch"
 INDEX = "index.json"
@@ -95,8 +97,7 @@ def _record_file(root: Path, key: str) -> Path:
 def _safe(path: str) -> bool:
     """A relative path inside the workspace, as the listing gives them (a record is state anyone
     of the user could write: it never names a file elsewhere)."""
-    parts = PurePosixPath(path).parts
-    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts and "\\" not in path
+    return bool(path) and not path.startswith("/") and "\\" not in path and "\0" not in path and ".." not in path.split("/")
 
 
 def _load(path: Path) -> Record | None:
@@ -110,14 +111,46 @@ def _load(path: Path) -> Record | None:
         return None  # unreadable: taken again, every file read
 
 
-def _save(path: Path, record: Record, key: str = "") -> None:
-    private_file(path, json.dumps(record.to_json(key), separators=(",", ":")).encode(), durable=False)
+def _skipped(path: Path) -> str | None:
+    """Why the command `path` records was not recorded (too many files), if it was not."""
+    try:
+        if path.stat().st_size >= 4096:
+            return None
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    reason = data.get("skipped") if isinstance(data, dict) else None
+    return str(reason) if reason is not None else None
+
+
+def _save(record: Record, *paths: Path, key: str = "") -> None:
+    data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
+    for path in paths:
+        private_file(path, data, durable=False)
+
+
+def _in_git(root: Path) -> bool:
+    return any((directory / ".git").exists() for directory in (root, *root.parents))
+
+
+def _walked(root: Path) -> set[str]:
+    """Every file under `root` but `.git/` and the gateway's state, as the snapshot lists a
+    directory outside git; TooManySources past MAX_WALKED files (a home directory)."""
+    found: set[str] = set()
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d != ".git" and not (d == "state" and directory.endswith(".gateway"))]
+        relative = os.path.relpath(directory, root)
+        found.update(name if relative == "." else f"{relative}/{name}" for name in names)
+        if len(found) > MAX_WALKED:
+            raise TooManySources(f"{root} is not a git repository and holds more than {MAX_WALKED} files")
+    return found
 
 
 def sources(root: Path, judged: Callable[[str], bool]) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
-    files; every file outside git) whose name the gate judges. TooManySources past the bound."""
-    found = {p for p in listed(root) if judged(p)}
+    files; outside git, every file, at most MAX_WALKED) whose name the gate judges.
+    TooManySources past the bounds."""
+    found = {p for p in (listed(root) if _in_git(root) else _walked(root)) if judged(p)}
     if len(found) > MAX_SOURCES:
         raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
     return found
@@ -128,9 +161,10 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     it may differ from `known`; the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
+    base = str(root)
     for path in sources(root, judged) | also:
         try:
-            info = os.lstat(root / path)
+            info = os.lstat(os.path.join(base, path))
         except OSError:
             continue
         if not stat.S_ISREG(info.st_mode):
@@ -151,9 +185,12 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int) -> None:
     """Record the source files before the command `key` runs (the last record as the stat cache)."""
     index = _directory(root) / INDEX
-    record = scan(root, judged, max_bytes, _load(index))
-    _save(_record_file(root, key), record, key)
-    _save(index, record)
+    try:
+        record = scan(root, judged, max_bytes, _load(index))
+    except TooManySources as error:
+        private_file(_record_file(root, key), json.dumps({"key": key, "skipped": str(error)}).encode(), durable=False)
+        return
+    _save(record, _record_file(root, key), index, key=key)
 
 
 def recorded(root: Path, key: str) -> bool:
@@ -164,12 +201,16 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     """The source files the command `key` created, deleted or changed since its record (taken
     now and kept as the next command's stat cache); None when there is no record of it."""
     path = _record_file(root, key)
+    skipped = _skipped(path)
+    if skipped is not None:
+        path.unlink(missing_ok=True)
+        raise TooManySources(skipped)
     before = _load(path)
     if before is None:
         return None
     now = scan(root, judged, max_bytes, before, frozenset(before.files))
     index = _directory(root) / INDEX
-    _save(index, now)
+    _save(now, index)
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
@@ -188,6 +229,9 @@ def _prune(root: Path, now: Record) -> None:
             return
     keep = {s.state.sha256 for s in now.files.values()}
     for entry in _directory(root).glob("*.json"):
+        if entry.name != INDEX and time.time_ns() - entry.stat().st_mtime_ns > KEEP_RECORD_NS:
+            entry.unlink(missing_ok=True)  # a command whose PostToolUse never came (the host refused it)
+            continue
         loaded = _load(entry)
         keep |= {s.state.sha256 for s in loaded.files.values()} if loaded else set()
     if (state_dir(root) / "baseline.json").exists() or (state_dir(root) / "shell").exists():

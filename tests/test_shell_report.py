@@ -49,13 +49,13 @@ def configure(root: Path, mode: str) -> None:
     (root / ".gateway" / "config.toml").write_text(f'[gate]\nshell = "{mode}"\n')
 
 
-def hook(host: str, payload: dict[str, object]) -> dict[str, object] | None:
-    out, code = hook_run(host, json.dumps(payload).encode(), {"cwd": None, "project_dir": None})
+def hook(host: str, payload: dict[str, object], project_dir: str | None = None) -> dict[str, object] | None:
+    out, code = hook_run(host, json.dumps(payload).encode(), {"cwd": None, "project_dir": project_dir})
     assert code == 0
     return json.loads(out) if out else None
 
 
-def through_hooks(root: Path, command: str, host: str = "claude-code", use_id: str = "toolu_1") -> str:
+def through_hooks(root: Path, command: str, host: str = "claude-code", use_id: str = "toolu_1", project_dir: str | None = None) -> str:
     """Run `command` between the host's pre and post hooks; what the post hook told the agent ("" for nothing)."""
     if host == "codex":
         payload: dict[str, object] = {"tool_name": "Bash", "tool_use_id": use_id, "cwd": str(root), "tool_input": {"command": command}}
@@ -66,10 +66,10 @@ def through_hooks(root: Path, command: str, host: str = "claude-code", use_id: s
     else:
         payload = {"tool_name": "Bash", "tool_use_id": use_id, "session_id": "s", "cwd": str(root), "tool_input": {"command": command}}
         events = ("PreToolUse", "PostToolUse")
-    assert hook(host, {**payload, "hook_event_name": events[0]}) is None  # a shell command is never denied for what it may write
+    assert hook(host, {**payload, "hook_event_name": events[0]}, project_dir) is None  # a shell command is never denied for what it may write
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     subprocess.run(["bash", "-c", command], cwd=root, capture_output=True, timeout=60, env=env)
-    answer = hook(host, {**payload, "hook_event_name": events[1]})
+    answer = hook(host, {**payload, "hook_event_name": events[1]}, project_dir)
     if answer is None:
         return ""
     return str(answer["hookSpecificOutput"]["additionalContext"])  # type: ignore[index]
@@ -241,3 +241,14 @@ def test_the_record_is_bounded_to_source_files(workspace: Path) -> None:
     assert record.files["big.py"].state.sha256 == UNREAD  # past max_file_bytes: its stat alone
     shutil.rmtree(workspace / ".git")
     assert set(scan(workspace, _judged_by_name(Gate()), 1 << 20, None).files) == {"prices.py", "shapes.ts", "big.py"}
+
+
+def test_outside_git_the_project_is_walked_within_a_bound(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway import shell_record
+
+    shutil.rmtree(workspace / ".git")
+    told = through_hooks(workspace, SED_HEADER, project_dir=str(workspace))
+    assert "changed the header of method `PriceList/total`" in told
+    monkeypatch.setattr(shell_record, "MAX_WALKED", 2)
+    told = through_hooks(workspace, SED_HEADER.replace("rate=1", "rate=2"), use_id="toolu_2", project_dir=str(workspace))
+    assert told == f"The gateway could not check what the shell command changed: {workspace} is not a git repository and holds more than 2 files."
