@@ -34,8 +34,10 @@ RUNNERS = {"npx", "pnpx", "uvx", "pipx", "bunx"}
 @dataclass
 class Review:
     """A command's changes as judged: each file's verdict, the ones put back (and how), the
-    ones that could not be, and the files past the bound left unjudged."""
+    ones that could not be, and the files past the bound left unjudged; `setting`: `[gate]
+    shell` as it was before the command ran."""
 
+    setting: str
     changes: list[CommandChange] = field(default_factory=list)
     put_back: dict[str, str] = field(default_factory=dict)
     not_put_back: dict[str, str] = field(default_factory=dict)
@@ -63,7 +65,7 @@ def _judged_by_name(gate: Gate) -> Callable[[str], bool]:
 
 
 def before_command(gate: Gate, root: Path, key: str) -> None:
-    record_before(root, key, _judged_by_name(gate), gate.config.max_file_bytes)
+    record_before(root, key, _judged_by_name(gate), gate.config.max_file_bytes, gate.config.shell)
 
 
 def _text(gate: Gate, path: str, data: bytes) -> tuple[str, str]:
@@ -90,13 +92,16 @@ def _texts(gate: Gate, root: Path, change: FileChange) -> tuple[str | None, str 
     return before, after, codec
 
 
-def after_command(gate: Gate, root: Path, key: str, put_back: bool) -> Review | None:
-    """The command's changes judged (and, with `put_back`, the structural ones undone); None
-    when there is no record of the workspace from before it ran."""
-    changes = changes_after(root, key, _judged_by_name(gate), gate.config.max_file_bytes)
-    if changes is None:
+def after_command(gate: Gate, root: Path, key: str, may_put_back: bool) -> Review | None:
+    """The command's changes judged (and, where the setting before it ran was "put_back" and
+    `may_put_back`, the structural ones undone); None when there is no record of the
+    workspace from before it ran."""
+    found = changes_after(root, key, _judged_by_name(gate), gate.config.max_file_bytes)
+    if found is None:
         return None
-    review = Review(unjudged=max(0, len(changes) - MAX_JUDGED))
+    changes, setting = found
+    put_back = may_put_back and setting == "put_back"
+    review = Review(setting, unjudged=max(0, len(changes) - MAX_JUDGED))
     for change in changes[:MAX_JUDGED]:
         try:
             before, after, codec = _texts(gate, root, change)

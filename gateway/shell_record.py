@@ -64,11 +64,15 @@ class Seen:
 
 @dataclass
 class Record:
+    """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
+    command finds in the config afterwards does not decide: it may have changed it)."""
+
     files: dict[str, Seen]
     taken_ns: int
+    setting: str = ""
 
     def to_json(self, key: str = "") -> dict[str, Any]:
-        return {"key": key, "taken_ns": self.taken_ns, "files": {p: s.to_json() for p, s in self.files.items()}}
+        return {"key": key, "taken_ns": self.taken_ns, "setting": self.setting, "files": {p: s.to_json() for p, s in self.files.items()}}
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ def _load(path: Path) -> Record | None:
     try:
         data = json.loads(path.read_text("utf-8"))
         files = {p: Seen.from_json(v) for p, v in data["files"].items() if _safe(p)}
-        return Record(files, int(data["taken_ns"]))
+        return Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -182,7 +186,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     return Record(files, taken)
 
 
-def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int) -> None:
+def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
     """Record the source files before the command `key` runs (the last record as the stat cache)."""
     index = _directory(root) / INDEX
     try:
@@ -190,6 +194,7 @@ def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     except TooManySources as error:
         private_file(_record_file(root, key), json.dumps({"key": key, "skipped": str(error)}).encode(), durable=False)
         return
+    record.setting = setting
     _save(record, _record_file(root, key), index, key=key)
 
 
@@ -197,9 +202,10 @@ def recorded(root: Path, key: str) -> bool:
     return _record_file(root, key).exists()
 
 
-def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int) -> list[FileChange] | None:
+def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int) -> tuple[list[FileChange], str] | None:
     """The source files the command `key` created, deleted or changed since its record (taken
-    now and kept as the next command's stat cache); None when there is no record of it."""
+    now and kept as the next command's stat cache), and the record's setting; None when there
+    is no record of it."""
     path = _record_file(root, key)
     skipped = _skipped(path)
     if skipped is not None:
@@ -218,7 +224,7 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):
             changes.append(FileChange(name, old, new))
-    return changes
+    return changes, before.setting
 
 
 def _prune(root: Path, now: Record) -> None:

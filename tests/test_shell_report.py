@@ -252,3 +252,14 @@ def test_outside_git_the_project_is_walked_within_a_bound(workspace: Path, monke
     monkeypatch.setattr(shell_record, "MAX_WALKED", 2)
     told = through_hooks(workspace, SED_HEADER.replace("rate=1", "rate=2"), use_id="toolu_2", project_dir=str(workspace))
     assert told == f"The gateway could not check what the shell command changed: {workspace} is not a git repository and holds more than 2 files."
+
+
+def test_the_setting_before_the_command_decides(workspace: Path) -> None:
+    configure(workspace, "put_back")
+    told = through_hooks(workspace, f"""printf '[gate]\\nshell = "off"\\n' > .gateway/config.toml && {SED_HEADER}""")
+    assert "put those changes back" in told and (workspace / "prices.py").read_text() == SOURCE
+
+
+def test_a_change_that_cannot_be_judged_is_said(workspace: Path) -> None:
+    told = through_hooks(workspace, "printf 'x\\000y' >> prices.py")
+    assert told.startswith("The shell command changed source files the gateway could not judge: prices.py (") and "binary" in told

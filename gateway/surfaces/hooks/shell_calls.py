@@ -114,7 +114,7 @@ def _watch_before(call: HookCall) -> None:
         return
     gate = gate_for(call)
     if gate.config.shell != "off":
-        with contextlib.suppress(GatewayError, OSError):
+        with contextlib.suppress(GatewayError, OSError, ValueError):
             before_command(gate, root, call.key)
 
 
@@ -123,18 +123,25 @@ def _watch_after(call: HookCall) -> Answer:
     from gateway.surfaces.hooks.judge import gate_for
 
     root = watch_root(call)
-    gate = gate_for(call)
-    if root is None or gate.config.shell == "off" or call.text is None:
+    if root is None or call.text is None:
         return PASS
+    gate = gate_for(call)
     exempt = kept_as_is(call.text)
     try:
-        review = after_command(gate, root, call.key, gate.config.shell == "put_back" and exempt is None)
-    except (GatewayError, OSError) as error:
+        review = after_command(gate, root, call.key, exempt is None)
+    except (GatewayError, OSError, ValueError) as error:
         return Answer("context", f"The gateway could not check what the shell command changed: {error}.")
-    if review is None:
+    if review is None:  # no record: the check was off before the command, or the record could not be made
+        if gate.config.shell == "off":
+            return PASS
         return Answer("context", "The gateway could not check what the shell command changed: it has no record of the "
                                  "workspace's source files from before the command ran.")
-    return _report(call, review, exempt, gate.config.shell == "put_back") if review.structural else PASS
+    if review.structural:
+        return _report(call, review, exempt, review.setting == "put_back")
+    unjudged = [f"{c.path} ({c.unjudged})" for c in review.changes if c.unjudged is not None]
+    if unjudged:
+        return Answer("context", f"The shell command changed source files the gateway could not judge: {', '.join(unjudged[:5])}.")
+    return PASS
 
 
 def _describe(d: TouchedDefinition) -> str:
