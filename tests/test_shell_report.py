@@ -263,3 +263,13 @@ def test_the_setting_before_the_command_decides(workspace: Path) -> None:
 def test_a_change_that_cannot_be_judged_is_said(workspace: Path) -> None:
     told = through_hooks(workspace, "printf 'x\\000y' >> prices.py")
     assert told.startswith("The shell command changed source files the gateway could not judge: prices.py (") and "binary" in told
+
+
+def test_a_patch_run_through_the_shell_is_judged_as_a_patch_not_reported(workspace: Path) -> None:
+    patch = ("*** Begin Patch\n*** Update File: prices.py\n@@ class PriceList:\n"
+             "-        return len(self.prices)\n+        return len(self.prices) + 0\n*** End Patch\n")
+    command = f"apply_patch <<'EOF'\n{patch}EOF\n"
+    payload = {"tool_name": "Bash", "tool_use_id": "p1", "cwd": str(workspace), "tool_input": {"command": command}}
+    assert hook("codex", {**payload, "hook_event_name": "PreToolUse"}) is None
+    (workspace / "prices.py").write_text(SOURCE.replace("len(self.prices)", "len(self.prices) + 0"))  # as Codex applies it
+    assert hook("codex", {**payload, "hook_event_name": "PostToolUse"}) is None

@@ -26,6 +26,13 @@ def _enforced(call: HookCall) -> TypedEdits | None:
     return typed if typed is not None and typed.config().enforce else None
 
 
+def _runs_a_patch(command: str) -> bool:
+    """Whether the command applies a patch through the shell (judged as that patch before it ran)."""
+    from gateway.patch import extract_heredoc
+
+    return ("apply_patch" in command or "applypatch" in command) and extract_heredoc(command) is not None
+
+
 def _shell_patch(call: HookCall) -> Answer | None:
     """The answer for a command that applies a patch through the shell; None for other commands."""
     from gateway.patch import extract_heredoc
@@ -123,7 +130,7 @@ def _watch_after(call: HookCall) -> Answer:
     from gateway.surfaces.hooks.judge import gate_for
 
     root = watch_root(call)
-    if root is None or call.text is None:
+    if root is None or call.text is None or _runs_a_patch(call.text):
         return PASS
     gate = gate_for(call)
     exempt = kept_as_is(call.text)
