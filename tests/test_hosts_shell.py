@@ -5,6 +5,7 @@ why and with which tool to make the change)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import SOURCE
-from tests.test_hosts_gateway import HOSTS, _sent_back, install, workspace  # noqa: F401 - the fixture
+from tests.test_hosts_gateway import HOSTS, _sent_back, install
 
 pytestmark = pytest.mark.hosts
 
@@ -20,6 +21,15 @@ SED_HEADER = "sed -i 's/def total(self, tax):/def total(self, tax, rate=1):/' pr
 REPORTED = "prices.py line 9: changed the header of method `PriceList/total`"
 EDIT_TOOL = {"claude-code": "the Edit and Write tools", "copilot": "the edit and create tools", "gemini": "the replace and write_file tools",
              "codex": "the apply_patch tool", "opencode": "the edit and write tools"}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "prices.py").write_text(SOURCE)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
 
 
 def _run(session: HostSession, host: str, command: str) -> Any:
