@@ -10,6 +10,7 @@ from the repository or formats and generates code (`kept_as_is`) is reported, ne
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from gateway.shell_record import FileChange, Seen, changes_after, kept_bytes, re
 from gateway.textfile import decode, encoding_rule, round_trips
 
 MAX_JUDGED = 200
+JUDGE_SECONDS = 10.0  # well inside the hosts' hook timeout (120 s as installed)
 SEPARATORS = {"&&", "||", ";", "|", "&", ";;", "\n"}
 GIT_FROM_REPOSITORY = {"checkout", "switch", "restore", "reset", "stash", "pull", "merge", "rebase", "cherry-pick", "revert", "am",
                        "clone", "fetch", "mv", "rm", "submodule", "status", "diff", "log", "show", "add", "commit"}
@@ -102,7 +104,11 @@ def after_command(gate: Gate, root: Path, key: str, may_put_back: bool) -> Revie
     changes, setting = found
     put_back = may_put_back and setting == "put_back"
     review = Review(setting, unjudged=max(0, len(changes) - MAX_JUDGED))
-    for change in changes[:MAX_JUDGED]:
+    deadline = time.monotonic() + JUDGE_SECONDS
+    for number, change in enumerate(changes[:MAX_JUDGED]):
+        if time.monotonic() > deadline:
+            review.unjudged += min(len(changes), MAX_JUDGED) - number
+            break
         try:
             before, after, codec = _texts(gate, root, change)
         except GatewayError as error:

@@ -262,7 +262,7 @@ def test_the_setting_before_the_command_decides(workspace: Path) -> None:
 
 def test_a_change_that_cannot_be_judged_is_said(workspace: Path) -> None:
     told = through_hooks(workspace, "printf 'x\\000y' >> prices.py")
-    assert told.startswith("The shell command changed source files the gateway could not judge: prices.py (") and "binary" in told
+    assert told.startswith("The shell command changed source files the gateway did not judge: prices.py (") and "binary" in told
 
 
 def test_a_patch_run_through_the_shell_is_judged_as_a_patch_not_reported(workspace: Path) -> None:
@@ -273,3 +273,13 @@ def test_a_patch_run_through_the_shell_is_judged_as_a_patch_not_reported(workspa
     assert hook("codex", {**payload, "hook_event_name": "PreToolUse"}) is None
     (workspace / "prices.py").write_text(SOURCE.replace("len(self.prices)", "len(self.prices) + 0"))  # as Codex applies it
     assert hook("codex", {**payload, "hook_event_name": "PostToolUse"}) is None
+
+
+def test_past_the_bound_files_are_counted_not_judged(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway import shell_changes
+
+    monkeypatch.setattr(shell_changes, "MAX_JUDGED", 1)
+    told = through_hooks(workspace, f"{TS_HEADER} && {SED_HEADER}")
+    assert "prices.py line 9: changed the header of method `PriceList/total`" in told  # sorted: prices.py first
+    assert "Not judged: 1 more source files (past the 1 files or 10 s judged per command)." in told
+    assert "shapes.ts line" not in told

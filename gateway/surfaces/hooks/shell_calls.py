@@ -145,10 +145,20 @@ def _watch_after(call: HookCall) -> Answer:
                                  "workspace's source files from before the command ran.")
     if review.structural:
         return _report(call, review, exempt, review.setting == "put_back")
-    unjudged = [f"{c.path} ({c.unjudged})" for c in review.changes if c.unjudged is not None]
-    if unjudged:
-        return Answer("context", f"The shell command changed source files the gateway could not judge: {', '.join(unjudged[:5])}.")
-    return PASS
+    unjudged = _unjudged(review)
+    return Answer("context", f"The shell command changed source files the gateway did not judge: {unjudged}.") if unjudged else PASS
+
+
+def _unjudged(review: Review) -> str:
+    """The files left unjudged, and why ("" for none)."""
+    from gateway import shell_changes
+
+    named = [f"{c.path} ({c.unjudged})" for c in review.changes if c.unjudged is not None]
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    if review.unjudged:
+        past = f"{review.unjudged} more source files (past the {shell_changes.MAX_JUDGED} files or {shell_changes.JUDGE_SECONDS:.0f} s judged per command)"
+        shown = f"{shown}; {past}" if shown else past
+    return shown
 
 
 def _describe(d: TouchedDefinition) -> str:
@@ -191,12 +201,12 @@ def _report(call: HookCall, review: Review, exempt: str | None, gate_mode_put_ba
     if exempt and gate_mode_put_back:
         parts.append(f"Kept as written: {exempt} is reported, never put back.")
     others = [c.path for c in review.changes if not c.structural and c.unjudged is None]
-    unjudged = [f"{c.path} ({c.unjudged})" for c in review.changes if c.unjudged is not None]
+    unjudged = _unjudged(review)
     if others:
         parts.append(f"It also changed {len(others)} other source file(s) without changing definitions: {', '.join(others[:5])}"
                      f"{', …' if len(others) > 5 else ''}.")
-    if unjudged or review.unjudged:
-        parts.append(f"Not judged: {', '.join(unjudged[:5])}{f' and {review.unjudged} more files' if review.unjudged else ''}.")
+    if unjudged:
+        parts.append(f"Not judged: {unjudged}.")
     if exempt:
         return Answer("context", "\n".join(parts))
     tools = HOST_EDIT_TOOLS.get(call.host, "the host's edit tools")
