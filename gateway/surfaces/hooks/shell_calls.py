@@ -52,7 +52,8 @@ def _shell_patch(call: HookCall) -> Answer | None:
 
 def before_shell(call: HookCall) -> Answer:
     """Before a shell command: nothing is denied for what it might write; with typed edits
-    enforced the workspace is recorded, and the command verified after it ran."""
+    enforced the workspace is recorded, and the command verified after it ran; otherwise its
+    source files are recorded for `[gate] shell`."""
     assert call.text is not None
     patched = _shell_patch(call) if "apply_patch" in call.text or "applypatch" in call.text else None
     if patched is not None and patched.action != "pass":
@@ -69,7 +70,8 @@ def before_shell(call: HookCall) -> Answer:
 
 
 def after_shell(call: HookCall) -> Answer:
-    """After a shell command: every workspace change without a live grant put back, and said."""
+    """After a shell command: under enforcement every workspace change without a live grant put
+    back, and said; otherwise what `[gate] shell` says of the command's changes."""
     typed = typed_edits(call)
     if call.text is None:
         return PASS
