@@ -9,6 +9,7 @@ from the repository or formats and generates code (`kept_as_is`) is reported, ne
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Callable
@@ -137,6 +138,8 @@ def _put_back(gate: Gate, root: Path, change: FileChange, verdict: CommandChange
             raise Stale(f"{change.path}: changed again meanwhile")
 
     try:
+        if not Path(os.path.realpath(target.parent)).is_relative_to(os.path.realpath(root)):
+            raise GatewayError(f"its directory now leads out of the workspace, to {os.path.realpath(target.parent)}")
         unchanged_since()
         if partial is not None and change.after is not None:
             replace_atomically(target, partial.encode(codec), change.after.state.mode, before_rename=unchanged_since)

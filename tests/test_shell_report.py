@@ -283,3 +283,15 @@ def test_past_the_bound_files_are_counted_not_judged(workspace: Path, monkeypatc
     assert "prices.py line 9: changed the header of method `PriceList/total`" in told  # sorted: prices.py first
     assert "Not judged: 1 more source files (past the 1 files or 10 s judged per command)." in told
     assert "shapes.ts line" not in told
+
+
+def test_put_back_never_writes_through_a_directory_that_now_leads_out(workspace: Path, tmp_path: Path) -> None:
+    configure(workspace, "put_back")
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "mod.py").write_text(SOURCE)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "mod.py").write_text(SOURCE.replace("def total(self, tax):", "def total(self, tax, rate=1):"))
+    told = through_hooks(workspace, f"rm -r pkg && ln -s {outside} pkg")
+    assert "pkg/mod.py (its directory now leads out of the workspace" in told
+    assert "rate=1" in (outside / "mod.py").read_text()
