@@ -62,12 +62,14 @@ def timed(action: object) -> list[float]:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
-        root = Path(temp)
+        root = Path(temp) / "ws"
+        root.mkdir()
         size = build(root)
         status = timed(lambda: subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True))
-        snapshots = timed(lambda: take(root))
-        before = take(root)
-        compares = timed(lambda: compare(root, before))
+        objects = Path(temp) / "objects"  # the kept bytes, outside the workspace as the user state is
+        snapshots = timed(lambda: take(root, objects))
+        before = take(root, objects)
+        compares = timed(lambda: compare(root, before, objects))
         both = [a + b for a, b in zip(snapshots, compares, strict=True)]
         hook = [str(Path(sys.executable).parent / "gateway"), "hook", "claude-code"]
         payload = {"tool_name": "Bash", "tool_use_id": "bench", "cwd": str(root), "tool_input": {"command": "pytest -q"}}

@@ -52,15 +52,18 @@ class GateConfig:
     """`[gate]`: files (and writes) larger than `max_file_bytes` are refused, not judged slowly;
     `on_structural` says what agent-facing surfaces do with a structural write ("route" or "deny");
     `on_new_syntax_error` whether a write that adds a syntax error is refused ("refuse") or
-    judged like any other ("allow")."""
+    judged like any other ("allow"); `shell` what happens after a shell command changed source
+    files: "report" (the agent is told each definition it changed, unverified), "put_back" (those
+    structural changes are also undone) or "off"."""
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     on_structural: str = "route"
     on_new_syntax_error: str = "refuse"
+    shell: str = "report"
 
 
 def gate_config(root: Path | None) -> GateConfig:
-    data = _known_table(root, "gate", {"max_file_bytes", "on_structural", "on_new_syntax_error"})
+    data = _known_table(root, "gate", {"max_file_bytes", "on_structural", "on_new_syntax_error", "shell"})
     limit = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
         raise UsageError(f"{CONFIG_PATH}: [gate] max_file_bytes must be a positive integer")
@@ -70,7 +73,10 @@ def gate_config(root: Path | None) -> GateConfig:
     on_syntax = data.get("on_new_syntax_error", "refuse")
     if on_syntax not in ("refuse", "allow"):
         raise UsageError(f'{CONFIG_PATH}: [gate] on_new_syntax_error must be "refuse" or "allow"')
-    return GateConfig(max_file_bytes=limit, on_structural=on_structural, on_new_syntax_error=on_syntax)
+    shell = data.get("shell", "report")
+    if shell not in ("report", "put_back", "off"):
+        raise UsageError(f'{CONFIG_PATH}: [gate] shell must be "report", "put_back" or "off"')
+    return GateConfig(max_file_bytes=limit, on_structural=on_structural, on_new_syntax_error=on_syntax, shell=shell)
 
 
 MOST_PRESTARTED = 16

@@ -51,7 +51,8 @@ class HookCall:
     (`text` is a `*** Begin Patch` patch), "shell" (`text` is a command) or "other".
     `style`: how the host's edit tool departs from a plain exact replacement: "claude" (an
     empty new_string also deletes the newline after the text it removes), "gemini" (the file
-    keeps whether it ended with a newline), or "exact"."""
+    keeps whether it ended with a newline), or "exact". `host`: the host it came from, whose own
+    edit tools a note names."""
 
     event: Literal["pre", "post"]
     kind: Literal["edit", "write", "patch", "shell", "other"]
@@ -64,6 +65,7 @@ class HookCall:
     text: str | None = None
     key: str = ""
     style: Literal["exact", "claude", "gemini"] = "exact"
+    host: str = ""
 
 
 @dataclass(frozen=True)

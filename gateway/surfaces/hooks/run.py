@@ -113,6 +113,7 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
         reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason))) if answer.action != "pass" else None
         return (json.dumps(reply), 0) if reply else ("", 0)
     call = module.to_call(payload, context, event)
+    call = replace(call, host=host) if call is not None else None
     answer = PASS if call is None else judge.pre(call) if call.event == "pre" else judge.post(call)
     reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason)))
     return (json.dumps(reply), 0) if reply else ("", 0)

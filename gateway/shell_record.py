@@ -1,0 +1,252 @@
+"""A workspace's source files recorded before a shell command and compared after it (`[gate]
+shell`), cheaply enough to run around every command.
+
+It is the enforcement snapshot (gateway.snapshot: its listing, its content-addressed store of
+kept bytes in the workspace's user state, its file states), bounded:
+- only files the gate judges by their name (a language with a symbol backend claims the
+  extension or file name), at most `MAX_SOURCES` of them, each at most `[gate]
+  max_file_bytes` (a larger one is recorded by its stat alone, and never judged);
+- a file is read again only when its stat (size, mtime, ctime, inode) differs from the one it
+  had when last read, or when it changed within `RACY_NS` of that reading (git's "racily
+  clean" rule: a write in the same clock tick leaves the stat as it was).
+So what is kept outside the workspace is one copy of each source file's bytes by digest,
+shared by every record and dropped a day after none names it; a command costs a listing and
+a stat per source file, plus reading the files that changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import GatewayError
+from gateway.snapshot import FileState, _keep, _read, listed, previous_bytes, prune_objects
+from gateway.typed.state import objects_dir, state_dir
+from gateway.userstate import private_file
+
+MAX_SOURCES = 20_000
+MAX_WALKED = 50_000
+KEEP_RECORD_NS = 24 * 3600 * 10**9
+RACY_NS = 2_000_000_000
+RECORDS = "shell-watch"
+INDEX = "index.json"
+PRUNE_EVERY_NS = 3600 * 10**9
+UNREAD = ""  # the digest of a file too large to be read (known by its stat alone)
+
+
+class TooManySources(GatewayError):
+    pass
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One file as recorded: its state (mode, SHA-256 of the kept bytes; UNREAD when too large)
+    and the stat it had when read: (size, mtime_ns, ctime_ns, inode)."""
+
+    state: FileState
+    stat: tuple[int, int, int, int]
+
+    def to_json(self) -> list[Any]:
+        return [self.state.mode, self.state.sha256, *self.stat]
+
+    @classmethod
+    def from_json(cls, value: list[Any]) -> Seen:
+        return cls(FileState(int(value[0]), str(value[1])), (int(value[2]), int(value[3]), int(value[4]), int(value[5])))
+
+
+@dataclass
+class Record:
+    """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
+    command finds in the config afterwards does not decide: it may have changed it)."""
+
+    files: dict[str, Seen]
+    taken_ns: int
+    setting: str = ""
+
+    def to_json(self, key: str = "") -> dict[str, Any]:
+        return {"key": key, "taken_ns": self.taken_ns, "setting": self.setting, "files": {p: s.to_json() for p, s in self.files.items()}}
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A source file a command created (before None), deleted (after None) or changed."""
+
+    path: str
+    before: Seen | None
+    after: Seen | None
+
+    @property
+    def what(self) -> str:
+        return "created" if self.before is None else "deleted" if self.after is None else "changed"
+
+
+def _directory(root: Path) -> Path:
+    directory = state_dir(root) / RECORDS
+    directory.mkdir(exist_ok=True, mode=0o700)
+    return directory
+
+
+def _record_file(root: Path, key: str) -> Path:
+    return _directory(root) / f"{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:32]}.json"
+
+
+def _safe(path: str) -> bool:
+    """A relative path inside the workspace, as the listing gives them (a record is state anyone
+    of the user could write: it never names a file elsewhere)."""
+    return bool(path) and not path.startswith("/") and "\\" not in path and "\0" not in path and ".." not in path.split("/")
+
+
+def _load(path: Path) -> Record | None:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        files = {p: Seen.from_json(v) for p, v in data["files"].items() if _safe(p)}
+        return Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None  # unreadable: taken again, every file read
+
+
+def _skipped(path: Path) -> str | None:
+    """Why the command `path` records was not recorded (too many files), if it was not."""
+    try:
+        if path.stat().st_size >= 4096:
+            return None
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    reason = data.get("skipped") if isinstance(data, dict) else None
+    return str(reason) if reason is not None else None
+
+
+def _save(record: Record, *paths: Path, key: str = "") -> None:
+    data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
+    for path in paths:
+        private_file(path, data, durable=False)
+
+
+def _in_git(root: Path) -> bool:
+    return any((directory / ".git").exists() for directory in (root, *root.parents))
+
+
+def _walked(root: Path) -> set[str]:
+    """Every file under `root` but `.git/` and the gateway's state, as the snapshot lists a
+    directory outside git; TooManySources past MAX_WALKED files (a home directory)."""
+    found: set[str] = set()
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d != ".git" and not (d == "state" and directory.endswith(".gateway"))]
+        relative = os.path.relpath(directory, root)
+        found.update(name if relative == "." else f"{relative}/{name}" for name in names)
+        if len(found) > MAX_WALKED:
+            raise TooManySources(f"{root} is not a git repository and holds more than {MAX_WALKED} files")
+    return found
+
+
+def sources(root: Path, judged: Callable[[str], bool]) -> set[str]:
+    """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
+    files; outside git, every file, at most MAX_WALKED) whose name the gate judges.
+    TooManySources past the bounds."""
+    found = {p for p in (listed(root) if _in_git(root) else _walked(root)) if judged(p)}
+    if len(found) > MAX_SOURCES:
+        raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
+    return found
+
+
+def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Record | None, also: frozenset[str] = frozenset()) -> Record:
+    """Every source file (and the paths in `also`) as it is now, read only where its stat says
+    it may differ from `known`; the bytes of each file read are kept in the objects directory."""
+    taken, objects, files = time.time_ns(), objects_dir(root), {}
+    trusted_before = known.taken_ns - RACY_NS if known is not None else 0
+    base = str(root)
+    for path in sources(root, judged) | also:
+        try:
+            info = os.lstat(os.path.join(base, path))
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+        old = known.files.get(path) if known is not None else None
+        if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
+            files[path] = old
+        elif info.st_size > max_bytes:
+            files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
+        else:
+            read = _read(root, path)
+            if read is not None:
+                files[path] = Seen(FileState(read[1], _keep(objects, read[0])), key)
+    return Record(files, taken)
+
+
+def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
+    """Record the source files before the command `key` runs (the last record as the stat cache)."""
+    index = _directory(root) / INDEX
+    try:
+        record = scan(root, judged, max_bytes, _load(index))
+    except TooManySources as error:
+        private_file(_record_file(root, key), json.dumps({"key": key, "skipped": str(error)}).encode(), durable=False)
+        return
+    record.setting = setting
+    _save(record, _record_file(root, key), index, key=key)
+
+
+def recorded(root: Path, key: str) -> bool:
+    return _record_file(root, key).exists()
+
+
+def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int) -> tuple[list[FileChange], str] | None:
+    """The source files the command `key` created, deleted or changed since its record (taken
+    now and kept as the next command's stat cache), and the record's setting; None when there
+    is no record of it."""
+    path = _record_file(root, key)
+    skipped = _skipped(path)
+    if skipped is not None:
+        path.unlink(missing_ok=True)
+        raise TooManySources(skipped)
+    before = _load(path)
+    if before is None:
+        return None
+    now = scan(root, judged, max_bytes, before, frozenset(before.files))
+    index = _directory(root) / INDEX
+    _save(now, index)
+    path.unlink(missing_ok=True)
+    _prune(root, now)
+    changes = []
+    for name in sorted(before.files.keys() | now.files.keys()):
+        old, new = before.files.get(name), now.files.get(name)
+        if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):
+            changes.append(FileChange(name, old, new))
+    return changes, before.setting
+
+
+def _prune(root: Path, now: Record) -> None:
+    """Drop kept bytes no record needs (at most once an hour; enforcement's own records count)."""
+    marker = _directory(root) / ".pruned"
+    with contextlib.suppress(OSError):
+        if time.time_ns() - marker.stat().st_mtime_ns < PRUNE_EVERY_NS:
+            return
+    keep = {s.state.sha256 for s in now.files.values()}
+    for entry in _directory(root).glob("*.json"):
+        if entry.name != INDEX and time.time_ns() - entry.stat().st_mtime_ns > KEEP_RECORD_NS:
+            entry.unlink(missing_ok=True)  # a command whose PostToolUse never came (the host refused it)
+            continue
+        loaded = _load(entry)
+        keep |= {s.state.sha256 for s in loaded.files.values()} if loaded else set()
+    if (state_dir(root) / "baseline.json").exists() or (state_dir(root) / "shell").exists():
+        return  # a workspace under enforcement: its records decide (gateway.typed.shell prunes)
+    prune_objects(objects_dir(root), keep)
+    marker.touch()
+
+
+def kept_bytes(root: Path, seen: Seen) -> bytes | None:
+    """A file's bytes as recorded; None if too large to have been kept, or no longer kept."""
+    return None if seen.state.sha256 == UNREAD else previous_bytes(objects_dir(root), seen.state)
+
