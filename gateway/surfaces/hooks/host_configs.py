@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
+from gateway.surfaces.hooks.host_settings import json_settings
 
 SERVER = "gateway"
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
@@ -280,8 +281,26 @@ def _gemini(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) ->
                                               "timeout": HOOK_TIMEOUT_SECONDS * 1000})
                     for event, (kind, matcher) in events.items()})
     server = _mcp_server(commands, ".", **({"trust": True} if allow_mcp else {}))
-    note = "" if user else "Gemini CLI runs project hooks only in a trusted folder"
-    return [json_file(settings, _all(hooks, _flag(("hooksConfig", "enabled"), True), _keyed(("mcpServers",), server)), note)]
+    notes = [] if user else ["Gemini CLI runs project hooks only in a trusted folder"]
+    turned_off = [path for path in _gemini_settings(workspace, user) if _hooks_turned_off(path)]
+    if turned_off:  # the user's choice stands: said plainly, never flipped
+        notes.append(f"hooksConfig.enabled is false in {turned_off[0]} and stays so: Gemini CLI will not run the gateway's hooks, "
+                     "and will write edits unjudged, until you set it to true")
+    enabled = [] if turned_off else [_flag(("hooksConfig", "enabled"), True)]
+    return [json_file(settings, _all(hooks, *enabled, _keyed(("mcpServers",), server)), "; ".join(notes))]
+
+
+def _gemini_settings(workspace: Path, user: bool) -> list[Path]:
+    """The settings files whose `hooksConfig.enabled` holds for this install: the system's (it
+    overrides), the project's (for a project install) and the user's (a project's `true` would
+    override the user's `false`)."""
+    system = Path(os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")
+    return [system, *([] if user else [workspace / ".gemini" / "settings.json"]), _home() / ".gemini" / "settings.json"]
+
+
+def _hooks_turned_off(path: Path) -> bool:
+    hooks = json_settings(path).get("hooksConfig")
+    return isinstance(hooks, dict) and hooks.get("enabled") is False
 
 
 def _toml_string(text: str) -> str:
