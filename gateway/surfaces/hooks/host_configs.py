@@ -30,16 +30,22 @@ BLOCK_END = "# <<< gateway"
 
 @dataclass(frozen=True)
 class Commands:
-    """The commands a host is given: the hook per event ("pre", "post", "start", "stop") and the MCP server's."""
+    """The commands a host is given: the hook per event ("pre", "post", "start", "stop") and the
+    MCP server's (`mcp_writes`: with its write tools)."""
 
     host: str
     program: str
     hook: dict[str, str]
     mcp_command: str | None = None
+    mcp_writes: bool = False
 
     @property
     def mcp(self) -> str:
         return self.mcp_command or self.program.strip("'")
+
+    def mcp_args(self, workspace_arg: str) -> list[str]:
+        """The MCP server's arguments: told its host, whose user's denies its writes obey."""
+        return ["mcp", "--workspace", workspace_arg, "--host", self.host, *(["--writes"] if self.mcp_writes else [])]
 
 
 @dataclass(frozen=True)
@@ -233,7 +239,7 @@ def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
 
 
 def _mcp_server(commands: Commands, workspace_arg: str, **extra: Any) -> dict[str, Any]:
-    return {"command": commands.mcp, "args": ["mcp", "--workspace", workspace_arg], **extra}
+    return {"command": commands.mcp, "args": commands.mcp_args(workspace_arg), **extra}
 
 
 def _home() -> Path:
@@ -316,7 +322,7 @@ def _codex_block(commands: Commands, allow_mcp: bool) -> str:
             lines.append(f"matcher = {_toml_string(matcher)}")
         lines += [f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands.hook.get(kind, ''))}",
                   f"timeout = {HOOK_TIMEOUT_SECONDS}"]
-    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", 'args = ["mcp", "--workspace", "."]']
+    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", f"args = {json.dumps(commands.mcp_args('.'))}"]
     if allow_mcp:
         lines.append('default_tools_approval_mode = "approve"')
     return "\n".join([*lines, BLOCK_END]) + "\n"
@@ -361,7 +367,7 @@ def _opencode(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) 
     base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config") / "opencode" if user else workspace / ".opencode"
     plugin = (Path(__file__).parent / "opencode_plugin.js").read_text("utf-8").replace("__GATEWAY_PROGRAM__", commands.mcp)
     config = (base if user else workspace) / "opencode.json"
-    server = {"type": "local", "command": [commands.mcp, "mcp", "--workspace", "."], "enabled": True}
+    server = {"type": "local", "command": [commands.mcp, *commands.mcp_args(".")], "enabled": True}
     note = "OpenCode allows MCP tools without asking unless its permission settings say otherwise" if allow_mcp else ""
     return [whole_file(base / "plugins" / "gateway.js", plugin), json_file(config, _keyed(("mcp",), server), note)]
 

@@ -77,17 +77,19 @@ def _argv(pid: int) -> list[str]:
     return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
 
 
-def host_argv(names: tuple[str, ...], depth: int = 6) -> list[str] | None:
-    """The command line of the nearest ancestor process that is the host (its program, or the
-    script node runs, is named one of `names`); None where none is found or /proc cannot be
-    read (macOS, or a host that runs its servers through another process)."""
-    pid = os.getppid()
+def host_process(names: dict[str, tuple[str, ...]], depth: int = 6) -> tuple[str, list[str]] | None:
+    """(host, command line) of the nearest ancestor process that is a host: its program, or
+    the script node runs, is named (or lies in a directory named) one of the host's `names`;
+    None where none is found or /proc cannot be read (macOS)."""
+    pid: int | None = os.getppid()
     for _ in range(depth):
         if pid is None or pid <= 1:
             return None
         argv = _argv(pid)
-        if any(Path(word).name.removesuffix(".js") in names for word in argv[:2]):
-            return argv
+        words = {part.removesuffix(".js") for word in argv[:2] for part in Path(word).parts[-3:]}
+        for host, known in names.items():
+            if words & set(known):
+                return host, argv
         pid = _parent_of(pid)
     return None
 
