@@ -339,7 +339,7 @@ def test_the_users_deny_of_the_hosts_edit_tools_holds_for_the_gateways_mcp_write
     extra, rule = _deny_edits(session, host) if denied else ((), "")
     call = (MCP_EDIT[host], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
     result = session.run([*_mcp_connected(host), call], extra_args=extra,
-                         **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {}))
+                         permission_mode="bypassPermissions" if host == "claude-code" else None)
     session.close()
     told = _sent_back(result)
     if not denied:

@@ -230,7 +230,7 @@ def _gemini(workspace: Path, argv: list[str]) -> list[Deny]:
     modes = flag_values(argv, ("--approval-mode",))
     for path in (defaults, home() / ".gemini" / "settings.json", workspace / ".gemini" / "settings.json", system):
         data = json_settings(path)
-        tools = data.get("tools") if isinstance(data.get("tools"), dict) else {}
+        tools = _table(data, "tools")
         for key, listed in (("tools.exclude", tools.get("exclude")), ("excludeTools", data.get("excludeTools"))):
             named = sorted(GEMINI_EDIT_TOOLS & {item for item in listed if isinstance(item, str)}) if isinstance(listed, list) else []
             found += [Deny(f"{name} in {key} of {path}") for name in named]
@@ -274,6 +274,11 @@ def _copilot(workspace: Path, argv: list[str]) -> list[Deny]:
     return found
 
 
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _toml_value(text: str) -> Any:
     try:
         return tomllib.loads(f"value = {text}")["value"]
@@ -283,7 +288,7 @@ def _toml_value(text: str) -> Any:
 
 def _codex_sandbox(workspace: Path, argv: list[str]) -> tuple[str | None, str]:
     """(the sandbox mode Codex runs with, where it is set); None where nothing sets one."""
-    overrides = dict(item.partition("=")[::2] for item in flag_values(argv, ("-c", "--config")))
+    overrides = {key: value for key, _, value in (item.partition("=") for item in flag_values(argv, ("-c", "--config")))}
     if "--dangerously-bypass-approvals-and-sandbox" in argv or "--yolo" in argv:
         return "danger-full-access", "--dangerously-bypass-approvals-and-sandbox"
     given = flag_values(argv, ("-s", "--sandbox"))
@@ -300,8 +305,7 @@ def _codex_sandbox(workspace: Path, argv: list[str]) -> tuple[str | None, str]:
     mode, where = None, ""
     for path, data in layers:
         chosen = profile or data.get("profile")
-        profiles = data.get("profiles") if isinstance(data.get("profiles"), dict) else {}
-        in_profile = profiles.get(chosen, {}).get("sandbox_mode") if isinstance(profiles.get(chosen), dict) else None
+        in_profile = _table(_table(data, "profiles"), str(chosen)).get("sandbox_mode")
         for value, key in ((data.get("sandbox_mode"), "sandbox_mode"), (in_profile, f"profiles.{chosen}.sandbox_mode")):
             if isinstance(value, str):
                 mode, where = value, f"{key} in {path}"
