@@ -364,3 +364,18 @@ def test_claude_code_a_path_rule_holds_for_the_gateways_mcp_writes_under_it_only
     assert (workspace / "src" / "prices.py").read_text() == SOURCE
     assert (workspace / "prices.py").read_text() == BODY_EDITED, _sent_back(result)[-2000:]
     assert "denied for this file (Edit(src/**) in permissions.deny" in result.tool_results[-2], result.tool_results
+
+
+@pytest.mark.parametrize("installed", ["copilot", "claude-code"])
+def test_copilot_tells_the_model_why_a_config_error_refuses_the_edit(installed: str, workspace: Path, tmp_path: Path) -> None:
+    """A key `.gateway/config.toml` does not have is an error naming it, and Copilot CLI (which
+    shows the model only the exit code of a hook that exits 2) gets it as its deny with the reason,
+    from its own hook and from Claude Code's, which it also runs."""
+    session = HostSession("copilot", workspace, tmp_path)
+    install(session, workspace, installed)
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforse = true\n")
+    result = session.run(steps("copilot", workspace / "prices.py", BODY_OLD, BODY_NEW))
+    session.close()
+    assert (workspace / "prices.py").read_text() == SOURCE
+    assert "[typed_edits] has no key 'enforse' (its keys: enforce, grant_ttl_seconds, protected)" in _sent_back(result), result.tool_results
