@@ -379,3 +379,15 @@ def test_copilot_tells_the_model_why_a_config_error_refuses_the_edit(installed: 
     session.close()
     assert (workspace / "prices.py").read_text() == SOURCE
     assert "[typed_edits] has no key 'enforse' (its keys: enforce, grant_ttl_seconds, protected)" in _sent_back(result), result.tool_results
+
+
+def test_copilot_running_claude_codes_mcp_server_obeys_copilots_deny(workspace: Path, tmp_path: Path) -> None:
+    """Copilot CLI also runs the server Claude Code's install registers (`.mcp.json`, told
+    `--host claude-code`): the server finds Copilot among its parents and obeys `--deny-tool write`."""
+    session = HostSession("copilot", workspace, tmp_path)
+    install(session, workspace, "claude-code", "--mcp-writes")
+    call = (MCP_EDIT["copilot"], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    result = session.run([call], extra_args=("--deny-tool", "write"))
+    session.close()
+    assert (workspace / "prices.py").read_text() == SOURCE, _sent_back(result)[-2000:]
+    assert "copilot's own edit tools are denied for this write (--deny-tool write)" in _sent_back(result), result.tool_results
