@@ -206,10 +206,11 @@ def test_deleting_a_method_writes_what_the_host_itself_would(host: str, tmp_path
     assert "remove_symbol `PriceList/count`" in _sent_back(result)
 
 
-def _offered_tools(result: Any) -> list[str]:
+def _offered_tools(result: Any, request: int = 0) -> list[str]:
+    """The tools offered in a main request of the run (its first by default)."""
     main = [body for body in result.requests if body.get("tools")]
     names = []
-    for tool in main[0]["tools"] if main else []:
+    for tool in main[request]["tools"] if main else []:
         names += [f.get("name") for f in tool.get("functionDeclarations", [])] or [tool.get("name") or tool.get("function", {}).get("name")]
     return [str(name) for name in names]
 
@@ -225,7 +226,9 @@ def _assert_mcp_offered(host: str, offered: list[str]) -> None:
 def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host, "--mcp-writes", *(() if host == "copilot" else ("--allow-mcp",)))
-    offered = _offered_tools(session.run([], **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {})))
+    # Claude Code may send its first request before the server is connected: it is asked to wait.
+    result = session.run(_mcp_connected(host), permission_mode="bypassPermissions" if host == "claude-code" else None)
+    offered = _offered_tools(result, -1)
     session.close()
     _assert_mcp_offered(host, offered)
 
