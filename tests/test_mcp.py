@@ -181,13 +181,16 @@ def test_a_write_the_hosts_user_denies_is_refused_with_the_rule(tmp_path: Path) 
     (workspace / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Edit(src/**)"]}}))
     for name in ("src/a.py", "b.py"):
         (workspace / name).write_text("def f():\n    return 1\n")
+    (workspace / "link.py").symlink_to(workspace / "src" / "a.py")
     edit = {"old_string": "return 1", "new_string": "return 2"}
-    _, [refused, applied, renamed] = _host_session(workspace, ["--host", "claude-code", "--writes"], [
+    _, [refused, applied, renamed, linked] = _host_session(workspace, ["--host", "claude-code", "--writes"], [
         ("edit_file", {"file_path": "src/a.py", **edit}), ("edit_file", {"file_path": str(workspace / "b.py"), **edit}),
-        ("rename_symbol", {"name_path": "f", "path": "b.py", "new_name": "g"}),
+        ("rename_symbol", {"name_path": "f", "path": "b.py", "new_name": "g"}), ("edit_file", {"file_path": "link.py", **edit}),
     ])
     assert refused.is_error, refused.content[0].text
     assert refused.content[0].text.startswith("Error executing tool edit_file: denied: claude-code's own edit tools are denied for this file (Edit(src/**) in permissions.deny of ")
     assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"
     assert _payload(applied)["applied"] is True and (workspace / "b.py").read_text() == "def f():\n    return 2\n"
     assert renamed.is_error and "a file this write may change" in renamed.content[0].text  # a rename may reach src/
+    assert linked.is_error and "Edit(src/**)" in linked.content[0].text  # a link is judged where it leads
+    assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"

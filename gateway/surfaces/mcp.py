@@ -24,6 +24,7 @@ import asyncio
 import inspect
 import itertools
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -111,11 +112,13 @@ def _text(result: dict[str, Any]) -> str:
 
 
 def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] | None:
-    """The files a write names, or None when it may write others (a rename, a contract)."""
+    """The files a write names (as named, and where a link leads), or None when it may write
+    others (a rename, a contract)."""
     path = params.get("path", params.get("file_path"))
     if operation in ("rename_symbol", "contract_apply") or not isinstance(path, str):
         return None
-    return [root / path]  # an absolute path stays itself
+    named = root / path  # an absolute path stays itself
+    return [named, Path(os.path.realpath(named))]
 
 
 def _refuse_denied(root: Path, host: str | None, writes: bool, operation: str, params: dict[str, Any]) -> None:
