@@ -156,7 +156,8 @@ def test_gemini_install_keeps_the_users_hooks_off_and_says_so(tmp_path: Path, wh
     """`hooksConfig.enabled: false` (the project's, or the user's, which a project `true` would
     override) stays false, and the install says plainly that the hooks will not run."""
     workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir(), home.mkdir()
+    workspace.mkdir()
+    home.mkdir()
     settings = (workspace if where == "project" else home) / ".gemini" / "settings.json"
     settings.parent.mkdir()
     settings.write_text('{"hooksConfig": {"enabled": false}, "ui": {"theme": "dark"}}\n')
@@ -173,7 +174,8 @@ def test_gemini_install_keeps_the_users_hooks_off_and_says_so(tmp_path: Path, wh
 
 def test_gemini_install_turns_hooks_on_where_nobody_turned_them_off(tmp_path: Path) -> None:
     workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir(), home.mkdir()
+    workspace.mkdir()
+    home.mkdir()
     done = gateway("hook", "install", "gemini", "--workspace", str(workspace), home=home)
     assert done.returncode == 0 and "stays so" not in done.stdout
     assert json.loads((workspace / ".gemini" / "settings.json").read_text())["hooksConfig"]["enabled"] is True
