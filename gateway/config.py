@@ -14,6 +14,8 @@ CONFIG_PATH = Path(CONFIG_FILE)
 STATE_DIR = Path(".gateway") / "state"
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_CONFIG_BYTES = 1 << 20
+# The file's sections; a section or key not listed is an error naming it, not silently ignored.
+SECTIONS = ("daemon", "gate", "mcp", "typed_edits")
 
 
 def config_table(root: Path, table: str) -> dict[str, Any]:
@@ -24,9 +26,13 @@ def config_table(root: Path, table: str) -> dict[str, Any]:
     if raw is None:
         return {}
     try:
-        data = tomllib.loads(raw.decode("utf-8")).get(table, {})
+        whole = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{CONFIG_PATH}: {error}") from None
+    unknown = sorted(set(whole) - set(SECTIONS))
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: there is no section [{unknown[0]}] (the sections: {', '.join(f'[{s}]' for s in SECTIONS)})")
+    data = whole.get(table, {})
     if not isinstance(data, dict):
         raise UsageError(f"{CONFIG_PATH}: [{table}] must be a table")
     return data
@@ -35,10 +41,14 @@ def config_table(root: Path, table: str) -> dict[str, Any]:
 def _known_table(root: Path | None, table: str, keys: set[str]) -> dict[str, Any]:
     """`config_table`, refusing a key the table does not have (a typo would otherwise be ignored)."""
     data = config_table(root, table) if root is not None else {}
-    unknown = set(data) - keys
-    if unknown:
-        raise UsageError(f"{CONFIG_PATH}: [{table}] has no key {sorted(unknown)[0]!r}")
+    refuse_unknown_keys(table, data, keys)
     return data
+
+
+def refuse_unknown_keys(table: str, data: dict[str, Any], keys: set[str]) -> None:
+    unknown = sorted(set(data) - keys)
+    if unknown:
+        raise UsageError(f"{CONFIG_PATH}: [{table}] has no key {unknown[0]!r} (its keys: {', '.join(sorted(keys))})")
 
 
 def find_root(start: Path) -> Path | None:

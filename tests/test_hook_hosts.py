@@ -176,3 +176,30 @@ def test_gpt5_sessions_send_the_patch_format_and_get_it_back_rewritten(host: str
         assert reply is not None
         rewritten_patch = reply["modifiedArgs"]
     assert rewritten_patch.startswith("*** Begin Patch\n") and "@@" in rewritten_patch
+
+
+@pytest.mark.parametrize("host", ["copilot", "claude-code"])
+def test_copilot_is_told_why_input_is_refused_in_its_deny_form(host: str, workspace: Path) -> None:
+    """Copilot CLI shows the model only "hook exited with code 2": before a tool, input the hook
+    cannot handle is refused with the host's JSON deny and the reason, exit 0 (Copilot runs Claude
+    Code's hook too, so that one answers the same way)."""
+    payload = ({"toolName": "edit", "toolArgs": "[1, 2]", "cwd": str(workspace)} if host == "copilot"
+               else {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(workspace), "tool_input": {"path": 3}})
+    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": str(workspace), "project_dir": None}, "pre")
+    assert code == 0
+    reply = json.loads(stdout)
+    decision = reply if host == "copilot" else reply["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    expected = "toolArgs must be an object" if host == "copilot" else "path must be a string"
+    assert decision["permissionDecisionReason"].startswith("gateway: ") and expected in decision["permissionDecisionReason"], decision
+
+
+@pytest.mark.parametrize("host, payload", [
+    ("gemini", {"hook_event_name": "BeforeTool", "tool_name": "replace", "tool_input": 3}),
+    ("codex", {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": 3}),
+    ("opencode", {"hook_event_name": "tool.execute.before", "tool": "edit", "args": 3}),
+])
+def test_other_hosts_keep_exit_2_with_the_reason_on_stderr(host: str, payload: dict[str, Any], workspace: Path) -> None:
+    """Gemini CLI, Codex CLI and OpenCode's plugin give the model the hook's stderr on exit 2."""
+    with pytest.raises(HookFailed, match="must be an object"):
+        outcome(host, json.dumps({**payload, "cwd": str(workspace)}).encode(), {"cwd": str(workspace), "project_dir": None}, "pre")

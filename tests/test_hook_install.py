@@ -149,3 +149,33 @@ def test_hook_help_lists_every_host_install_and_uninstall(tmp_path: Path) -> Non
     done = gateway("hook", "--help", home=tmp_path)
     assert done.returncode == 0
     assert all(word in done.stdout for word in ("gateway hook install HOST", "gateway hook uninstall HOST", "--absolute", "--user", "--allow-mcp", *HOSTS))
+
+
+@pytest.mark.parametrize("where", ["project", "user"])
+def test_gemini_install_keeps_the_users_hooks_off_and_says_so(tmp_path: Path, where: str) -> None:
+    """`hooksConfig.enabled: false` (the project's, or the user's, which a project `true` would
+    override) stays false, and the install says plainly that the hooks will not run."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    settings = (workspace if where == "project" else home) / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooksConfig": {"enabled": false}, "ui": {"theme": "dark"}}\n')
+    done = gateway("hook", "install", "gemini", "--workspace", str(workspace), home=home)
+    assert done.returncode == 0, done.stderr
+    assert f"hooksConfig.enabled is false in {settings} and stays so" in done.stdout, done.stdout
+    assert "will not run the gateway's hooks" in done.stdout
+    for path in (workspace / ".gemini" / "settings.json", home / ".gemini" / "settings.json"):
+        data = json.loads(path.read_text()) if path.exists() else {}
+        assert data.get("hooksConfig", {}).get("enabled") is not True, (path, data)
+    installed = json.loads((workspace / ".gemini" / "settings.json").read_text())
+    assert "BeforeTool" in installed["hooks"]  # registered all the same, for when the user turns hooks on
+
+
+def test_gemini_install_turns_hooks_on_where_nobody_turned_them_off(tmp_path: Path) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    done = gateway("hook", "install", "gemini", "--workspace", str(workspace), home=home)
+    assert done.returncode == 0 and "stays so" not in done.stdout
+    assert json.loads((workspace / ".gemini" / "settings.json").read_text())["hooksConfig"]["enabled"] is True

@@ -91,7 +91,7 @@ def test_a_refused_edit_leaves_the_file_untouched_and_says_why(host: str, worksp
     """Beside the refusal, the gateway's MCP server (allowed at install; Copilot: always) is
     registered and connected: its tools are offered to the model."""
     session = HostSession(host, workspace, tmp_path)
-    install(session, workspace, host, *(("--allow-mcp",) if host in ("gemini", "codex", "opencode") else ()))
+    install(session, workspace, host, "--mcp-writes", *(("--allow-mcp",) if host in ("gemini", "codex", "opencode") else ()))
     result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
     assert (workspace / "prices.py").read_text() == SOURCE
     assert "syntax error" in _sent_back(result)
@@ -206,10 +206,11 @@ def test_deleting_a_method_writes_what_the_host_itself_would(host: str, tmp_path
     assert "remove_symbol `PriceList/count`" in _sent_back(result)
 
 
-def _offered_tools(result: Any) -> list[str]:
+def _offered_tools(result: Any, request: int = 0) -> list[str]:
+    """The tools offered in a main request of the run (its first by default)."""
     main = [body for body in result.requests if body.get("tools")]
     names = []
-    for tool in main[0]["tools"] if main else []:
+    for tool in main[request]["tools"] if main else []:
         names += [f.get("name") for f in tool.get("functionDeclarations", [])] or [tool.get("name") or tool.get("function", {}).get("name")]
     return [str(name) for name in names]
 
@@ -224,8 +225,10 @@ def _assert_mcp_offered(host: str, offered: list[str]) -> None:
 @pytest.mark.parametrize("host", [host for host in HOSTS if host not in MCP_WITH_THE_REFUSAL])
 def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
-    install(session, workspace, host, *(() if host == "copilot" else ("--allow-mcp",)))
-    offered = _offered_tools(session.run([], **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {})))
+    install(session, workspace, host, "--mcp-writes", *(() if host == "copilot" else ("--allow-mcp",)))
+    # Claude Code may send its first request before the server is connected: it is asked to wait.
+    result = session.run(_mcp_connected(host), permission_mode="bypassPermissions" if host == "claude-code" else None)
+    offered = _offered_tools(result, -1)
     session.close()
     _assert_mcp_offered(host, offered)
 
@@ -291,3 +294,103 @@ def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(
                     with contextlib.suppress(psutil.NoSuchProcess):
                         member.kill()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+# The gateway's MCP edit tool as each host names it (Codex 0.169 defers MCP tools behind a tool
+# search the scripted model does not speak: its rule reading is tested in tests/test_host_denies.py).
+MCP_EDIT = {"claude-code": "mcp__gateway__edit_file", "copilot": "gateway-edit_file", "gemini": "mcp_gateway_edit_file",
+            "opencode": "gateway_edit_file"}
+BODY_EDITED = SOURCE.replace(BODY_OLD, BODY_NEW)
+
+
+def _mcp_connected(host: str) -> list[tuple[str, Any]]:
+    """Claude Code 2.1.197 may take the first call before its MCP servers are connected (the
+    gateway's takes seconds on a loaded machine), and offers a tool that waits a while for them."""
+    return [("WaitForMcpServers", {})] * 4 if host == "claude-code" else []
+
+
+def _deny_edits(session: HostSession, host: str) -> tuple[tuple[str, ...], str]:
+    """The user's deny of the host's own edit tools, set the host's way: (extra arguments for the
+    run, the words of the rule the refusal must name)."""
+    def merge(path: Path, data: dict[str, Any]) -> None:
+        current = json.loads(path.read_text()) if path.exists() else {}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**current, **data}))
+
+    if host == "claude-code":
+        merge(session.home / ".claude" / "settings.json", {"permissions": {"deny": ["Edit", "Write"]}})
+        return (), "Edit in permissions.deny"
+    if host == "opencode":
+        merge(session.home / ".config" / "opencode" / "opencode.json", {"permission": {"edit": "deny"}})
+        return (), "permission.edit"
+    if host == "gemini":
+        merge(session.home / ".gemini" / "settings.json", {"tools": {"exclude": ["replace", "write_file"]}})
+        return (), "replace in tools.exclude"
+    return ("--deny-tool", "write"), "--deny-tool write"
+
+
+@pytest.mark.parametrize("denied", [False, True], ids=["no-deny", "deny"])
+@pytest.mark.parametrize("host", list(MCP_EDIT))
+def test_the_users_deny_of_the_hosts_edit_tools_holds_for_the_gateways_mcp_writes(host: str, denied: bool, workspace: Path,
+                                                                                  tmp_path: Path) -> None:
+    """Claude Code `permissions.deny: ["Edit", "Write"]` (in bypassPermissions), OpenCode
+    `permission.edit: "deny"`, Gemini CLI `tools.exclude` and Copilot CLI `--deny-tool write`:
+    the model's call of the gateway's MCP edit tool leaves the file as it was and says which rule
+    refused it. Without the deny the same call writes the file."""
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host, "--mcp-writes", *(() if host == "copilot" else ("--allow-mcp",)))
+    extra, rule = _deny_edits(session, host) if denied else ((), "")
+    call = (MCP_EDIT[host], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    result = session.run([*_mcp_connected(host), call], extra_args=extra,
+                         permission_mode="bypassPermissions" if host == "claude-code" else None)
+    session.close()
+    told = _sent_back(result)
+    if not denied:
+        assert (workspace / "prices.py").read_text() == BODY_EDITED, told[-2000:]
+        return
+    assert (workspace / "prices.py").read_text() == SOURCE, told[-2000:]
+    assert "the gateway's MCP tools do not write it either" in told and rule in told, told[-2000:]
+
+
+def test_claude_code_a_path_rule_holds_for_the_gateways_mcp_writes_under_it_only(workspace: Path, tmp_path: Path) -> None:
+    """`Edit(src/**)` in the project's local settings: the MCP edit of src/prices.py is refused
+    with the rule named; the same edit of prices.py, outside src/, is written."""
+    session = HostSession("claude-code", workspace, tmp_path)
+    install(session, workspace, "claude-code", "--mcp-writes")
+    (workspace / "src").mkdir()
+    (workspace / "src" / "prices.py").write_text(SOURCE)
+    (workspace / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"deny": ["Edit(src/**)"]}}))
+    calls = [(MCP_EDIT["claude-code"], {"file_path": str(path), "old_string": BODY_OLD, "new_string": BODY_NEW})
+             for path in (workspace / "src" / "prices.py", workspace / "prices.py")]
+    result = session.run([*_mcp_connected("claude-code"), *calls], permission_mode="bypassPermissions")
+    session.close()
+    assert (workspace / "src" / "prices.py").read_text() == SOURCE
+    assert (workspace / "prices.py").read_text() == BODY_EDITED, _sent_back(result)[-2000:]
+    assert "denied for this file (Edit(src/**) in permissions.deny" in result.tool_results[-2], result.tool_results
+
+
+@pytest.mark.parametrize("installed", ["copilot", "claude-code"])
+def test_copilot_tells_the_model_why_a_config_error_refuses_the_edit(installed: str, workspace: Path, tmp_path: Path) -> None:
+    """A key `.gateway/config.toml` does not have is an error naming it, and Copilot CLI (which
+    shows the model only the exit code of a hook that exits 2) gets it as its deny with the reason,
+    from its own hook and from Claude Code's, which it also runs."""
+    session = HostSession("copilot", workspace, tmp_path)
+    install(session, workspace, installed)
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[typed_edits]\nenforse = true\n")
+    result = session.run(steps("copilot", workspace / "prices.py", BODY_OLD, BODY_NEW))
+    session.close()
+    assert (workspace / "prices.py").read_text() == SOURCE
+    assert "[typed_edits] has no key 'enforse' (its keys: enforce, grant_ttl_seconds, protected)" in _sent_back(result), result.tool_results
+
+
+def test_copilot_running_claude_codes_mcp_server_obeys_copilots_deny(workspace: Path, tmp_path: Path) -> None:
+    """Copilot CLI also runs the server Claude Code's install registers (`.mcp.json`, told
+    `--host claude-code`): the server finds Copilot among its parents and obeys `--deny-tool write`."""
+    session = HostSession("copilot", workspace, tmp_path)
+    install(session, workspace, "claude-code", "--mcp-writes")
+    call = (MCP_EDIT["copilot"], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    result = session.run([call], extra_args=("--deny-tool", "write"))
+    session.close()
+    assert (workspace / "prices.py").read_text() == SOURCE, _sent_back(result)[-2000:]
+    assert "copilot's own edit tools are denied for this write (--deny-tool write)" in _sent_back(result), result.tool_results

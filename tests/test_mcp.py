@@ -145,3 +145,52 @@ def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
     assert results[4].is_error and "not_found: no symbol nothing" in results[4].content[0].text
     assert "perimeter" not in [s["name_path"] for s in _payload(results[5])["symbols"]]
     assert "def area(w, h):" in (tmp_path / "pkg" / "shapes.py").read_text()
+
+
+def _host_session(workspace: Path, args: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    async def run() -> tuple[list[Any], list[Any]]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gateway", "mcp", "--workspace", str(workspace), *args],
+                                       cwd=str(Path(__file__).parent.parent), env={**os.environ, "HOME": str(workspace.parent / "home")})
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return (await session.list_tools()).tools, [await session.call_tool(name, arguments) for name, arguments in calls]
+
+    return anyio.run(run)
+
+
+WRITE_TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"}
+
+
+def test_a_host_started_server_lists_no_write_tool_unless_asked(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("def f():\n    return 1\n")
+    tools, [result] = _host_session(workspace, ["--host", "claude-code"], [("edit_file", {"file_path": "a.py", "old_string": "1", "new_string": "2"})])
+    assert {tool.name for tool in tools} == TOOLS - set(CONTRACT_TOOLS) - WRITE_TOOLS
+    assert result.is_error and (workspace / "a.py").read_text() == "def f():\n    return 1\n"
+    tools, _ = _host_session(workspace, ["--host", "claude-code", "--writes"], [])
+    assert {tool.name for tool in tools} == TOOLS - set(CONTRACT_TOOLS)
+
+
+def test_a_write_the_hosts_user_denies_is_refused_with_the_rule(tmp_path: Path) -> None:
+    """Claude Code's `Edit(src/**)` in the project's settings: the gateway's writes under src/
+    are refused (the file untouched, the rule named), elsewhere they go through."""
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Edit(src/**)"]}}))
+    for name in ("src/a.py", "b.py"):
+        (workspace / name).write_text("def f():\n    return 1\n")
+    (workspace / "link.py").symlink_to(workspace / "src" / "a.py")
+    edit = {"old_string": "return 1", "new_string": "return 2"}
+    _, [refused, applied, renamed, linked] = _host_session(workspace, ["--host", "claude-code", "--writes"], [
+        ("edit_file", {"file_path": "src/a.py", **edit}), ("edit_file", {"file_path": str(workspace / "b.py"), **edit}),
+        ("rename_symbol", {"name_path": "f", "path": "b.py", "new_name": "g"}), ("edit_file", {"file_path": "link.py", **edit}),
+    ])
+    assert refused.is_error, refused.content[0].text
+    assert refused.content[0].text.startswith("Error executing tool edit_file: denied: claude-code's own edit tools are denied for this file (Edit(src/**) in permissions.deny of ")
+    assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"
+    assert _payload(applied)["applied"] is True and (workspace / "b.py").read_text() == "def f():\n    return 2\n"
+    assert renamed.is_error and "a file this write may change" in renamed.content[0].text  # a rename may reach src/
+    assert linked.is_error and "Edit(src/**)" in linked.content[0].text  # a link is judged where it leads
+    assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"

@@ -35,12 +35,12 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
     start_unless_running(args.workspace)  # the first tool call finds the workspace's server started
     from gateway.surfaces.mcp import serve_mcp
 
-    serve_mcp(args.workspace)
+    serve_mcp(args.workspace, args.host, writes=args.writes or args.host is None)
     return {}, "", EXIT_OK
 
 
 HOOK_USAGE = ("gateway hook HOST [pre|post|start] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
-              "[--allow-mcp] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
+              "[--allow-mcp] [--mcp-writes] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
 HOOK_HELP = """commands:
   gateway hook HOST [EVENT]             the hook itself, as the host runs it: reads the host's event on stdin
   gateway hook install HOST             add the hook and the MCP server to HOST's project configuration
@@ -50,8 +50,10 @@ HOST: claude-code, copilot, gemini, codex, opencode.
 install writes `gateway` (it must be on PATH, as the host will run it), or a path relative to the
 project when the installation lives inside it; --absolute writes this installation's path.
 --user writes the user-level configuration instead; --allow-mcp also lets the host call the
-gateway's MCP tools without asking. The installed command refuses every edit (the host's
-blocking convention) when the gateway cannot be run."""
+gateway's MCP tools without asking. The MCP server registered offers read tools only, unless
+--mcp-writes: then its write tools refuse whatever HOST's own rules deny HOST's edit tools.
+The installed command refuses every edit (the host's blocking convention) when the gateway
+cannot be run."""
 
 
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
@@ -69,7 +71,8 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
 
         workspace = Path(args.workspace).resolve()
         if words[0] == "install":
-            result = install.install(words[1], workspace, user=args.user, absolute=args.absolute, allow_mcp=args.allow_mcp)
+            result = install.install(words[1], workspace, user=args.user, absolute=args.absolute, allow_mcp=args.allow_mcp,
+                                     mcp_writes=args.mcp_writes)
         else:
             result = install.uninstall(words[1], workspace, user=args.user)
         return result, result["message"], EXIT_OK
@@ -83,8 +86,13 @@ def add_process_commands(commands: Any, common: argparse.ArgumentParser, only: s
     if only in (None, "hook"):
         _add_hook(commands, common)
     if only in (None, "mcp"):
+        from gateway.surfaces.hooks.client import HOSTS as HOST_NAMES
+
         mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
         mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
+        mcp.add_argument("--host", choices=HOST_NAMES, help="the agent host that runs it: its user's denies of the host's edit tools "
+                                                            "refuse the write tools, which are listed only with --writes")
+        mcp.add_argument("--writes", action="store_true", help="with --host: list the write tools too")
         mcp.set_defaults(handler=_cmd_mcp, json=False)
     if only in (None, "daemon"):
         from gateway.surfaces.cli_daemon import add_daemon_commands
@@ -111,4 +119,6 @@ def _add_hook(commands: Any, common: argparse.ArgumentParser) -> None:
     hook.add_argument("--absolute", action="store_true", help="install: write this installation's absolute path, not `gateway`")
     hook.add_argument("--user", action="store_true", help="install/uninstall: the host's user-level configuration, not the project's")
     hook.add_argument("--allow-mcp", action="store_true", help="install: also add the host's permission entries for the gateway's MCP tools")
+    hook.add_argument("--mcp-writes", action="store_true",
+                      help="install: the MCP server also offers its write tools (refused wherever the host's user denies its edit tools)")
     hook.set_defaults(handler=_cmd_hook)

@@ -11,6 +11,11 @@ failures are tool errors with the gateway's one-line message. Calls go to the wo
 daemon when one runs (`daemon_client.invoke`). A call that waits more than 2 seconds (a
 language server starting or indexing) sends progress notifications, when the client asked
 for them with a progressToken.
+
+Started by a host (`--host`, as `gateway hook install` registers it), the server lists its
+write tools only when the user asked for them (`--writes`), and each write is refused, before
+anything runs, wherever the host's user denies the host's own edit tools for that file
+(`hooks.host_denies`, read at each call): the user's deny holds for the gateway's tools too.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import asyncio
 import inspect
 import itertools
 import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio.from_thread
@@ -32,6 +39,7 @@ from gateway.config import mcp_config
 from gateway.errors import GatewayError
 from gateway.surfaces import render
 from gateway.surfaces.daemon_client import invoke
+from gateway.surfaces.hooks.host_denies import refusal as host_refusal
 from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
@@ -49,11 +57,26 @@ INSTRUCTIONS = (
     "find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
 )
 
+READ_ONLY_INSTRUCTIONS = (
+    "Structural edit gateway, read tools only here: find_symbol and symbols address definitions by name path. "
+    "Edit files with the host's own edit tools; the gateway judges each of those writes by its effect."
+)
+
+# The operations that write files: those of the table's `writes`, and a contract's application.
+WRITING = frozenset({name for name, operation in OPERATIONS.items() if operation.writes} | {"contract_apply"})
+NO_WRITES = ("this MCP server was installed without its write tools (gateway hook install HOST --mcp-writes adds them); "
+             "edit with the host's own edit tool, which the gateway judges")
+
 TYPED_INSTRUCTIONS = (
     " Typed edits are on: declare the kind of change first (the declare tool) and get a short-lived "
     "single-use grant bound to each file's current hash; given file_path, old_string and new_string it "
     "also applies the edit through the gate. Pass the grant's token to a symbol tool for a structural "
     "change. A refusal names what the declaration lacks."
+)
+
+READ_ONLY_TYPED_INSTRUCTIONS = (
+    " Typed edits are on: declare the kind of change first (the declare tool, without file_path), then make the edit "
+    "with the host's edit tool. A refusal names what the declaration lacks."
 )
 
 
@@ -88,11 +111,36 @@ def _text(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
-def build_server(gateway: Gateway) -> MCPServer:
+def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] | None:
+    """The files a write names (as named, and where a link leads), or None when it may write
+    others (a rename, a contract)."""
+    path = params.get("path", params.get("file_path"))
+    if operation in ("rename_symbol", "contract_apply") or not isinstance(path, str):
+        return None
+    named = root / path  # an absolute path stays itself
+    return [named, Path(os.path.realpath(named))]
+
+
+def _refuse_denied(root: Path, host: str | None, writes: bool, operation: str, params: dict[str, Any]) -> None:
+    if operation not in WRITING:
+        return
+    if not writes:
+        raise ToolError(f"denied: {NO_WRITES}")
+    reason = host_refusal(host, root, _written(root, operation, params)) if host else None
+    if reason is not None:
+        raise ToolError(f"denied: {reason}")
+
+
+def build_server(gateway: Gateway, host: str | None = None, writes: bool = True) -> MCPServer:
+    """The server's tools; `host`: the agent host whose user's denies the writes obey; `writes`:
+    whether the write tools are listed (and run)."""
     listed = mcp_config(gateway.workspace.root)
-    server = MCPServer("gateway", instructions=INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else ""), version="0.1.0")
+    typed = (TYPED_INSTRUCTIONS if writes else READ_ONLY_TYPED_INSTRUCTIONS) if listed.typed_edits else ""
+    instructions = (INSTRUCTIONS if writes else READ_ONLY_INSTRUCTIONS) + typed
+    server = MCPServer("gateway", instructions=instructions, version="0.1.0")
 
     def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
+        _refuse_denied(gateway.workspace.root, host, writes, operation, params)
         sink = _progress_sink(ctx)
 
         def local() -> dict[str, Any]:
@@ -107,7 +155,7 @@ def build_server(gateway: Gateway) -> MCPServer:
             raise ToolError(render.mcp_error(error)) from None
 
     for operation in OPERATIONS.values():
-        if operation.tool and (operation.group != "contracts" or listed.contracts):
+        if operation.tool and (operation.group != "contracts" or listed.contracts) and (writes or operation.name not in WRITING):
             server.add_tool(_tool(operation, run), name=operation.tool, description=operation.description, structured_output=False)
     if listed.typed_edits:  # one tool for the declaration and the edit it grants
         declare = OPERATIONS["declare"]
@@ -196,6 +244,6 @@ def _declare_tool(run: Run) -> Callable[..., str]:
     return declare
 
 
-def serve_mcp(workspace: str) -> None:
+def serve_mcp(workspace: str, host: str | None = None, writes: bool = True) -> None:
     with Gateway(workspace) as gateway:
-        build_server(gateway).run("stdio")
+        build_server(gateway, host, writes).run("stdio")

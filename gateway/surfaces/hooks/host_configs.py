@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
+from gateway.surfaces.hooks.host_settings import json_settings
 
 SERVER = "gateway"
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
@@ -29,16 +30,22 @@ BLOCK_END = "# <<< gateway"
 
 @dataclass(frozen=True)
 class Commands:
-    """The commands a host is given: the hook per event ("pre", "post", "start", "stop") and the MCP server's."""
+    """The commands a host is given: the hook per event ("pre", "post", "start", "stop") and the
+    MCP server's (`mcp_writes`: with its write tools)."""
 
     host: str
     program: str
     hook: dict[str, str]
     mcp_command: str | None = None
+    mcp_writes: bool = False
 
     @property
     def mcp(self) -> str:
         return self.mcp_command or self.program.strip("'")
+
+    def mcp_args(self, workspace_arg: str) -> list[str]:
+        """The MCP server's arguments: told its host, whose user's denies its writes obey."""
+        return ["mcp", "--workspace", workspace_arg, "--host", self.host, *(["--writes"] if self.mcp_writes else [])]
 
 
 @dataclass(frozen=True)
@@ -232,7 +239,7 @@ def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
 
 
 def _mcp_server(commands: Commands, workspace_arg: str, **extra: Any) -> dict[str, Any]:
-    return {"command": commands.mcp, "args": ["mcp", "--workspace", workspace_arg], **extra}
+    return {"command": commands.mcp, "args": commands.mcp_args(workspace_arg), **extra}
 
 
 def _home() -> Path:
@@ -280,8 +287,26 @@ def _gemini(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) ->
                                               "timeout": HOOK_TIMEOUT_SECONDS * 1000})
                     for event, (kind, matcher) in events.items()})
     server = _mcp_server(commands, ".", **({"trust": True} if allow_mcp else {}))
-    note = "" if user else "Gemini CLI runs project hooks only in a trusted folder"
-    return [json_file(settings, _all(hooks, _flag(("hooksConfig", "enabled"), True), _keyed(("mcpServers",), server)), note)]
+    notes = [] if user else ["Gemini CLI runs project hooks only in a trusted folder"]
+    turned_off = [path for path in _gemini_settings(workspace, user) if _hooks_turned_off(path)]
+    if turned_off:  # the user's choice stands: said plainly, never flipped
+        notes.append(f"hooksConfig.enabled is false in {turned_off[0]} and stays so: Gemini CLI will not run the gateway's hooks, "
+                     "and will write edits unjudged, until you set it to true")
+    enabled = [] if turned_off else [_flag(("hooksConfig", "enabled"), True)]
+    return [json_file(settings, _all(hooks, *enabled, _keyed(("mcpServers",), server)), "; ".join(notes))]
+
+
+def _gemini_settings(workspace: Path, user: bool) -> list[Path]:
+    """The settings files whose `hooksConfig.enabled` holds for this install: the system's (it
+    overrides), the project's (for a project install) and the user's (a project's `true` would
+    override the user's `false`)."""
+    system = Path(os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")
+    return [system, *([] if user else [workspace / ".gemini" / "settings.json"]), _home() / ".gemini" / "settings.json"]
+
+
+def _hooks_turned_off(path: Path) -> bool:
+    hooks = json_settings(path).get("hooksConfig")
+    return isinstance(hooks, dict) and hooks.get("enabled") is False
 
 
 def _toml_string(text: str) -> str:
@@ -297,7 +322,7 @@ def _codex_block(commands: Commands, allow_mcp: bool) -> str:
             lines.append(f"matcher = {_toml_string(matcher)}")
         lines += [f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands.hook.get(kind, ''))}",
                   f"timeout = {HOOK_TIMEOUT_SECONDS}"]
-    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", 'args = ["mcp", "--workspace", "."]']
+    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", f"args = {json.dumps(commands.mcp_args('.'))}"]
     if allow_mcp:
         lines.append('default_tools_approval_mode = "approve"')
     return "\n".join([*lines, BLOCK_END]) + "\n"
@@ -342,7 +367,7 @@ def _opencode(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) 
     base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config") / "opencode" if user else workspace / ".opencode"
     plugin = (Path(__file__).parent / "opencode_plugin.js").read_text("utf-8").replace("__GATEWAY_PROGRAM__", commands.mcp)
     config = (base if user else workspace) / "opencode.json"
-    server = {"type": "local", "command": [commands.mcp, "mcp", "--workspace", "."], "enabled": True}
+    server = {"type": "local", "command": [commands.mcp, *commands.mcp_args(".")], "enabled": True}
     note = "OpenCode allows MCP tools without asking unless its permission settings say otherwise" if allow_mcp else ""
     return [whole_file(base / "plugins" / "gateway.js", plugin), json_file(config, _keyed(("mcp",), server), note)]
 

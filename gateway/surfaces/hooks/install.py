@@ -19,6 +19,7 @@ import json
 import shlex
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +114,9 @@ def _write(path: Path, text: str | None) -> None:
     write_new_text(path, text)
 
 
-def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False) -> dict[str, Any]:
-    found = commands(host, workspace, absolute)
+def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False,
+            mcp_writes: bool = False) -> dict[str, Any]:
+    found = replace(commands(host, workspace, absolute), mcp_writes=mcp_writes)
     files = config_files(host, workspace, user, found, allow_mcp)
     planned: list[tuple[ConfigFile, str | None, str]] = []
     for file in files:  # every file merged before any is written: a bad one leaves all as they were
@@ -125,7 +127,9 @@ def install(host: str, workspace: Path, user: bool = False, absolute: bool = Fal
         if merged != current:
             _write(file.path, merged)
     where = "your user configuration" if user else str(workspace)
-    notes = "".join(f"; {file.note}" for file in files if file.note)
+    tools = ("its write tools too, refused wherever your rules deny the host's own edit tools" if mcp_writes
+             else "read tools only (--mcp-writes adds its write tools)")
+    notes = f"; the MCP server offers {tools}" + "".join(f"; {file.note}" for file in files if file.note)
     return {
         "ok": True,
         "files": [str(file.path) for file in files],

@@ -1,9 +1,10 @@
 """One hook invocation for any host: the payload parsed, translated by the host's adapter into
 a `HookCall`, judged (`judge.pre`/`judge.post`), and the `Answer` translated back into the
 host's reply form, its text spelled here (`gateway.surfaces.render`), in the daemon or in the
-hook's own process alike. Input it cannot handle, and any internal error, fail closed:
-HookFailed, which the hook's process turns into exit 2 with one line on stderr (the blocking
-convention of every command-hook host; OpenCode's plugin turns it into a thrown error)."""
+hook's own process alike. Input it cannot handle, and any internal error, fail closed: before
+a tool in Copilot CLI (which shows the model no stderr), the host's deny with the reason;
+elsewhere HookFailed, which the hook's process turns into exit 2 with one line on stderr (the
+blocking convention of every command-hook host; OpenCode's plugin turns it into a thrown error)."""
 
 from __future__ import annotations
 
@@ -119,11 +120,32 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
     return (json.dumps(reply), 0) if reply else ("", 0)
 
 
+# Hosts that show the model only "hook exited with code 2", not the line on stderr: Copilot CLI,
+# through its own hooks and through Claude Code's, which it also runs. Before a tool, an error is
+# answered with the host's deny, which carries the reason (Claude Code shows that deny too).
+DENY_ON_ERROR = ("copilot", "claude-code")
+PRE_EVENTS = ("PreToolUse", "preToolUse")
+
+
 def outcome(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
-    """`run`, failing closed: any error becomes HookFailed (exit 2, one line)."""
+    """`run`, failing closed: any error becomes the host's deny with the reason where the host
+    shows the model no stderr (`DENY_ON_ERROR`, before a tool), else HookFailed (exit 2, one line)."""
     try:
         return run(host, stdin, context, event)
     except GatewayError as error:
-        raise HookFailed(render.message(error)) from None
+        reason = render.message(error)
     except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
-        raise HookFailed(f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused") from None
+        reason = f"internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused"
+    if host in DENY_ON_ERROR and _before_a_tool(stdin, event):
+        reply = adapter(host).reply({}, None, Answer("deny", reason=f"gateway: {reason}"))
+        return json.dumps(reply), 0
+    raise HookFailed(reason)
+
+
+def _before_a_tool(stdin: bytes, event: str | None) -> bool:
+    if event is not None:
+        return event == "pre"
+    try:
+        return load(stdin).get("hook_event_name") in PRE_EVENTS
+    except GatewayError:
+        return False
