@@ -77,6 +77,16 @@ def _key_at(path: Path) -> bytes:
     return key
 
 
+def key_file_id() -> str | None:
+    """A short fingerprint of the signing key as its file is now (read afresh, not the key this
+    process has in memory); None when the file is missing or damaged."""
+    try:
+        key = (_state_path() / KEY_NAME).read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(key).hexdigest()[:16] if len(key) == KEY_BYTES else None
+
+
 def _canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
