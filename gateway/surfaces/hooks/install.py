@@ -24,7 +24,8 @@ from typing import Any
 
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.host_configs import ConfigFile, Commands, config_files
+from gateway.surfaces.hooks.host_configs import Commands, config_files
+from gateway.surfaces.hooks.sandboxes import sandbox_files
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"
@@ -113,29 +114,31 @@ def _write(path: Path, text: str | None) -> None:
     write_new_text(path, text)
 
 
-def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False) -> dict[str, Any]:
+def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False,
+            enforce: bool = False) -> dict[str, Any]:
     found = commands(host, workspace, absolute)
-    files = config_files(host, workspace, user, found, allow_mcp)
-    planned: list[tuple[ConfigFile, str | None, str]] = []
+    files = config_files(host, workspace, user, found, allow_mcp) + (sandbox_files(host, workspace, user) if enforce else [])
+    planned: dict[Path, tuple[str | None, str]] = {}
     for file in files:  # every file merged before any is written: a bad one leaves all as they were
-        current = _read(file.path)
-        planned.append((file, current, file.add(current)))
-    for file, current, merged in planned:
-        _keep_original(file.path, current)
+        current = planned[file.path][1] if file.path in planned else _read(file.path)
+        original = planned[file.path][0] if file.path in planned else current
+        planned[file.path] = (original, file.add(current))
+    for path, (current, merged) in planned.items():
+        _keep_original(path, current)
         if merged != current:
-            _write(file.path, merged)
+            _write(path, merged)
     where = "your user configuration" if user else str(workspace)
     notes = "".join(f"; {file.note}" for file in files if file.note)
     return {
         "ok": True,
-        "files": [str(file.path) for file in files],
+        "files": [str(path) for path in planned],
         "command": found.hook["pre"],
-        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(str(f.path) for f in files)}){notes}",
+        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(map(str, planned))}){notes}",
     }
 
 
 def uninstall(host: str, workspace: Path, user: bool = False) -> dict[str, Any]:
-    files = config_files(host, workspace, user, Commands(host, "gateway", {}), False)
+    files = config_files(host, workspace, user, Commands(host, "gateway", {}), False) + sandbox_files(host, workspace, user)
     changed = []
     for file in files:
         current = _read(file.path)
