@@ -7,7 +7,6 @@ written by hand (by an agent's Write, or shipped in a cloned repository) is refu
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -51,11 +50,26 @@ def private_file(path: Path, data: bytes, durable: bool = True) -> None:
 
 
 def user_key() -> bytes:
-    """The per-user signing key, made on first use (read once per process and state directory)."""
-    return _key_at(_state_path() / KEY_NAME)
+    """The per-user signing key, made on first use; read again only when its file changed (a key
+    removed or replaced while a daemon runs is not signed with from memory)."""
+    path = _state_path() / KEY_NAME
+    try:
+        seen = os.stat(path)
+        stamp = (seen.st_ino, seen.st_mtime_ns, seen.st_size)
+    except OSError:
+        stamp = None
+    cached = _keys.get(path)
+    if cached is not None and stamp is not None and cached[0] == stamp:
+        return cached[1]
+    key = _key_at(path)
+    seen = os.stat(path)
+    _keys[path] = ((seen.st_ino, seen.st_mtime_ns, seen.st_size), key)
+    return key
 
 
-@functools.cache
+_keys: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+
+
 def _key_at(path: Path) -> bytes:
     state_home()
     try:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway.errors import EXIT_BLOCKED, EXIT_OK, UsageError
+from gateway.errors import EXIT_OK, EXIT_TAMPERED, UsageError
 
 Outcome = tuple[dict[str, Any], str, int]
 CONFIRM = "rearm"
@@ -69,7 +69,7 @@ def _cmd_status(args: argparse.Namespace) -> Outcome:
     state = _state(typed)
     hosts = _modes(typed.workspace.root)
     text = "\n".join([_state_line(state), *enforcement_lines(typed.workspace.root)])
-    return {**state, "hosts": hosts}, text, EXIT_BLOCKED if state["state"] == "tampered" else EXIT_OK
+    return {**state, "hosts": hosts}, text, EXIT_TAMPERED if state["state"] == "tampered" else EXIT_OK
 
 
 def _confirmed(args: argparse.Namespace, typed: Any, reason: str) -> str:

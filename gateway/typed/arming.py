@@ -135,7 +135,7 @@ def check(typed: TypedEdits) -> Armed:
         problems.append(f"the record that enforcement is armed ({typed.state / ARMED}) was removed")
     if record is not None and record.get("state") == "tampered":
         return Armed("tampered", str(record.get("reason")), False, _baseline(typed, witness, []))
-    if record is not None and key is not None and record.get("key_id") != key:
+    if key is not None and _recorded_key(typed, record) not in (None, key):
         problems.insert(0, f"the signing key ({state_home() / KEY_NAME}) was replaced")
     if witness is None and not witness_problem:
         problems.append(f"its witness ({witness_path(root)}) was removed")
@@ -151,6 +151,16 @@ def check(typed: TypedEdits) -> Armed:
     if problems:
         return Armed("tampered", "; ".join(dict.fromkeys(problems)), True, baseline)
     return Armed("armed", baseline=baseline)
+
+
+def _recorded_key(typed: TypedEdits, record: dict[str, Any] | None) -> str | None:
+    """The key fingerprint the armed record names (read unverified when its signature fails:
+    to say why it fails, never to trust it)."""
+    if record is None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            record = json.loads((typed.state / ARMED).read_text("utf-8"))
+    value = record.get("key_id") if isinstance(record, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def _write_record(typed: TypedEdits, state: str, reason: str = "") -> None:
