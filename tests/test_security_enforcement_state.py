@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from gateway.surfaces.hooks.sandboxes import enforcement
 from gateway.typed.state import state_dir
 from gateway.userstate import state_home
 from tests.hosts.harness import BIN, HostSession
@@ -179,6 +178,8 @@ def test_an_edit_tool_writing_a_git_hook_is_refused(workspace: Path) -> None:
 
 
 def test_install_enforce_writes_each_hosts_sandbox(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.surfaces.hooks.sandboxes import enforcement
+
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "home" / ".codex"))
     assert {e.host: e.mode for e in enforcement(workspace)} == dict.fromkeys(("claude-code", "copilot", "gemini", "codex", "opencode"), "advisory")
