@@ -18,13 +18,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from gateway.typed.state import state_dir
 from gateway.userstate import state_home
-from tests.hosts.harness import BIN, HostSession
+from tests.hosts.harness import HostSession
 from tests.test_security_enforcement import SHAPES, _event, _stop
 from tests.test_security_shell import DIRTY, enforced_git_workspace, files, run_through_hooks
 from tests.test_typed_grants import FIXTURES, enforce
