@@ -140,13 +140,6 @@ def _write_new(directory: Path, name: str, data: bytes) -> None:
     os.replace(temp, directory / name)
 
 
-def _keep(objects: Path, data: bytes) -> str:
-    digest = sha256(data)
-    if not (objects / digest).exists():
-        _write_new(objects, digest, data)
-    return digest
-
-
 def mirror_dir(root: Path) -> Path:
     """Where the second copies of `root`'s files are kept: git's object store when `.git` is a
     directory (a loose blob, as git itself writes one), else `.gateway/state/objects`."""
@@ -156,17 +149,23 @@ def mirror_dir(root: Path) -> Path:
     return root / STATE_DIR / "objects"
 
 
-def _blob_id(data: bytes) -> tuple[bytes, str]:
-    header = b"blob %d\0" % len(data)
-    return header, hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+def _mirror(root: Path, mirror: Path, new: dict[str, bytes]) -> None:
+    """Second copies of `new` (blob id -> bytes) as git loose blobs in `mirror`, but for those
+    git already holds (packed: a tracked file as committed)."""
+    if mirror.parent.name == ".git" and new:
+        done = git(root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in new).encode())
+        held = {line.split(b" ")[0].decode() for line in done.stdout.splitlines() if not line.endswith(b" missing")} if done else set()
+        new = {blob: data for blob, data in new.items() if blob not in held}
+    for blob, data in new.items():
+        if not (mirror / blob[:2] / blob[2:]).exists():
+            _write_new(mirror / blob[:2], blob[2:], zlib.compress(b"blob %d\0" % len(data) + data, 1))
 
 
-def _mirror(mirror: Path, data: bytes) -> str:
-    """A second copy of `data` as a git loose blob in `mirror`; its blob id."""
-    header, blob = _blob_id(data)
-    if not (mirror / blob[:2] / blob[2:]).exists():
-        _write_new(mirror / blob[:2], blob[2:], zlib.compress(header + data, 1))
-    return blob
+def _names(directory: Path) -> set[str]:
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return set()
 
 
 def _from_mirror(mirror: Path, blob: str) -> bytes | None:
@@ -183,13 +182,21 @@ def _from_mirror(mirror: Path, blob: str) -> bytes | None:
 
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset()) -> dict[str, FileState]:
-    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`
-    and in the workspace's mirror."""
-    files, mirror = {}, mirror_dir(root)
+    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`;
+    bytes kept there for the first time are also kept in the workspace's mirror."""
+    files, kept, new = {}, _names(objects), {}
     for path in listed(root) | also:
         read = _read(root, path)
-        if read is not None:
-            files[path] = FileState(read[1], _keep(objects, read[0]), _mirror(mirror, read[0]))
+        if read is None:
+            continue
+        data, digest = read[0], sha256(read[0])
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+        if digest not in kept:
+            _write_new(objects, digest, data)
+            kept.add(digest)
+            new[blob] = data
+        files[path] = FileState(read[1], digest, blob)
+    _mirror(root, mirror_dir(root), new)
     return files
 
 
@@ -236,7 +243,8 @@ def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) 
 
 def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
     """The paths whose bytes `objects` no longer holds (removed or altered since kept)."""
-    return sorted(p for p, s in files.items() if not (objects / s.sha256).is_file())
+    kept = _names(objects)
+    return sorted(p for p, s in files.items() if s.sha256 not in kept)
 
 
 def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
