@@ -181,22 +181,27 @@ def _from_mirror(mirror: Path, blob: str) -> bytes | None:
     return done.stdout if done is not None else None
 
 
-def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset()) -> dict[str, FileState]:
-    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`;
-    bytes kept there for the first time are also kept in the workspace's mirror."""
+def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None) -> dict[str, FileState]:
+    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
+    `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
+    kept there too. None: no second copy."""
     files, kept, new = {}, _names(objects), {}
     for path in listed(root) | also:
         read = _read(root, path)
         if read is None:
             continue
         data, digest = read[0], sha256(read[0])
-        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
         if digest not in kept:
             _write_new(objects, digest, data)
             kept.add(digest)
-            new[blob] = data
+        blob = ""
+        if mirrored is not None:
+            blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+            if blob not in mirrored:
+                new[blob] = data
         files[path] = FileState(read[1], digest, blob)
-    _mirror(root, mirror_dir(root), new)
+    if new:
+        _mirror(root, mirror_dir(root), new)
     return files
 
 

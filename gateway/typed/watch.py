@@ -119,7 +119,7 @@ def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    now = scan(root, objects, set(before.files))
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()})
     kept, bypassing = [], []
     for change in differences(before.files, now, root):
         (kept if _authorized(typed, change, before.taken_at, during_command) else bypassing).append(change)
