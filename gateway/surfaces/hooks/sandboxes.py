@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ def _claude_settings(workspace: Path, user: bool) -> Path:
 def _claude_sandbox(workspace: Path) -> dict[str, Any]:
     git_dir = workspace / ".git"
     deny = [_state()] + ([str(git_dir / "hooks"), str(git_dir / "config")] if git_dir.is_dir() else [])
-    return {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False, "autoAllowBashIfSandboxed": True,
+    return {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False,
             "filesystem": {"denyWrite": deny}}
 
 
@@ -167,6 +168,20 @@ def _installed(host: str, workspace: Path) -> bool:
     return False
 
 
+def _bubblewrap_problem() -> str | None:
+    """Why bubblewrap (the Linux sandbox of Claude Code and Codex CLI) cannot run here; None when
+    a trial run of it works."""
+    program = shutil.which("bwrap")
+    if program is None:
+        return "bwrap not on PATH (apt-get install bubblewrap)"
+    try:
+        done = subprocess.run([program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], capture_output=True,
+                              timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap does not run ({error})"
+    return None if done.returncode == 0 else f"bwrap does not run ({done.stderr.decode('utf-8', 'replace').strip()[:200]})"
+
+
 def _claude_mode(workspace: Path) -> tuple[str, str]:
     sandbox: dict[str, Any] = {}
     for path in (_home() / ".claude" / "settings.json", workspace / ".claude" / "settings.json", workspace / ".claude" / "settings.local.json"):
@@ -181,9 +196,9 @@ def _claude_mode(workspace: Path) -> tuple[str, str]:
         return "advisory", f"the sandbox does not deny writes to {state}"
     if sandbox.get("allowUnsandboxedCommands") is not False:
         return "advisory", "the sandbox lets the model run commands outside it (allowUnsandboxedCommands is not false)"
-    missing = [tool for tool in ("bwrap", "socat") if shutil.which(tool) is None]
-    if missing:
-        return "advisory", f"the sandbox cannot run here: {' and '.join(missing)} not on PATH (apt-get install bubblewrap socat)"
+    problem = _bubblewrap_problem() or ("socat not on PATH (apt-get install socat)" if shutil.which("socat") is None else None)
+    if problem:
+        return "advisory", f"the sandbox cannot run here: {problem}"
     return "sandboxed", f"Claude Code's sandbox denies the agent's shell writes to {state}"
 
 
@@ -203,8 +218,9 @@ def _codex_mode(workspace: Path) -> tuple[str, str]:
     if mode == "workspace-write" and (Path(state).is_relative_to(os.path.realpath(workspace)) or (slash_tmp and not excluded.get("exclude_slash_tmp"))
                                       or (tmpdir and not excluded.get("exclude_tmpdir_env_var"))):
         return "advisory", f"{state} is inside a root the workspace-write sandbox leaves writable"
-    if shutil.which("bwrap") is None:
-        return "advisory", "the sandbox cannot run here: bwrap not on PATH (apt-get install bubblewrap)"
+    problem = _bubblewrap_problem()
+    if problem:
+        return "advisory", f"the sandbox cannot run here: {problem}"
     return "sandboxed", f"Codex's {mode} sandbox leaves {state} read-only to the agent's shell (unless Codex runs with --dangerously-bypass-approvals-and-sandbox)"
 
 
