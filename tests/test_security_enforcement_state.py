@@ -186,6 +186,7 @@ def test_install_enforce_writes_each_hosts_sandbox(workspace: Path, tmp_path: Pa
         done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--enforce", "--absolute", "--workspace", str(workspace)],
                               capture_output=True, text=True, timeout=60, env={**os.environ})
         assert done.returncode == 0, done.stderr
+    assert "enforcement there stays advisory" in done.stdout  # gemini's
     sandbox = json.loads((workspace / ".claude" / "settings.local.json").read_text())["sandbox"]
     assert sandbox["enabled"] is True and sandbox["allowUnsandboxedCommands"] is False and str(state_home()) in sandbox["filesystem"]["denyWrite"]
     codex = (workspace / ".codex" / "config.toml").read_text()

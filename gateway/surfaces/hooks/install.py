@@ -25,7 +25,7 @@ from typing import Any
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
 from gateway.surfaces.hooks.host_configs import Commands, config_files
-from gateway.surfaces.hooks.sandboxes import sandbox_files
+from gateway.surfaces.hooks.sandboxes import WITHOUT, sandbox_files
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"
@@ -117,7 +117,8 @@ def _write(path: Path, text: str | None) -> None:
 def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False,
             enforce: bool = False) -> dict[str, Any]:
     found = commands(host, workspace, absolute)
-    files = config_files(host, workspace, user, found, allow_mcp) + (sandbox_files(host, workspace, user) if enforce else [])
+    sandbox = sandbox_files(host, workspace, user) if enforce else []
+    files = config_files(host, workspace, user, found, allow_mcp) + sandbox
     planned: dict[Path, tuple[str | None, str]] = {}
     for file in files:  # every file merged before any is written: a bad one leaves all as they were
         current = planned[file.path][1] if file.path in planned else _read(file.path)
@@ -129,6 +130,8 @@ def install(host: str, workspace: Path, user: bool = False, absolute: bool = Fal
             _write(path, merged)
     where = "your user configuration" if user else str(workspace)
     notes = "".join(f"; {file.note}" for file in files if file.note)
+    if enforce and not sandbox:
+        notes += f"; {WITHOUT[host]}: enforcement there stays advisory"
     return {
         "ok": True,
         "files": [str(path) for path in planned],
