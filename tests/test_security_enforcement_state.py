@@ -72,6 +72,13 @@ def test_removing_the_saved_copies_loses_no_untracked_bytes(workspace: Path) -> 
     assert "tampered" in _phases(state)
 
 
+def test_the_first_command_removing_the_saved_copies_loses_no_bytes(workspace: Path) -> None:
+    """Its PreToolUse arms enforcement: the second copies are made then, not at a later check."""
+    how, answer = run_through_hooks(workspace, f"rm -rf {state_dir(workspace) / 'objects'}; echo lost > notes.txt")
+    assert how == "ran" and answer is not None and REARM in answer["reason"]
+    assert (workspace / "notes.txt").read_text() == NOTES
+
+
 def test_removing_the_baseline_and_the_command_record_puts_back_and_refuses(workspace: Path) -> None:
     state = _armed(workspace)
     before = files(workspace)
@@ -229,6 +236,28 @@ def test_claude_codes_sandbox_keeps_the_agents_shell_out_of_the_state(workspace:
     assert (state / "key").is_file(), result.tool_results
     assert (workspace / "notes.txt").read_text() == NOTES
     assert any("KEY-KEPT-42" in r and "Read-only file system" in r for r in result.tool_results), result.tool_results
+
+
+@pytest.mark.hosts
+def test_inside_claude_code_without_a_sandbox_tampering_refuses_the_next_edit(workspace: Path, tmp_path: Path) -> None:
+    session = HostSession("claude-code", workspace, tmp_path)
+    session.env["GATEWAY_NO_DAEMON"] = "1"
+    _host_install(session, workspace, "claude-code")
+    state = Path(session.env["XDG_STATE_HOME"]) / "gateway" / "workspaces"
+    shapes = workspace / SHAPES
+    steps = [("Bash", {"command": f"rm -rf {state}/*/objects; echo lost > notes.txt", "description": "tamper"}),
+             ("Read", {"file_path": str(shapes)}),
+             ("Edit", {"file_path": str(shapes), "old_string": "width * height", "new_string": "height * width"})]
+    before = shapes.read_text()
+    try:
+        result = session.run(steps, permission_mode="bypassPermissions")
+    finally:
+        session.close()
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (workspace / "notes.txt").read_text() == NOTES and shapes.read_text() == before
+    assert REARM in result.tool_results[-1], result.tool_results  # the Edit after it, refused
+    main = [body for body in result.requests if body.get("tools")]
+    assert "The command `rm -rf" in json.dumps(main[-1]["messages"])  # the PostToolUse report reached the model
 
 
 class _SandboxedCodex(HostSession):

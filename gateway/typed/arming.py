@@ -180,7 +180,7 @@ def mark_tampered(typed: TypedEdits, armed: Armed, operation: str) -> None:
 def arm(typed: TypedEdits, operation: str, phase: str = "watch", **fields: Any) -> None:
     """Enforcement armed on the workspace as it is now (call under `lock`)."""
     typed.record(phase, operation, [], **fields)  # first: the audit's head must exist when the check runs
-    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), set()), time.time()))
+    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), time.time()))
     _write_record(typed, "armed")
 
 
