@@ -43,6 +43,7 @@ $(OPENCODE_PLUGIN_DIR)/.installed: Makefile
 $(HOSTS_DIR)/.installed: Makefile
 	mkdir -p $(HOSTS_DIR)
 	npm install --silent --prefix $(HOSTS_DIR) --no-fund --no-audit $(NPM_HOSTS)
+	@command -v bwrap >/dev/null 2>&1 && command -v socat >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap socat >/dev/null; } || echo "bwrap or socat not found: sudo apt-get install bubblewrap socat (Claude Code's and Codex CLI's sandboxes need them)"
 	touch $@
 
 $(NODE_DIR)/.installed: Makefile

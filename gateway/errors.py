@@ -146,7 +146,7 @@ class Blocked(GatewayError):
 class GrantRefused(GatewayError):
     """Typed edits: the write has no live grant matching the file as it is now.
 
-    `reason` is one of undeclared, stale, expired, consumed, protected, bash_write.
+    `reason` is one of undeclared, stale, expired, consumed, protected, bash_write, tampered.
     """
 
     kind = "grant_refused"

@@ -3,17 +3,22 @@
 The files are those git lists (tracked, and untracked but not ignored; every file outside
 git) plus everything under `.gateway/` but its state. Each is read and hashed: git's own
 view (`git status`, `git diff`, the index) is never trusted, since `--skip-worktree` and
-`--assume-unchanged` hide changes from it. The bytes of every file are kept, content-addressed,
-in the objects directory the caller names (outside the workspace), so that any of them can
-be put back. `.git/` and `.gateway/state/` are never part of it.
+`--assume-unchanged` hide changes from it. Git's hooks and `.git/config` are watched too: code
+in them runs at the user's next git command. The bytes of every file are kept, content-addressed,
+in the objects directory the caller names (outside the workspace), and a second copy in the
+workspace's own store (`mirror_dir`: git's object store as loose blobs, or `.gateway/state/objects`
+outside git), so that removing the first does not lose them. The rest of `.git/` and
+`.gateway/state/` are never part of it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
@@ -27,17 +32,26 @@ from gateway.gitcalls import git
 KEEP_OBJECTS_SECONDS = 24 * 3600
 _SKIPPED_DIRS = {".git"}
 GATEWAY_DIR = ".gateway"
+GIT_WATCHED = (".git/hooks/", ".git/config")
+"""Inside `.git/`: what runs code at the user's next git command (hooks, and the config's
+`core.fsmonitor`, `core.pager`, `!` aliases...)."""
 
 
 @dataclass(frozen=True)
 class FileState:
-    """One file as it was: its mode and the SHA-256 of its bytes (kept in the object store)."""
+    """One file as it was: its mode, the SHA-256 of its bytes (kept in the object store) and
+    the git blob id of its second copy (in the mirror; "" when none was kept)."""
 
     mode: int
     sha256: str
+    blob: str = ""
 
     def to_json(self) -> list[Any]:
-        return [self.mode, self.sha256]
+        return [self.mode, self.sha256, self.blob] if self.blob else [self.mode, self.sha256]
+
+    @classmethod
+    def from_json(cls, value: list[Any]) -> FileState:
+        return cls(int(value[0]), str(value[1]), str(value[2]) if len(value) > 2 else "")
 
 
 @dataclass
@@ -50,7 +64,7 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
-        return cls({p: FileState(int(v[0]), str(v[1])) for p, v in data["files"].items()}, float(data["taken_at"]))
+        return cls({p: FileState.from_json(v) for p, v in data["files"].items()}, float(data["taken_at"]))
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,8 @@ class Change:
 
 
 def _excluded(path: str) -> bool:
+    if path.startswith(GIT_WATCHED):
+        return False
     return path == ".git" or path.startswith((".git/", f"{STATE_DIR.as_posix()}/"))
 
 
@@ -85,7 +101,16 @@ def listed(root: Path) -> set[str]:
         paths = _walk(root, root)
     else:
         paths = {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p and not _excluded(p)}
-    return paths | _walk(root / GATEWAY_DIR, root)
+    return paths | _walk(root / GATEWAY_DIR, root) | _git_watched(root)
+
+
+def _git_watched(root: Path) -> set[str]:
+    """`.git/config` and every file under `.git/hooks/` (of a repository whose `.git` is a directory)."""
+    git_dir = root / ".git"
+    if not git_dir.is_dir() or git_dir.is_symlink():
+        return set()
+    found = _walk(git_dir / "hooks", root)
+    return found | ({".git/config"} if (git_dir / "config").exists() or (git_dir / "config").is_symlink() else set())
 
 
 def _read(root: Path, path: str) -> tuple[bytes, int] | None:
@@ -106,26 +131,77 @@ def _read(root: Path, path: str) -> tuple[bytes, int] | None:
         os.close(fd)
 
 
-def _keep(objects: Path, data: bytes) -> str:
-    digest = sha256(data)
-    target = objects / digest
-    if not target.exists():
-        objects.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temp = objects / f".{digest}.{os.getpid()}.{time.monotonic_ns()}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, target)
-    return digest
+def _write_new(directory: Path, name: str, data: bytes) -> None:
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temp = directory / f".{name}.{os.getpid()}.{time.monotonic_ns()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(temp, directory / name)
 
 
-def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset()) -> dict[str, FileState]:
-    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`."""
-    files = {}
+def mirror_dir(root: Path) -> Path:
+    """Where the second copies of `root`'s files are kept: git's object store when `.git` is a
+    directory (a loose blob, as git itself writes one), else `.gateway/state/objects`."""
+    git_dir = root / ".git"
+    if git_dir.is_dir() and not git_dir.is_symlink() and (git_dir / "objects").is_dir():
+        return git_dir / "objects"
+    return root / STATE_DIR / "objects"
+
+
+def _mirror(root: Path, mirror: Path, new: dict[str, bytes]) -> None:
+    """Second copies of `new` (blob id -> bytes) as git loose blobs in `mirror`, but for those
+    git already holds (packed: a tracked file as committed)."""
+    if mirror.parent.name == ".git" and new:
+        done = git(root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in new).encode())
+        held = {line.split(b" ")[0].decode() for line in done.stdout.splitlines() if not line.endswith(b" missing")} if done else set()
+        new = {blob: data for blob, data in new.items() if blob not in held}
+    for blob, data in new.items():
+        if not (mirror / blob[:2] / blob[2:]).exists():
+            _write_new(mirror / blob[:2], blob[2:], zlib.compress(b"blob %d\0" % len(data) + data, 1))
+
+
+def _names(directory: Path) -> set[str]:
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return set()
+
+
+def _from_mirror(mirror: Path, blob: str) -> bytes | None:
+    """The blob's bytes: a loose object, or (once git has packed it) as `git cat-file` gives it."""
+    try:
+        raw = zlib.decompress((mirror / blob[:2] / blob[2:]).read_bytes())
+        return raw[raw.index(b"\0") + 1:]
+    except (OSError, ValueError, zlib.error):
+        pass
+    if mirror.name != "objects" or mirror.parent.name != ".git":
+        return None
+    done = git(mirror.parent.parent, "cat-file", "blob", blob)
+    return done.stdout if done is not None else None
+
+
+def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None) -> dict[str, FileState]:
+    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
+    `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
+    kept there too. None: no second copy."""
+    files, kept, new = {}, _names(objects), {}
     for path in listed(root) | also:
         read = _read(root, path)
-        if read is not None:
-            files[path] = FileState(read[1], _keep(objects, read[0]))
+        if read is None:
+            continue
+        data, digest = read[0], sha256(read[0])
+        if digest not in kept:
+            _write_new(objects, digest, data)
+            kept.add(digest)
+        blob = ""
+        if mirrored is not None:
+            blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+            if blob not in mirrored:
+                new[blob] = data
+        files[path] = FileState(read[1], digest, blob)
+    if new:
+        _mirror(root, mirror_dir(root), new)
     return files
 
 
@@ -157,17 +233,28 @@ def compare(root: Path, before: Snapshot, objects: Path) -> list[Change]:
     return differences(before.files, scan(root, objects, set(before.files)), root)
 
 
-def previous_bytes(objects: Path, state: FileState) -> bytes | None:
-    """A file's bytes as a snapshot saw them; None if they can no longer be found (or were altered)."""
+def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) -> bytes | None:
+    """A file's bytes as a snapshot saw them, from `objects` or else the `mirror`; None if they
+    can no longer be found (or were altered)."""
     with contextlib.suppress(OSError):
         data = (objects / state.sha256).read_bytes()
-        return data if sha256(data) == state.sha256 else None
-    return None
+        if sha256(data) == state.sha256:
+            return data
+    if mirror is None or not state.blob:
+        return None
+    data = _from_mirror(mirror, state.blob)
+    return data if data is not None and sha256(data) == state.sha256 else None
+
+
+def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
+    """The paths whose bytes `objects` no longer holds (removed or altered since kept)."""
+    kept = _names(objects)
+    return sorted(p for p, s in files.items() if s.sha256 not in kept)
 
 
 def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
     """Put each changed file back (remove the created ones); the paths that could not be."""
-    failed = []
+    failed, mirror = [], mirror_dir(root)
     for change in changes:
         target = root / change.path
         try:
@@ -175,7 +262,7 @@ def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
                 if target.is_symlink() or target.is_file():
                     target.unlink()
                 continue
-            data = previous_bytes(objects, change.before)
+            data = previous_bytes(objects, change.before, mirror)
             if data is None or (target.is_dir() and not target.is_symlink()):
                 failed.append(change.path)
                 continue

@@ -7,7 +7,6 @@ written by hand (by an agent's Write, or shipped in a cloned repository) is refu
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -51,11 +50,26 @@ def private_file(path: Path, data: bytes, durable: bool = True) -> None:
 
 
 def user_key() -> bytes:
-    """The per-user signing key, made on first use (read once per process and state directory)."""
-    return _key_at(_state_path() / KEY_NAME)
+    """The per-user signing key, made on first use; read again only when its file changed (a key
+    removed or replaced while a daemon runs is not signed with from memory)."""
+    path = _state_path() / KEY_NAME
+    try:
+        seen = os.stat(path)
+        stamp = (seen.st_ino, seen.st_mtime_ns, seen.st_size)
+    except OSError:
+        stamp = None
+    cached = _keys.get(path)
+    if cached is not None and stamp is not None and cached[0] == stamp:
+        return cached[1]
+    key = _key_at(path)
+    seen = os.stat(path)
+    _keys[path] = ((seen.st_ino, seen.st_mtime_ns, seen.st_size), key)
+    return key
 
 
-@functools.cache
+_keys: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+
+
 def _key_at(path: Path) -> bytes:
     state_home()
     try:
@@ -75,6 +89,16 @@ def _key_at(path: Path) -> bytes:
             handle.write(candidate)
         key = candidate
     return key
+
+
+def key_file_id() -> str | None:
+    """A short fingerprint of the signing key as its file is now (read afresh, not the key this
+    process has in memory); None when the file is missing or damaged."""
+    try:
+        key = (_state_path() / KEY_NAME).read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(key).hexdigest()[:16] if len(key) == KEY_BYTES else None
 
 
 def _canonical(value: Any) -> bytes:

@@ -102,12 +102,26 @@ def _cmd_stop(args: argparse.Namespace) -> Outcome:
     return {"running": False, "pid": status["pid"]}, f"gateway daemon: stopped (pid {status['pid']})", EXIT_OK
 
 
-def _cmd_status(args: argparse.Namespace) -> Outcome:
-    workspace = _workspace(args)
+def daemon_line(workspace: str) -> str:
+    """The daemon in one line: running (pid, uptime) or not."""
     status = _status(workspace)
     if status is None:
-        return {"running": False, "workspace": workspace}, f"gateway daemon: not running for {workspace}", EXIT_ERROR
-    return status, _describe(status), EXIT_OK
+        return f"gateway daemon: not running for {workspace}"
+    return f"gateway daemon: running (pid {status['pid']}), up {status['uptime_seconds']:.0f} s, {status['requests']} requests served"
+
+
+def _cmd_status(args: argparse.Namespace) -> Outcome:
+    from pathlib import Path
+
+    from gateway.surfaces.cli_enforce import enforcement_lines
+
+    workspace = _workspace(args)
+    status = _status(workspace)
+    enforcement = enforcement_lines(Path(workspace))
+    if status is None:
+        return ({"running": False, "workspace": workspace, "enforcement": enforcement},
+                "\n".join([f"gateway daemon: not running for {workspace}", *enforcement]), EXIT_ERROR)
+    return {**status, "enforcement": enforcement}, "\n".join([_describe(status), *enforcement]), EXIT_OK
 
 
 def _cmd_run(args: argparse.Namespace) -> Outcome:

@@ -1,5 +1,7 @@
 """`gateway serve`, `gateway mcp`, `gateway hook` and `gateway daemon`: the commands that run a
-process of their own (the servers, the hooks, the daemon), each loaded only when it runs."""
+process of their own (the servers, the hooks, the daemon), each loaded only when it runs; and
+`gateway enforce` and `gateway doctor` (gateway.surfaces.cli_enforce), kept out of the operations'
+table so that no MCP client is ever offered them."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ if TYPE_CHECKING:
 
     Outcome = tuple[dict[str, Any], str, int]
 
-PROCESS_COMMANDS = ("serve", "hook", "mcp", "daemon")
+PROCESS_COMMANDS = ("serve", "hook", "mcp", "daemon", "enforce", "doctor")
 
 
 def _cmd_serve(args: argparse.Namespace) -> Outcome:
@@ -40,7 +42,7 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
 
 
 HOOK_USAGE = ("gateway hook HOST [pre|post|start] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
-              "[--allow-mcp] [--mcp-writes] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
+              "[--allow-mcp] [--mcp-writes] [--enforce] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
 HOOK_HELP = """commands:
   gateway hook HOST [EVENT]             the hook itself, as the host runs it: reads the host's event on stdin
   gateway hook install HOST             add the hook and the MCP server to HOST's project configuration
@@ -52,8 +54,9 @@ project when the installation lives inside it; --absolute writes this installati
 --user writes the user-level configuration instead; --allow-mcp also lets the host call the
 gateway's MCP tools without asking. The MCP server registered offers read tools only, unless
 --mcp-writes: then its write tools refuse whatever HOST's own rules deny HOST's edit tools.
-The installed command refuses every edit (the host's blocking convention) when the gateway
-cannot be run."""
+--enforce also configures the host's sandbox (Claude Code, Codex CLI) so that the agent's shell
+cannot write the gateway's state. The installed command refuses every edit (the host's blocking
+convention) when the gateway cannot be run."""
 
 
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
@@ -72,7 +75,7 @@ def _cmd_hook(args: argparse.Namespace) -> Outcome:
         workspace = Path(args.workspace).resolve()
         if words[0] == "install":
             result = install.install(words[1], workspace, user=args.user, absolute=args.absolute, allow_mcp=args.allow_mcp,
-                                     mcp_writes=args.mcp_writes)
+                                     mcp_writes=args.mcp_writes, enforce=args.enforce)
         else:
             result = install.uninstall(words[1], workspace, user=args.user)
         return result, result["message"], EXIT_OK
@@ -98,6 +101,11 @@ def add_process_commands(commands: Any, common: argparse.ArgumentParser, only: s
         from gateway.surfaces.cli_daemon import add_daemon_commands
 
         add_daemon_commands(commands, common)
+    if only in (None, "enforce", "doctor"):
+        from gateway.surfaces.cli_enforce import add_doctor_command, add_enforce_commands
+
+        add_enforce_commands(commands, common)
+        add_doctor_command(commands, common)
 
 
 def _add_serve(commands: Any) -> None:
@@ -121,4 +129,5 @@ def _add_hook(commands: Any, common: argparse.ArgumentParser) -> None:
     hook.add_argument("--allow-mcp", action="store_true", help="install: also add the host's permission entries for the gateway's MCP tools")
     hook.add_argument("--mcp-writes", action="store_true",
                       help="install: the MCP server also offers its write tools (refused wherever the host's user denies its edit tools)")
+    hook.add_argument("--enforce", action="store_true", help="install: also configure the host's sandbox so that the agent's shell cannot write the gateway's state")
     hook.set_defaults(handler=_cmd_hook)

@@ -179,6 +179,11 @@ class TypedEdits:
     def _reserve(self, files: dict[str, str | None], token: str | None, results: dict[str, list[str]] | None = None) -> Reservation:
         config = self.config()
         if config.enforce:
+            from gateway.typed.arming import refused
+
+            tampered = refused(self)
+            if tampered:
+                raise GrantRefused("tampered", next(iter(files), ""), tampered)
             for path in files:
                 glob = config.protected_glob(path)
                 if glob:

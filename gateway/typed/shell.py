@@ -10,8 +10,11 @@ import os
 import time
 from pathlib import Path
 
+from dataclasses import replace
+
 from gateway.errors import Forged, GatewayError
 from gateway.snapshot import Snapshot, prune_objects
+from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir
 from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, verify
@@ -78,9 +81,23 @@ def _load(typed: TypedEdits, key: str) -> Snapshot:
 
 
 def after_command(typed: TypedEdits, key: str, command: str) -> Outcome:
-    """Compare with the record; put back and log every change no live grant covers."""
+    """Compare with the record; put back and log every change no live grant covers. A record
+    removed or altered meanwhile, or any other tampering, is said, and refuses every write after."""
     with lock(typed):
-        snapshot = _load(typed, key)
-        outcome = verify(typed, snapshot, f"The command `{command[:200]}`", "hook:Bash", True, command)
+        armed = check(typed)
+        try:
+            snapshot = _load(typed, key)
+        except GatewayError as error:
+            if armed.state == "armed" or (armed.state == "fresh" and typed.config().enforce):
+                armed = Armed("tampered", f"the record of the workspace before this command was removed or altered ({error})", True, armed.baseline)
+            snapshot = armed.baseline
+        if snapshot is None and armed.state != "tampered":
+            raise GatewayError("no record of the workspace before this command (was enforcement turned on meanwhile?)")
+        outcome = Outcome()
+        if snapshot is not None:
+            outcome = verify(typed, snapshot, f"The command `{command[:200]}`", "hook:Bash", True, command)
         _snapshot_file(typed, key).unlink(missing_ok=True)
+        if armed.state == "tampered":
+            mark_tampered(typed, armed, "hook:Bash")
+            return replace(outcome, tampered=refusal(armed.reason))
     return outcome

@@ -9,22 +9,27 @@ key: one altered or missing while enforcement was on is reported, never silently
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.atomic import write_new_text
+from gateway.config import STATE_DIR
 from gateway.errors import Forged
 from gateway.snapshot import Change, FileState, Snapshot, differences, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.state import objects_dir
-from gateway.userstate import sign, verified
+from gateway.userstate import key_file_id, sign, verified
 
 if TYPE_CHECKING:
     from gateway.typed.service import TypedEdits
 
 BASELINE = "baseline.json"
 SIGNED_AS = "baseline"
+WITNESS = "gateway-armed.json"
+WITNESS_SIGNED_AS = "armed-witness"
 LOCK = "watch.lock"
 DELETED = "deleted"
 DECLARE = (
@@ -43,13 +48,16 @@ class Outcome:
     restored: list[Change] = field(default_factory=list)
     unrestored: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    tampered: str = ""
+    """Why every write is refused until the user re-arms (gateway.typed.arming); "" when trusted."""
 
     @property
     def bypassed(self) -> bool:
-        return bool(self.restored or self.unrestored or self.problems)
+        return bool(self.restored or self.unrestored or self.problems or self.tampered)
 
     def message(self, what: str) -> str:
-        parts = list(self.problems)
+        parts = [self.tampered] if self.tampered else []
+        parts += self.problems
         if self.restored or self.unrestored:
             shown = ", ".join(f"{c.path} ({c.what})" for c in self.restored)
             parts.append(f"{what} changed workspace files without a live grant: {shown or 'none'}.")
@@ -57,8 +65,10 @@ class Outcome:
             parts.append("They were put back to their previous bytes (created files removed); the bytes they had are kept "
                          "in the gateway's state (`gateway audit log` names their sha256).")
         if self.unrestored:
-            parts.append(f"Could not put back: {', '.join(self.unrestored)}; restore them by hand.")
-        parts.append(DECLARE)
+            parts.append(f"Could not put back: {', '.join(self.unrestored)}: the copies of their previous bytes (in the "
+                         "gateway's state and in the workspace's mirror) were removed too, so those bytes are lost.")
+        if not self.tampered:
+            parts.append(DECLARE)
         return " ".join(parts)
 
 
@@ -77,8 +87,20 @@ def load_baseline(typed: TypedEdits) -> Snapshot | None:
         raise Forged(f"{BASELINE}: unreadable ({error})") from None
 
 
+def witness_path(root: Path) -> Path:
+    """The witness of the state directory: in the workspace's `.git/`, or `.gateway/state/` outside git."""
+    git_dir = root / ".git"
+    return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
+
+
 def save_baseline(typed: TypedEdits, snapshot: Snapshot) -> None:
-    write_new_text(typed.state / BASELINE, json.dumps(sign(snapshot.to_json(), SIGNED_AS)))
+    """The baseline in the state directory, and a signed copy of it in the witness."""
+    data = snapshot.to_json()
+    write_new_text(typed.state / BASELINE, json.dumps(sign(data, SIGNED_AS)))
+    witness = witness_path(typed.workspace.root)
+    witness.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    record = {"workspace": os.path.realpath(typed.workspace.root), "key_id": key_file_id(), "baseline": data}
+    write_new_text(witness, json.dumps(sign(record, WITNESS_SIGNED_AS)))
 
 
 def _authorized(typed: TypedEdits, change: Change, since: float, during_command: bool) -> bool:
@@ -97,7 +119,7 @@ def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    now = scan(root, objects, set(before.files))
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()})
     kept, bypassing = [], []
     for change in differences(before.files, now, root):
         (kept if _authorized(typed, change, before.taken_at, during_command) else bypassing).append(change)
@@ -119,32 +141,3 @@ def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, durin
         typed.record("bypass", operation, entries, command=(command or what)[:2000],
                      audit_error={"code": "bypass", "message": outcome.message(what)})
     return outcome
-
-
-def _started_before(typed: TypedEdits) -> bool:
-    """Whether the workspace was watched before (its audit log says so)."""
-    return any(e.get("phase") == "watch" for e in typed.log.read().entries)
-
-
-def sweep(typed: TypedEdits, event: str) -> Outcome:
-    """At a hook call: what changed since the last check, put back unless a gated write did it."""
-    with lock(typed):
-        try:
-            baseline = load_baseline(typed)
-        except Forged as error:
-            baseline = None
-            problem = f"The gateway's record of the last check was altered ({error}); it was taken again, and changes since the last check could not be verified."
-        else:
-            problem = ""
-        if baseline is not None:
-            return verify(typed, baseline, f"Something outside the gate (noticed at {event})", f"watch:{event}", False)
-        if not problem and not typed.config().enforce:
-            return Outcome()
-        if not problem and _started_before(typed):
-            problem = "The gateway's record of the last check was missing (removed?); it was taken again, and changes since the last check could not be verified."
-        save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root)), time.time()))
-        if problem:
-            typed.record("tampered", f"watch:{event}", [], audit_error={"code": "state_tampered", "message": problem})
-            return Outcome(problems=[problem])
-        typed.record("watch", f"watch:{event}", [])
-        return Outcome()

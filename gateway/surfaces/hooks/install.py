@@ -25,7 +25,8 @@ from typing import Any
 
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.host_configs import ConfigFile, Commands, config_files
+from gateway.surfaces.hooks.host_configs import Commands, config_files
+from gateway.surfaces.hooks.sandboxes import WITHOUT, sandbox_files
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"
@@ -115,31 +116,35 @@ def _write(path: Path, text: str | None) -> None:
 
 
 def install(host: str, workspace: Path, user: bool = False, absolute: bool = False, allow_mcp: bool = False,
-            mcp_writes: bool = False) -> dict[str, Any]:
+            mcp_writes: bool = False, enforce: bool = False) -> dict[str, Any]:
     found = replace(commands(host, workspace, absolute), mcp_writes=mcp_writes)
-    files = config_files(host, workspace, user, found, allow_mcp)
-    planned: list[tuple[ConfigFile, str | None, str]] = []
+    sandbox = sandbox_files(host, workspace, user) if enforce else []
+    files = config_files(host, workspace, user, found, allow_mcp) + sandbox
+    planned: dict[Path, tuple[str | None, str]] = {}
     for file in files:  # every file merged before any is written: a bad one leaves all as they were
-        current = _read(file.path)
-        planned.append((file, current, file.add(current)))
-    for file, current, merged in planned:
-        _keep_original(file.path, current)
+        current = planned[file.path][1] if file.path in planned else _read(file.path)
+        original = planned[file.path][0] if file.path in planned else current
+        planned[file.path] = (original, file.add(current))
+    for path, (current, merged) in planned.items():
+        _keep_original(path, current)
         if merged != current:
-            _write(file.path, merged)
+            _write(path, merged)
     where = "your user configuration" if user else str(workspace)
     tools = ("its write tools too, refused wherever your rules deny the host's own edit tools" if mcp_writes
              else "read tools only (--mcp-writes adds its write tools)")
     notes = f"; the MCP server offers {tools}" + "".join(f"; {file.note}" for file in files if file.note)
+    if enforce and not sandbox:
+        notes += f"; {WITHOUT[host]}: enforcement there stays advisory"
     return {
         "ok": True,
-        "files": [str(file.path) for file in files],
+        "files": [str(path) for path in planned],
         "command": found.hook["pre"],
-        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(str(f.path) for f in files)}){notes}",
+        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(map(str, planned))}){notes}",
     }
 
 
 def uninstall(host: str, workspace: Path, user: bool = False) -> dict[str, Any]:
-    files = config_files(host, workspace, user, Commands(host, "gateway", {}), False)
+    files = config_files(host, workspace, user, Commands(host, "gateway", {}), False) + sandbox_files(host, workspace, user)
     changed = []
     for file in files:
         current = _read(file.path)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from gateway.gate.effect import Effect
     from gateway.gate.verdict import Classification
     from gateway.typed.service import TypedEdits
+    from gateway.typed.watch import Outcome
 
 SYMBOL_HINT = (
     " Make structural changes with the gateway's symbol operations instead (MCP tools replace_symbol, "
@@ -84,6 +85,7 @@ class Answer:
 
 
 PASS = Answer("pass")
+SINCE = "Since the last tool call, something outside the gate"
 
 
 def real_path(call: HookCall, path: Path, roots: Roots | None = None) -> Path:
@@ -120,17 +122,17 @@ def typed_for(call: HookCall, path: Path, typed: TypedEdits | None | EllipsisTyp
     return typed_at(root)
 
 
-def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> str | None:
+def noticed(call: HookCall, typed: TypedEdits | None | EllipsisType = ...) -> Outcome | None:
     """What changed in the workspace since the last check without a gated write (put back
     now), or a problem with the gateway's own state; None when nothing did. `typed`: the
     call's `typed_edits`, when the caller has looked them up."""
     typed = typed_edits(call) if isinstance(typed, EllipsisType) else typed
     if typed is None:
         return None
-    from gateway.typed.watch import sweep
+    from gateway.typed.arming import sweep
 
     outcome = sweep(typed, f"{call.event} {call.tool}")
-    return outcome.message("Since the last tool call, something outside the gate") if outcome.bypassed else None
+    return outcome if outcome.bypassed else None
 
 
 def pre(call: HookCall) -> Answer:
@@ -139,7 +141,8 @@ def pre(call: HookCall) -> Answer:
     typed = typed_at(roots.of_call())
     found = noticed(call, typed)
     if found is not None:
-        return Answer("deny", f"{found} This tool call was not run; run it again.")
+        again = "" if found.tampered else "; run it again"
+        return Answer("deny", f"{found.message(SINCE)} This tool call was not run{again}.")
     if call.kind == "shell":
         from gateway.surfaces.hooks.shell_calls import before_shell
 
@@ -207,7 +210,7 @@ def with_grant(call: HookCall, paths: list[Path], answer: Answer, results: Calla
     except OutsideWorkspace:
         return answer
     except GrantRefused as refused:
-        return Answer("deny", f"{refused}." + DECLARE_HINT)
+        return Answer("deny", str(refused) if refused.reason == "tampered" else f"{refused}." + DECLARE_HINT)
     return answer
 
 
@@ -220,7 +223,7 @@ def post(call: HookCall) -> Answer:
         return after_shell(call)
     found = noticed(call)
     if found is not None:
-        return Answer("block", found)
+        return Answer("block", found.message(SINCE))
     if call.kind in ("edit", "write", "patch"):
         from gateway.surfaces.hooks.pending import performed
 

@@ -1,0 +1,221 @@
+"""Whether a workspace's enforcement state can be trusted: armed, tampered with, or not armed yet.
+
+Enforcement keeps, in the workspace's user state (gateway.typed.state): a signed record that it
+is armed (`armed.json`, with the signing key's fingerprint), the baseline of the last check, the
+kept bytes, the audit log and its signed head. A witness outside that directory (in the
+workspace's `.git/`, or `.gateway/state/` outside git) holds a signed copy of the baseline, so
+that removing the whole state directory is seen, and the files can still be put back.
+
+Any of it missing, altered or failing its signature is tampering: the workspace stays tampered
+(every write refused, the audit says why) until the user runs `gateway enforce rearm`. Nothing
+here stops a process of the same user from removing all of it, witness and key included: only
+a sandbox around the agent's shell does (gateway.surfaces.hooks.sandboxes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from gateway.atomic import sha256, write_new_text
+from gateway.errors import Forged
+from gateway.snapshot import Snapshot, missing_copies, scan
+from gateway.typed.audit import locked
+from gateway.typed.state import objects_dir
+from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_baseline, lock, save_baseline, verify, witness_path
+from gateway.userstate import KEY_NAME, key_file_id, sign, state_home, verified
+
+if TYPE_CHECKING:
+    from gateway.typed.service import TypedEdits
+
+ARMED = "armed.json"
+SIGNED_AS = "armed"
+REARM = "gateway enforce rearm"
+TAIL_BYTES = 1 << 18
+
+
+@dataclass(frozen=True)
+class Armed:
+    """The workspace's enforcement state: "fresh" (never armed), "armed" or "tampered" (`reason`:
+    what was found; `new`: found now, not recorded yet); `baseline`: the last check's record of
+    the workspace, from the state directory or else from the witness."""
+
+    state: Literal["fresh", "armed", "tampered"]
+    reason: str = ""
+    new: bool = False
+    baseline: Snapshot | None = None
+
+
+def refusal(reason: str) -> str:
+    return (f"Enforcement state was tampered with: {reason}. Every write is refused until the user re-arms "
+            f"enforcement from a terminal (`{REARM}`, after checking what changed; `gateway audit log` lists it).")
+
+
+def _signed(path: Path, purpose: str) -> tuple[dict[str, Any] | None, str]:
+    """(the record, "") if the user's key signed it; (None, "") if absent; (None, what is wrong)."""
+    try:
+        return verified(json.loads(path.read_text("utf-8")), purpose, path.name), ""
+    except FileNotFoundError:
+        return None, ""
+    except (OSError, ValueError, Forged) as error:
+        return None, f"{path} fails its signature or cannot be read ({error})"
+
+
+def _last_line(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - TAIL_BYTES))
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    if lines and len(lines) == 1 and size > TAIL_BYTES:
+        lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+    return lines[-1] if lines else None
+
+
+def _audit_problem(typed: TypedEdits) -> str | None:
+    """What is wrong with the audit log's end and its signed head, if anything."""
+    with locked(typed.log.path.with_suffix(".lock")):
+        try:
+            head = typed.log.head()
+        except Forged:
+            return f"the audit log's signed head ({typed.log.head_path}) fails its signature"
+        last = _last_line(typed.log.path)
+    if head is None:
+        return f"the audit log's signed head ({typed.log.head_path}) was removed"
+    if last is None:
+        return f"the audit log ({typed.log.path}) was removed or emptied"
+    if sha256(last) != head[1]:
+        return "the audit log's last entry is not the one its signed head records (cut or altered; `gateway audit verify` says where)"
+    return None
+
+
+def _baseline(typed: TypedEdits, witness: dict[str, Any] | None, problems: list[str]) -> Snapshot | None:
+    """The last check's record: the state directory's, else the witness's copy."""
+    try:
+        baseline = load_baseline(typed)
+    except Forged as error:
+        problems.append(f"the baseline of the last check fails its signature ({error})")
+        baseline = None
+    else:
+        if baseline is None:
+            problems.append(f"the baseline of the last check ({typed.state / BASELINE}) was removed")
+    if baseline is not None or witness is None:
+        return baseline
+    with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
+        return Snapshot.from_json(witness["baseline"])
+    return None
+
+
+def _armed_before(typed: TypedEdits) -> bool:
+    """Whether the audit log says enforcement was armed here before."""
+    return any(e.get("phase") in ("watch", "rearmed") for e in typed.log.read().entries)
+
+
+def check(typed: TypedEdits) -> Armed:
+    """What the enforcement state says now (call under `lock`)."""
+    root = typed.workspace.root
+    record, record_problem = _signed(typed.state / ARMED, SIGNED_AS)
+    witness, witness_problem = _signed(witness_path(root), WITNESS_SIGNED_AS)
+    if record is None and not record_problem and witness is None and not witness_problem:
+        if not (typed.state / BASELINE).exists() and (not typed.config().enforce or not _armed_before(typed)):
+            return Armed("fresh")  # the audit log is read only when enforcement is on
+    problems = [p for p in (record_problem, witness_problem) if p]
+    key = key_file_id()
+    if key is None:
+        problems.insert(0, f"the signing key ({state_home() / KEY_NAME}) was removed or damaged")
+    if record is None and not record_problem:
+        problems.append(f"the record that enforcement is armed ({typed.state / ARMED}) was removed")
+    if record is not None and record.get("state") == "tampered":
+        return Armed("tampered", str(record.get("reason")), False, _baseline(typed, witness, []))
+    if key is not None and _recorded_key(typed, record) not in (None, key):
+        problems.insert(0, f"the signing key ({state_home() / KEY_NAME}) was replaced")
+    if witness is None and not witness_problem:
+        problems.append(f"its witness ({witness_path(root)}) was removed")
+    baseline = _baseline(typed, witness, problems)
+    if baseline is not None:
+        lost = missing_copies(objects_dir(root), baseline.files)
+        if lost:
+            shown = ", ".join(lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+            problems.append(f"the saved copies of {len(lost)} file(s) were removed from {objects_dir(root)} ({shown})")
+    audit = _audit_problem(typed)
+    if audit:
+        problems.append(audit)
+    if problems:
+        return Armed("tampered", "; ".join(dict.fromkeys(problems)), True, baseline)
+    return Armed("armed", baseline=baseline)
+
+
+def _recorded_key(typed: TypedEdits, record: dict[str, Any] | None) -> str | None:
+    """The key fingerprint the armed record names (read unverified when its signature fails:
+    to say why it fails, never to trust it)."""
+    if record is None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            record = json.loads((typed.state / ARMED).read_text("utf-8"))
+    value = record.get("key_id") if isinstance(record, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _write_record(typed: TypedEdits, state: str, reason: str = "") -> None:
+    record = {"workspace": os.path.realpath(typed.workspace.root), "state": state, "reason": reason,
+              "key_id": key_file_id(), "at": time.time()}
+    write_new_text(typed.state / ARMED, json.dumps(sign(record, SIGNED_AS)))
+
+
+def mark_tampered(typed: TypedEdits, armed: Armed, operation: str) -> None:
+    """Record what was found (once): the workspace stays tampered until re-armed."""
+    if not armed.new:
+        return
+    _write_record(typed, "tampered", armed.reason)
+    typed.record("tampered", operation, [], audit_error={"code": "state_tampered", "message": refusal(armed.reason)})
+
+
+def arm(typed: TypedEdits, operation: str, phase: str = "watch", **fields: Any) -> None:
+    """Enforcement armed on the workspace as it is now (call under `lock`)."""
+    typed.record(phase, operation, [], **fields)  # first: the audit's head must exist when the check runs
+    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), time.time()))
+    _write_record(typed, "armed")
+
+
+def refused(typed: TypedEdits) -> str | None:
+    """Why every write is refused now (the state was tampered with); None when it is trusted."""
+    with lock(typed):
+        armed = check(typed)
+        if armed.state != "tampered":
+            return None
+        mark_tampered(typed, armed, "check")
+    return refusal(armed.reason)
+
+
+def sweep(typed: TypedEdits, event: str) -> Outcome:
+    """At a hook call: what changed since the last check, put back unless a gated write did it;
+    a tampered state refuses the call (and the ones after it, until re-armed)."""
+    with lock(typed):
+        armed = check(typed)
+        if armed.state == "fresh":
+            if typed.config().enforce:
+                arm(typed, f"watch:{event}")
+            return Outcome()
+        outcome = Outcome()
+        if armed.baseline is not None:
+            outcome = verify(typed, armed.baseline, f"Something outside the gate (noticed at {event})", f"watch:{event}", False)
+        if armed.state == "tampered":
+            mark_tampered(typed, armed, f"watch:{event}")
+            return Outcome(outcome.kept, outcome.restored, outcome.unrestored, outcome.problems, refusal(armed.reason))
+        return outcome
+
+
+def rearm(typed: TypedEdits, by: str) -> Armed:
+    """The user's re-arming: the workspace as it is now becomes the baseline, the record is
+    signed again (with the key as it is now), and the audit says what had been found."""
+    with lock(typed):
+        found = check(typed)
+        arm(typed, "enforce rearm", "rearmed", by=by, audit_error={"code": "rearmed", "message": found.reason or found.state})
+    return found
