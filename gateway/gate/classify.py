@@ -220,10 +220,10 @@ def _macro_block(path: str, language: str, action: str, made: MacroEffect, chang
     """A write that adds or removes definitions a macro call makes: refused as it is (symbol
     operations change definitions as written, not what a macro makes of a call)."""
     listed = [("added", m) for m in made.added] + [("removed", m) for m in made.removed]
-    touched = tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, change, detail=f"made by `{m.call}` ({m.source})")
+    touched = tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, change, detail=f"made by `{m.call}`, {m.source}")
                     for change, m in listed)
     shown = "; ".join(f"{'adds' if change == 'added' else 'removes'} {m.kind} `{m.name_path}` (line {m.line}), which "
-                      f"`{m.call}` makes (the macro as {m.source} defines it)" for change, m in listed[:6])
+                      f"`{m.call}` makes ({m.source})" for change, m in listed[:6])
     message = (
         f"Blocked: this {action} to {path} {shown}. Nothing was written: a definition a macro call makes is changed "
         f"by adding or removing the call, which symbol operations cannot plan; make this change by hand outside the "

@@ -91,7 +91,7 @@ class Made:
     name_path: str
     line: int
     call: str
-    source: str  # where what the call makes was read: "handlers.h:2", or the server's name
+    source: str  # how that is known: "its #define at handlers.h:2", "as clangd expands it"
 
 
 @dataclass
@@ -176,12 +176,12 @@ class _Reader:
             return None
         listed = next((m for m in self._listed if m.line == call.line and m.macro == call.name), None)
         # A call the server lists nothing for makes nothing (`Q_DECLARE_METATYPE(T)` makes a specialization).
-        return (list(listed.made) if listed else [], self.lang.server.name)
+        return (list(listed.made) if listed else [], f"as {self.lang.server.name} expands it")
 
     def made(self, call: MacroCall) -> list[Made] | None:
         expanded = _expanded(self.lang, call, self.macros)
         if expanded is not None:
-            found: tuple[list[tuple[str, str]], str] | None = (expanded, self.macros[call.name].where)
+            found: tuple[list[tuple[str, str]], str] | None = (expanded, f"its #define at {self.macros[call.name].where}")
         else:
             found = self._from_server(call)
         if found is None:

@@ -300,8 +300,10 @@ def read_judged(gate: Gate, path: Path) -> str | None:
 def gate_for(call: HookCall) -> Gate:
     from gateway.config import gate_config
     from gateway.gate.checker import Gate
+    from gateway.surfaces.hooks.planning import macro_server
 
-    return Gate(config=gate_config(root_of(call)))
+    root = root_of(call)
+    return Gate(config=gate_config(root), root=root or Path(call.project_dir or call.cwd), server=macro_server())
 
 
 def first_line(gate: Gate, call: HookCall) -> bytes | str | None:
