@@ -23,6 +23,8 @@ from gateway.textfile import check_declared_encoding, decode, editing_view, enco
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step"}
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _INCLUDE_DEPTH = 3
+_MOST_HEADERS = 64  # headers read for one file's macros at most
+_HEADER_MACROS: dict[tuple[Path, Path, int, int], dict[str, Macro]] = {}  # by (file, workspace, mtime, size): a warm daemon reads each once
 
 
 class Gate:
@@ -53,16 +55,29 @@ class Gate:
                     if header in seen or not header.is_relative_to(limit) or not header.is_file():
                         continue
                     seen.add(header)
-                    try:
-                        data = self.read(header)
-                    except (OSError, GatewayError):  # a header that cannot be read tells nothing
-                        break
+                    data = self._header(header, limit)
                     if data is not None:
-                        found = {**function_macros(data, header.relative_to(limit).as_posix()), **found}
-                        if depth + 1 < _INCLUDE_DEPTH:
-                            waiting.append((header, data, depth + 1))
+                        found = {**data[1], **found}
+                        if depth + 1 < _INCLUDE_DEPTH and len(seen) < _MOST_HEADERS:
+                            waiting.append((header, data[0], depth + 1))
                     break
         return found
+
+    def _header(self, header: Path, limit: Path) -> tuple[bytes, dict[str, Macro]] | None:
+        """A header's bytes and the function-like macros it defines; None when it cannot be read."""
+        try:
+            stat = header.stat()
+            data = self.read(header)
+        except (OSError, GatewayError):  # a header that cannot be read tells nothing
+            return None
+        if data is None:
+            return None
+        key = (header, limit, stat.st_mtime_ns, stat.st_size)
+        if key not in _HEADER_MACROS:
+            if len(_HEADER_MACROS) >= 256:
+                _HEADER_MACROS.clear()
+            _HEADER_MACROS[key] = function_macros(data, header.relative_to(limit).as_posix())
+        return data, _HEADER_MACROS[key]
 
     def judged(self, path: str | os.PathLike[str], text: str | bytes | None = None) -> bool:
         """Whether writes to `path` are judged at all (a language with a symbol backend claims

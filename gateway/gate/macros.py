@@ -114,13 +114,18 @@ def _declaration_level(tree: Tree, start: int) -> bool | None:
     return False
 
 
+def _line_end(source: bytes, at: int) -> int:
+    end = source.find(b"\n", at)
+    return len(source) if end < 0 else end
+
+
 def calls(lang: Language, source: bytes, tree: Tree, spans: Sequence[Span]) -> list[MacroCall]:
     """The call lines of `source` at declaration level that meet `spans` (edges included)."""
-    found = []
-    for match in _CALL_LINE.finditer(source):
-        start, end = match.span()
+    found, lines = [], sorted({(source.rfind(b"\n", 0, s) + 1, _line_end(source, e)) for s, e in spans})
+    matches = {m.span(): m for low, high in lines for m in _CALL_LINE.finditer(source, low, high)}
+    for (start, end), match in sorted(matches.items()):
         name = match.group(1).decode("utf-8", "replace")
-        if name in _NOT_MACROS or not any(s <= end and start <= e for s, e in spans):
+        if name in _NOT_MACROS:
             continue
         line_start = source.rfind(b"\n", 0, start) + 1
         before = source[: max(line_start - 1, 0)].rstrip(b" \t\r\n")
@@ -220,12 +225,13 @@ def macro_effect(lang: Language, path: str, before: Side, after: Side, sources: 
     result = MacroEffect()
     if not calls_b and not calls_a:
         return result
-    headers = sources.headers(path, before.source) if sources.headers else {}
-    server = sources.server
+    own = {"b": function_macros(before.source, path), "a": function_macros(after.source, path)}
+    wanted = {c.name for c in calls_b if c.name not in own["b"]} | {c.name for c in calls_a if c.name not in own["a"]}
+    headers = sources.headers(path, before.source) if sources.headers and wanted else {}
     made: dict[str, list[Made]] = {"b": [], "a": []}
     unknown: dict[str, list[MacroCall]] = {"b": [], "a": []}
     for key, side, found in (("b", before, calls_b), ("a", after, calls_a)):
-        reader = _Reader(lang, path, side.text, {**headers, **function_macros(side.source, path)}, server)
+        reader = _Reader(lang, path, side.text, {**headers, **own[key]}, sources.server)
         for call in found:
             listed = reader.made(call)
             if listed is None:
