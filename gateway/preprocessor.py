@@ -252,6 +252,7 @@ class Macro:
     params: tuple[str, ...]
     body: str
     where: str
+    span: Span = (0, 0)  # of the `#define` in its text
 
 
 def function_macros(source: bytes, where: str) -> dict[str, Macro]:
@@ -262,7 +263,7 @@ def function_macros(source: bytes, where: str) -> dict[str, Macro]:
         params = tuple(p.strip().replace("...", "__VA_ARGS__") for p in match.group(2).decode("utf-8", "replace").split(",") if p.strip())
         body = _COMMENTS.sub(" ", re.sub(r"\\\r?\n", " ", match.group(3).decode("utf-8", "replace")))
         line = source.count(b"\n", 0, match.start()) + 1
-        found[name] = Macro(name, params, body.strip(), f"{where}:{line}")
+        found[name] = Macro(name, params, body.strip(), f"{where}:{line}", match.span())
     return found
 
 

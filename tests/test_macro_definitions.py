@@ -257,3 +257,10 @@ def test_a_header_outside_the_workspace_is_not_read(tmp_path: Path) -> None:
     text = ARROW.replace('#include "config.h"', '#include "../config.h"')
     verdict = judge("arrow.h", text, "    CONFIG_GETTER_SETTER(lineWidth, setLineWidth, int)\n", "", Gate(root=tmp_path / "ws"))
     assert (verdict.decision, verdict.reason) == ("allow", "unverified_macro"), verdict.message
+
+
+def test_changing_a_macro_changes_what_each_of_its_calls_makes() -> None:
+    renamed = judge("events.c", EVENTS, "int name(int x)", "int name##_cb(int x)")
+    assert sorted(changes(renamed)) == [("added", "on_close_cb"), ("added", "on_open_cb"), ("removed", "on_close"), ("removed", "on_open")]
+    body = judge("events.c", EVENTS, "{ return x + 1; }", "{ return x + 2; }")
+    assert not body.blocked, body.message

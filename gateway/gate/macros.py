@@ -119,17 +119,29 @@ def _line_end(source: bytes, at: int) -> int:
     return len(source) if end < 0 else end
 
 
-def calls(lang: Language, source: bytes, tree: Tree, spans: Sequence[Span]) -> list[MacroCall]:
-    """The call lines of `source` at declaration level that meet `spans` (edges included)."""
-    found, lines = [], sorted({(source.rfind(b"\n", 0, s) + 1, _line_end(source, e)) for s, e in spans})
-    matches = {m.span(): m for low, high in lines for m in _CALL_LINE.finditer(source, low, high)}
+def _previous_line(source: bytes, start: int) -> bytes:
+    """The last line before `start` (a line's start) that is not blank."""
+    end = start - 1
+    while end > 0:
+        begin = source.rfind(b"\n", 0, end) + 1
+        line = source[begin:end].rstrip(b" \t\r")
+        if line.strip():
+            return line
+        end = begin - 1
+    return b""
+
+
+def calls(lang: Language, source: bytes, tree: Tree, spans: Sequence[Span], names: frozenset[str] = frozenset()) -> list[MacroCall]:
+    """The call lines of `source` at declaration level that meet `spans` (edges included), and
+    every call line of the macros `names`."""
+    windows = [(0, len(source))] if names else sorted({(source.rfind(b"\n", 0, s) + 1, _line_end(source, e)) for s, e in spans})
+    matches = {m.span(): m for low, high in windows for m in _CALL_LINE.finditer(source, low, high)}
+    found = []
     for (start, end), match in sorted(matches.items()):
         name = match.group(1).decode("utf-8", "replace")
-        if name in _NOT_MACROS:
+        if name in _NOT_MACROS or (names and name not in names and not any(s <= end and start <= e for s, e in spans)):
             continue
-        line_start = source.rfind(b"\n", 0, start) + 1
-        before = source[: max(line_start - 1, 0)].rstrip(b" \t\r\n")
-        previous = before[before.rfind(b"\n") + 1 :]
+        previous = _previous_line(source, source.rfind(b"\n", 0, start) + 1)
         if previous.endswith(b"\\") or not _ENDS_BEFORE.search(previous):
             continue
         if source[end:].lstrip().startswith(b"{"):
@@ -220,12 +232,15 @@ class Side:
 def macro_effect(lang: Language, path: str, before: Side, after: Side, sources: MacroSources) -> MacroEffect:
     """Definitions the calls the write touches make before it and not after (removed), and
     after and not before (added); calls whose macro nobody can read, added or removed."""
-    calls_b = calls(lang, before.source, before.tree, before.spans)
-    calls_a = calls(lang, after.source, after.tree, after.spans)
+    own = {"b": function_macros(before.source, path), "a": function_macros(after.source, path)}
+    # A `#define` the write changes changes what every call of it makes.
+    redefined = frozenset(m.name for key, side in (("b", before), ("a", after)) for m in own[key].values()
+                          if any(s <= m.span[1] and m.span[0] <= e for s, e in side.spans))
+    calls_b = calls(lang, before.source, before.tree, before.spans, redefined)
+    calls_a = calls(lang, after.source, after.tree, after.spans, redefined)
     result = MacroEffect()
     if not calls_b and not calls_a:
         return result
-    own = {"b": function_macros(before.source, path), "a": function_macros(after.source, path)}
     wanted = {c.name for c in calls_b if c.name not in own["b"]} | {c.name for c in calls_a if c.name not in own["a"]}
     headers = sources.headers(path, before.source) if sources.headers and wanted else {}
     made: dict[str, list[Made]] = {"b": [], "a": []}
