@@ -219,9 +219,11 @@ def _macro_made(lang: Language, effect: Effect, judgement: _Judgement, regions: 
 def _macro_block(path: str, language: str, action: str, made: MacroEffect, changed: tuple[ChangedLines, ...]) -> Classification:
     """A write that adds or removes definitions a macro call makes: refused as it is (symbol
     operations change definitions as written, not what a macro makes of a call)."""
-    listed = [("added", m) for m in made.added] + [("removed", m) for m in made.removed]
-    touched = tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, change, detail=f"made by `{m.call}`, {m.source}")
-                    for change, m in listed)
+    touched = tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, "added", detail=f"made by `{m.call}`, {m.source}")
+                    for m in made.added)
+    touched += tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, "removed", detail=f"made by `{m.call}`, {m.source}")
+                     for m in made.removed)
+    listed = [(t.change, m) for t, m in zip(touched, made.added + made.removed, strict=True)]
     shown = "; ".join(f"{'adds' if change == 'added' else 'removes'} {m.kind} `{m.name_path}` (line {m.line}), which "
                       f"`{m.call}` makes ({m.source})" for change, m in listed[:6])
     message = (
