@@ -229,16 +229,30 @@ class Side:
     spans: list[Span]
 
 
+def _near_directive(side: Side) -> bool:
+    """Whether a changed line is a directive's or continues one (a `#define` may be changed)."""
+    for start, end in side.spans:
+        low, high = side.source.rfind(b"\n", 0, start) + 1, _line_end(side.source, end)
+        if b"#" in side.source[low:high] or side.source[max(0, low - 3) : low].rstrip(b"\r\n").endswith(b"\\"):
+            return True
+    return False
+
+
 def macro_effect(lang: Language, path: str, before: Side, after: Side, sources: MacroSources) -> MacroEffect:
     """Definitions the calls the write touches make before it and not after (removed), and
     after and not before (added); calls whose macro nobody can read, added or removed."""
+    result = MacroEffect()
+    calls_b = calls(lang, before.source, before.tree, before.spans)
+    calls_a = calls(lang, after.source, after.tree, after.spans)
+    if not calls_b and not calls_a and not _near_directive(before) and not _near_directive(after):
+        return result
     own = {"b": function_macros(before.source, path), "a": function_macros(after.source, path)}
     # A `#define` the write changes changes what every call of it makes.
     redefined = frozenset(m.name for key, side in (("b", before), ("a", after)) for m in own[key].values()
                           if any(s <= m.span[1] and m.span[0] <= e for s, e in side.spans))
-    calls_b = calls(lang, before.source, before.tree, before.spans, redefined)
-    calls_a = calls(lang, after.source, after.tree, after.spans, redefined)
-    result = MacroEffect()
+    if redefined:
+        calls_b = calls(lang, before.source, before.tree, before.spans, redefined)
+        calls_a = calls(lang, after.source, after.tree, after.spans, redefined)
     if not calls_b and not calls_a:
         return result
     wanted = {c.name for c in calls_b if c.name not in own["b"]} | {c.name for c in calls_a if c.name not in own["a"]}
