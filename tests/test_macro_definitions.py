@@ -264,3 +264,22 @@ def test_changing_a_macro_changes_what_each_of_its_calls_makes() -> None:
     assert sorted(changes(renamed)) == [("added", "on_close_cb"), ("added", "on_open_cb"), ("removed", "on_close"), ("removed", "on_open")]
     body = judge("events.c", EVENTS, "{ return x + 1; }", "{ return x + 2; }")
     assert not body.blocked, body.message
+
+
+def test_the_hook_refuses_removing_a_call_whose_macro_a_workspace_header_defines(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "handlers.h").write_text("#pragma once\n#define HANDLER(name) int name(int x) { return x + 1; }\n")
+    (tmp_path / "events.c").write_text(EVENTS.replace("#include <assert.h>\n\n#define HANDLER(name) int name(int x) { return x + 1; }\n",
+                                                      '#include <assert.h>\n#include "handlers.h"\n'))
+    payload = {"tool_name": "Edit", "cwd": str(tmp_path), "tool_input": {
+        "file_path": str(tmp_path / "events.c"), "old_string": "HANDLER(on_close)\n", "new_string": "", "replace_all": False}}
+    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "claude-code"], input=json.dumps(payload), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny", output
+    assert "`HANDLER(on_close)`" in output["permissionDecisionReason"] and "handlers.h:2" in output["permissionDecisionReason"]
+    assert "HANDLER(on_close)" in (tmp_path / "events.c").read_text()
