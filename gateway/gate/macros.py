@@ -136,7 +136,7 @@ def calls(lang: Language, source: bytes, tree: Tree, spans: Sequence[Span], name
     every call line of the macros `names`."""
     windows = [(0, len(source))] if names else sorted({(source.rfind(b"\n", 0, s) + 1, _line_end(source, e)) for s, e in spans})
     matches = {m.span(): m for low, high in windows for m in _CALL_LINE.finditer(source, low, high)}
-    found = []
+    found, listed = [], definitions(lang, tree) if matches else []
     for (start, end), match in sorted(matches.items()):
         name = match.group(1).decode("utf-8", "replace")
         if name in _NOT_MACROS or (names and name not in names and not any(s <= end and start <= e for s, e in spans)):
@@ -149,7 +149,6 @@ def calls(lang: Language, source: bytes, tree: Tree, spans: Sequence[Span], name
         level = _declaration_level(tree, start + len(match.group(0)) - len(match.group(0).lstrip()))
         if level is None:
             continue
-        listed = definitions(lang, tree)
         enclosing = [d for d in listed if d.start_byte < start and end <= d.end_byte]
         scope = max(enclosing, key=lambda d: d.start_byte).name_path if enclosing else ""
         read = any(start <= d.name_start_byte < end for d in listed)
