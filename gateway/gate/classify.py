@@ -4,8 +4,10 @@ A write is structural when it adds, removes or renames a definition (B's and A's
 definitions matched by name path and order; one an ERROR node swallows counts as removed),
 or, when it is multi-line, changes a definition's header: its tokens outside the body
 (decorators, modifiers, name, parameters, bases, return type). Changes confined to bodies
-pass, whatever old_string carried as context. Only the definitions that overlap the change, or whose
-syntax the change altered, are looked at.
+pass, whatever old_string carried as context. Only the definitions that overlap the change,
+or whose syntax the change altered, are looked at. A C or C++ write that adds or removes what
+a macro call defines (gate/macros.py; headers and a server are read through the
+`MacroSources` the caller gives) is refused as it is.
 """
 
 from __future__ import annotations
