@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.config import gate_config
@@ -13,16 +14,20 @@ from gateway.errors import Ambiguous, Blocked, ServerFailed
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
-from gateway.langs import LanguageRegistry, default_registry
+from gateway.langs import Language, LanguageRegistry, default_registry
 from gateway.results import EditResult
 from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
+    from gateway.gate.macros import ServerMacro
     from gateway.lsp.manager import SessionManager
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.routing import Route
     from gateway.symbols.service import SymbolService
+
+
+_MACRO_PATIENCE = 5.0  # seconds a server still analysing a file may answer no symbols
 
 
 class Engine:
@@ -68,8 +73,24 @@ class Engine:
 
     @property
     def gate(self) -> Gate:
-        """The gate with the workspace's `[gate]` settings as they are now."""
-        return Gate(self.registry, gate_config(self.workspace.root))
+        """The gate with the workspace's `[gate]` settings as they are now; it reads macros in
+        the workspace's headers and asks the language server what macro calls make."""
+        return Gate(self.registry, gate_config(self.workspace.root), self.workspace.root, self.macro_calls)
+
+    def macro_calls(self, lang: Language, path: str, text: str) -> list[ServerMacro] | None:
+        """The macro calls the language's server lists in `path` holding `text`, with what each
+        makes; None where no server lists them (none installed, none that knows macros, it failed)."""
+        if not self.use_servers or not self.sessions.use_servers:
+            return None
+        where = Path(path) if os.path.isabs(path) else self.workspace.root / path
+        try:
+            session = self.sessions.session_for(lang)
+            if session is None:
+                return None
+            reply = session.document_symbols(where, text, lang.server.language_id_for(where), patience=_MACRO_PATIENCE)
+            return session.adapter.macro_calls(reply)
+        except ServerFailed:
+            return None
 
     def classify(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
         source = self.workspace.read(path)

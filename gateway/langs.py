@@ -63,6 +63,11 @@ class Language:
     encoding_cookie: str = ""
     interpreters: tuple[str, ...] = ()
     body_lead: frozenset[str] = frozenset()
+    # Where several languages claim a file (`.h`), text that only this one can be: a line
+    # outside comments that one of these matches decides it, whatever the grammars make of it.
+    markers: re.Pattern[str] | None = None
+    # A definition named by a literal symbol (Ruby's `define_method(:name)`) is named without it.
+    name_sigil: str = ""
 
 
 def data_dir(kind: str) -> Path:
@@ -123,6 +128,8 @@ def _load_language(path: Path, queries: Path) -> Language:
         encoding_cookie=_encoding_cookie(raw, path),
         interpreters=tuple(raw.get("interpreters", ())),
         body_lead=frozenset(raw.get("body_lead", ())),
+        markers=re.compile("|".join(f"(?:{m})" for m in raw["markers"]), re.MULTILINE) if raw.get("markers") else None,
+        name_sigil=raw.get("name_sigil", ""),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -235,3 +235,98 @@ def macro_bodies(source: bytes) -> list[Span]:
     """Every `#define` with its continued lines: its body is code only where it is expanded, and
     tree-sitter ends it early at a comment followed by `\\`, reading the rest as code."""
     return [found.span() for found in _DEFINE.finditer(source)]
+
+
+# A function-like macro's definition: `#define NAME(a, b) body`, continued lines and all.
+_FUNCTION_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)((?:\\\r?\n|[^\n])*)", re.MULTILINE)
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_PP_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|##|::|->|#|[A-Za-z_]\w*|\d[\w.]*|\S')
+
+
+@dataclass(frozen=True)
+class Macro:
+    """A function-like macro: its parameters (`...` as `__VA_ARGS__`), its body, and where it is
+    defined ("handlers.h:2")."""
+
+    name: str
+    params: tuple[str, ...]
+    body: str
+    where: str
+    span: Span = (0, 0)  # of the `#define` in its text
+
+
+def function_macros(source: bytes, where: str) -> dict[str, Macro]:
+    """The function-like macros a text defines (a later definition of a name wins)."""
+    found: dict[str, Macro] = {}
+    for match in _FUNCTION_DEFINE.finditer(source):
+        name = match.group(1).decode("utf-8", "replace")
+        params = tuple(p.strip().replace("...", "__VA_ARGS__") for p in match.group(2).decode("utf-8", "replace").split(",") if p.strip())
+        body = _COMMENTS.sub(" ", re.sub(r"\\\r?\n", " ", match.group(3).decode("utf-8", "replace")))
+        line = source.count(b"\n", 0, match.start()) + 1
+        found[name] = Macro(name, params, body.strip(), f"{where}:{line}", match.span())
+    return found
+
+
+def split_arguments(text: str) -> tuple[str, ...]:
+    """A macro call's arguments as the preprocessor splits them: at commas outside parentheses."""
+    parts, depth, current = [], 0, []
+    for token in _PP_TOKEN.findall(text):
+        if token == "," and depth == 0:
+            parts.append(" ".join(current))
+            current = []
+            continue
+        depth += (token in "([{") - (token in ")]}")
+        current.append(token)
+    parts.append(" ".join(current))
+    return tuple(parts) if text.strip() else ()
+
+
+def _substituted(macro: Macro, args: tuple[str, ...]) -> str:
+    named = [p for p in macro.params if p != "__VA_ARGS__"]
+    values = dict(zip(named, args, strict=False))
+    if "__VA_ARGS__" in macro.params:
+        values["__VA_ARGS__"] = ", ".join(args[len(named):])
+    tokens, out, at = _PP_TOKEN.findall(macro.body), [], 0
+    while at < len(tokens):
+        token = tokens[at]
+        following = tokens[at + 1] if at + 1 < len(tokens) else None
+        if token == "#" and following in values:
+            out.append('"' + values[following].replace('"', '\\"') + '"')
+            at += 2
+        elif token == "##" and out and following is not None:
+            out[-1] += values.get(following, following)
+            at += 2
+        else:
+            out.append(values.get(token, token))
+            at += 1
+    return " ".join(out)
+
+
+def _call_at(text: str, start: int) -> tuple[str, int] | None:
+    """The arguments of a call whose `(` is at `start`, and where it ends."""
+    depth = 0
+    for at in range(start, len(text)):
+        depth += (text[at] == "(") - (text[at] == ")")
+        if depth == 0:
+            return text[start + 1 : at], at + 1
+    return None
+
+
+def expand(name: str, args: tuple[str, ...], macros: dict[str, Macro], depth: int = 4) -> str | None:
+    """What a call of a visible macro expands to, the macros its expansion calls expanded too
+    (a few levels deep); None when `name` is not one of `macros`."""
+    macro = macros.get(name)
+    if macro is None:
+        return None
+    text = _substituted(macro, args)
+    calls = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(macros) if n != name) + r")\s*\(") if len(macros) > 1 else None
+    for _ in range(depth):
+        found = calls.search(text) if calls else None
+        if found is None:
+            break
+        call = _call_at(text, found.end() - 1)
+        if call is None:
+            break
+        inner = expand(found.group(1), split_arguments(call[0]), {n: m for n, m in macros.items() if n != name}, depth - 1) or ""
+        text = text[: found.start()] + inner + text[call[1] :]
+    return text

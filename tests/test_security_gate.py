@@ -61,7 +61,8 @@ def test_renaming_a_headers_include_guard_moves_no_definition(guard: str) -> Non
 
 def test_a_guard_that_defines_another_name_is_a_condition() -> None:
     verdict = Gate().check(edit_effect("x.h", HEADER, "#ifndef X_H\n#define X_H\n", "#if !defined(_X_H_)\n#define Y\n"))
-    assert _shadowed(verdict) == [("f", "now under `#if !defined(_X_H_)` at line 1")], verdict.message
+    # The header holds a namespace: it is C++, and the namespace (with `f` in it) is what moves.
+    assert _shadowed(verdict) == [("x", "now under `#if !defined(_X_H_)` at line 1")], verdict.message
 
 
 def test_a_macro_of_a_functions_name_replaces_it() -> None:

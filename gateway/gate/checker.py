@@ -4,25 +4,80 @@ judged here, on the effect the write will have. No language-server imports."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from gateway.config import GateConfig
-from gateway.errors import NotFound
+from gateway.errors import GatewayError, NotFound
 from gateway.gate.classify import classify_effect
 from gateway.gate.effect import Effect, edit_effect, multi_edit_effect, span_effect, write_effect
+from gateway.gate.macros import MacroSources, ServerCalls
 from gateway.gate.verdict import Classification
 from gateway.langs import LanguageRegistry, default_registry
+from gateway.preprocessor import Macro, function_macros
 from gateway.reading import read_regular, too_large
 from gateway.syntax import language_for
 from gateway.textfile import check_declared_encoding, decode, editing_view, encoding_rule, normalize_fragment
 
 ACTIONS = {"edit": "edit", "multi_edit": "multi-edit", "write": "whole-file write", "step": "contract text step", "patch": "patch"}
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_INCLUDE_DEPTH = 3
+_MOST_HEADERS = 64  # headers read for one file's macros at most
+_HEADER_MACROS: dict[tuple[Path, Path, int, int], dict[str, Macro]] = {}  # by (file, workspace, mtime, size): a warm daemon reads each once
 
 
 class Gate:
-    def __init__(self, registry: LanguageRegistry | None = None, config: GateConfig | None = None) -> None:
+    """`root`: the workspace, whose headers a C or C++ file includes are read for the macros
+    they define; `server`: a language server's list of what macro calls make (clangd's)."""
+
+    def __init__(self, registry: LanguageRegistry | None = None, config: GateConfig | None = None,
+                 root: Path | None = None, server: ServerCalls | None = None) -> None:
         self.registry = registry or default_registry()
         self.config = config or GateConfig()
+        self.root = root
+        self.macros = MacroSources(self.included_macros, server)
+
+    def included_macros(self, path: str, source: bytes) -> dict[str, Macro]:
+        """The function-like macros of the headers `source` includes with `#include "..."`, and
+        those they include, found beside the including file or at the workspace's top; only
+        regular files inside the workspace (beside the file when there is none) are read."""
+        start = Path(path) if self.root is None or os.path.isabs(path) else self.root / path
+        limit = Path(os.path.realpath(self.root if self.root is not None else start.parent))
+        found: dict[str, Macro] = {}
+        seen: set[Path] = set()
+        waiting = [(start, source, 0)]
+        while waiting:
+            including, text, depth = waiting.pop()
+            for name in _INCLUDE.findall(text):
+                for base in dict.fromkeys([including.parent, limit]):
+                    header = Path(os.path.realpath(base / os.fsdecode(name)))
+                    if header in seen or not header.is_relative_to(limit) or not header.is_file():
+                        continue
+                    seen.add(header)
+                    data = self._header(header, limit)
+                    if data is not None:
+                        found = {**data[1], **found}
+                        if depth + 1 < _INCLUDE_DEPTH and len(seen) < _MOST_HEADERS:
+                            waiting.append((header, data[0], depth + 1))
+                    break
+        return found
+
+    def _header(self, header: Path, limit: Path) -> tuple[bytes, dict[str, Macro]] | None:
+        """A header's bytes and the function-like macros it defines; None when it cannot be read."""
+        try:
+            stat = header.stat()
+            data = self.read(header)
+        except (OSError, GatewayError):  # a header that cannot be read tells nothing
+            return None
+        if data is None:
+            return None
+        key = (header, limit, stat.st_mtime_ns, stat.st_size)
+        if key not in _HEADER_MACROS:
+            if len(_HEADER_MACROS) >= 256:
+                _HEADER_MACROS.clear()
+            _HEADER_MACROS[key] = function_macros(data, header.relative_to(limit).as_posix())
+        return data, _HEADER_MACROS[key]
 
     def judged(self, path: str | os.PathLike[str], text: str | bytes | None = None) -> bool:
         """Whether writes to `path` are judged at all (a language with a symbol backend claims
@@ -53,7 +108,7 @@ class Gate:
         lang = language_for(self.registry, effect.path, *((effect.before, effect.after) if effect.before is not None else (effect.after,)))
         if lang is not None:
             check_declared_encoding(effect.path, effect.before, effect.after, lang.encoding_cookie)
-        return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse")
+        return classify_effect(lang, effect, ACTIONS[action], self.config.on_new_syntax_error == "refuse", self.macros)
 
     def check_edit(self, path: str, text: str, old: str, new: str, replace_all: bool = False) -> tuple[Effect, Classification]:
         self.check_size(path, text, old, new)

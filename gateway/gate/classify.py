@@ -4,8 +4,10 @@ A write is structural when it adds, removes or renames a definition (B's and A's
 definitions matched by name path and order; one an ERROR node swallows counts as removed),
 or, when it is multi-line, changes a definition's header: its tokens outside the body
 (decorators, modifiers, name, parameters, bases, return type). Changes confined to bodies
-pass, whatever old_string carried as context. Only the definitions that overlap the change, or whose
-syntax the change altered, are looked at.
+pass, whatever old_string carried as context. Only the definitions that overlap the change,
+or whose syntax the change altered, are looked at. A C or C++ write that adds or removes what
+a macro call defines (gate/macros.py; headers and a server are read through the
+`MacroSources` the caller gives) is refused as it is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable
 
 from gateway.gate.effect import Effect, line_breaks
 from gateway.gate.judgement import _Judgement, judge
+from gateway.gate.macros import MacroEffect, MacroSources, Side, macro_effect
 from gateway.gate.readings import judged_reading
 from gateway.gate.shadows import Hidden, guarded, shadowed
 from gateway.gate.unreadable import Unseen, unseen
@@ -205,9 +208,46 @@ def _hidden_by_errors(judgement: _Judgement, b: Definition) -> bool:
     return False
 
 
-def classify_effect(lang: Language | None, effect: Effect, action: str = "edit", refuse_syntax_errors: bool = True) -> Classification:
+def _macro_made(lang: Language, effect: Effect, judgement: _Judgement, regions: list[tuple[Span, Span]],
+                sources: MacroSources) -> MacroEffect:
+    if lang.preprocessor is None:
+        return MacroEffect()
+    before, after = effect.before or "", effect.after
+    return macro_effect(lang, effect.path,
+                        Side(before, utf8(before), judgement.tree_b, [b for b, _ in regions]),
+                        Side(after, utf8(after), judgement.tree_a, [a for _, a in regions]), sources)
+
+
+def _macro_block(path: str, language: str, action: str, made: MacroEffect, changed: tuple[ChangedLines, ...]) -> Classification:
+    """A write that adds or removes definitions a macro call makes: refused as it is (symbol
+    operations change definitions as written, not what a macro makes of a call)."""
+    touched = tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, "added", detail=f"made by `{m.call}`, {m.source}")
+                    for m in made.added)
+    touched += tuple(TouchedDefinition(m.kind, m.name, m.name_path, m.line, "removed", detail=f"made by `{m.call}`, {m.source}")
+                     for m in made.removed)
+    listed = [(t.change, m) for t, m in zip(touched, made.added + made.removed, strict=True)]
+    shown = "; ".join(f"{'adds' if change == 'added' else 'removes'} {m.kind} `{m.name_path}` (line {m.line}), which "
+                      f"`{m.call}` makes ({m.source})" for change, m in listed[:6])
+    message = (
+        f"Blocked: this {action} to {path} {shown}. Nothing was written: a definition a macro call makes is changed "
+        f"by adding or removing the call, which symbol operations cannot plan; make this change by hand outside the "
+        f"gateway's hosts, or change the definitions as written code with the symbol tools."
+    )
+    return Classification("block", "macro", path, language, message, None, touched, (), changed)
+
+
+def _unverified(path: str, language: str, action: str, made: MacroEffect, changed: tuple[ChangedLines, ...]) -> Classification:
+    shown = "; ".join(f"{'adds' if change == 'added' else 'removes'} `{call.text}` (line {call.line})" for change, call in made.unverified[:6])
+    return allow(path, language, "unverified_macro", (
+        f"unverified: this {action} {shown}, a macro call that may define functions or methods; its macro is defined "
+        f"neither in the file nor in a workspace header it includes, and no language server listed what it makes."), changed)
+
+
+def classify_effect(lang: Language | None, effect: Effect, action: str = "edit", refuse_syntax_errors: bool = True,
+                    macros: MacroSources | None = None) -> Classification:
     """The gate's verdict on one write to one file. A write that adds a syntax error is refused
-    as such, before (and instead of) any verdict on definitions."""
+    as such, before (and instead of) any verdict on definitions. `macros` says where else
+    than the file macros are read (workspace headers, a language server)."""
     path = effect.path
     if lang is None:
         return allow(path, None, "not_source", "not source code of a supported language.")
@@ -239,10 +279,15 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
         # apart a line at a time.
         judgement.header = [(b, a) for b, a in judgement.header if b.kind != a.kind]
     hidden = _hidden(judgement)
+    made = _macro_made(lang, effect, judgement, regions, macros or MacroSources())
+    if made.added or made.removed:
+        return _macro_block(path, lang.name, action, made, changed)
     if not judgement.structural and not hidden:
         invisible = unseen(lang, (judgement.tree_b, judgement.tree_a), (before, after), regions)
         if invisible:
             return _unreadable(path, lang.name, action, invisible, changed)
+        if made.unverified:
+            return _unverified(path, lang.name, action, made, changed)
         if not effect.multi_line:
             return allow(path, lang.name, "single_line", "single-line edit.", changed)
         if judgement.inside:

@@ -115,8 +115,10 @@ def _shadows(lang: Language, tree: Tree, window: tuple[int, int]) -> list[tuple[
 
 
 def _scope(definitions: list[Definition], node: Node) -> str:
-    """The name path of the innermost definition around `node` ("" at the top)."""
-    around = [d for d in definitions if d.start_byte <= node.start_byte and node.end_byte <= d.end_byte]
+    """The name path of the innermost definition around `node` ("" at the top), other than one
+    the statement itself makes (`define_method(:f)` is a definition of `f`)."""
+    around = [d for d in definitions if d.start_byte <= node.start_byte and node.end_byte <= d.end_byte
+              and not node.start_byte <= d.name_start_byte < node.end_byte]
     return max(around, key=lambda d: d.start_byte).name_path if around else ""
 
 

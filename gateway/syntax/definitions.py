@@ -217,6 +217,8 @@ _PARAMETERS = re.compile(r"(?<!operator)\s*\(.*", re.DOTALL)
 def _name_segments(lang: Language, match: _Match) -> list[str]:
     text = _PARAMETERS.sub("", _text(match.name))  # `operator bool() const` is named `operator bool`
     text = " ".join(text.split())  # a name read across lines (macros before it) is the same name whatever its blanks
+    if lang.name_sigil:
+        text = text.removeprefix(lang.name_sigil)
     segments = [text]
     if lang.scope_separator:
         segments = [part.strip() for part in text.split(lang.scope_separator) if part.strip()]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.gate.macros import ServerMacro
 
 CLIENT_CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},
@@ -114,6 +117,11 @@ class Adapter:
     def name_segments(self, name: str) -> list[str]:
         """A server's symbol name as name-path segments (most servers name symbols plainly)."""
         return [name]
+
+    def macro_calls(self, reply: Any) -> list[ServerMacro] | None:
+        """The macro calls a documentSymbol reply lists with what each makes; None: the server
+        does not list them (only clangd does)."""
+        return None
 
 
 ADAPTER = Adapter()

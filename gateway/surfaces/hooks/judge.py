@@ -293,7 +293,7 @@ def read_judged(gate: Gate, path: Path) -> str | None:
 
 def gate_for(call: HookCall, roots: Roots | None = None) -> Gate:
     """The gate with the settings of the workspace the call's file belongs to (or the call's)."""
-    return (roots or Roots(call)).gate(call.path) if call.path is not None else gate_at(root_of(call))
+    return (roots or Roots(call)).gate(call.path) if call.path is not None else gate_at(root_of(call), Path(call.project_dir or call.cwd))
 
 
 def first_line(gate: Gate, call: HookCall) -> bytes | str | None:

@@ -17,6 +17,7 @@ from gateway.errors import Ambiguous, ServerFailed
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
+    from gateway.gate.macros import ServerCalls
     from gateway.surfaces.hooks.judge import HookCall, Judged
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols
@@ -81,6 +82,13 @@ def written(path: Path, text: str) -> None:
     engine = _ENGINE.get()
     if engine is not None and path.is_relative_to(engine.workspace.root):
         engine.symbol_service.ahead(path, text)
+
+
+def macro_server() -> ServerCalls | None:
+    """In the daemon, its language servers' lists of what macro calls make (clangd's), which the
+    gate asks where a macro's definition is in no file it reads; none in a hook's own process."""
+    engine = _ENGINE.get()
+    return engine.macro_calls if engine is not None else None
 
 
 _local: list[Engine] = []  # the engine made in this process, kept for the next call on its workspace

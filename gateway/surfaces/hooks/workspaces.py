@@ -85,7 +85,7 @@ class Roots:
     def gate(self, path: Path) -> Gate:
         root = self.file(path)
         if root not in self._gates:
-            self._gates[root] = gate_at(root)
+            self._gates[root] = gate_at(root, Path(self.call.project_dir or self.call.cwd))
         return self._gates[root]
 
 
@@ -98,8 +98,11 @@ def typed_at(root: Path | None) -> TypedEdits | None:
     return TypedEdits(Workspace(root))
 
 
-def gate_at(root: Path | None) -> Gate:
+def gate_at(root: Path | None, fallback: Path) -> Gate:
+    """The gate with `root`'s settings; it reads macros from headers under `root` (or `fallback`,
+    the call's directory) and, in the daemon, asks its clangd for what macro calls make."""
     from gateway.config import gate_config
     from gateway.gate.checker import Gate
+    from gateway.surfaces.hooks.planning import macro_server
 
-    return Gate(config=gate_config(root))
+    return Gate(config=gate_config(root), root=root or fallback, server=macro_server())
