@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import FileState, _keep, _read, listed, previous_bytes, prune_objects
+from gateway.snapshot import FileState, _read, keep, listed, previous_bytes, prune_objects
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
 
@@ -182,7 +182,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
         else:
             read = _read(root, path)
             if read is not None:
-                files[path] = Seen(FileState(read[1], _keep(objects, read[0])), key)
+                files[path] = Seen(FileState(read[1], keep(objects, read[0])), key)
     return Record(files, taken)
 
 

@@ -140,6 +140,14 @@ def _write_new(directory: Path, name: str, data: bytes) -> None:
     os.replace(temp, directory / name)
 
 
+def keep(objects: Path, data: bytes) -> str:
+    """`data` kept in the object store `objects` (once, by its SHA-256, which is returned)."""
+    digest = sha256(data)
+    if not (objects / digest).exists():
+        _write_new(objects, digest, data)
+    return digest
+
+
 def mirror_dir(root: Path) -> Path:
     """Where the second copies of `root`'s files are kept: git's object store when `.git` is a
     directory (a loose blob, as git itself writes one), else `.gateway/state/objects`."""

@@ -204,13 +204,14 @@ def test_off_says_nothing_and_changes_nothing(workspace: Path) -> None:
 
 
 def test_a_bad_mode_is_one_clear_error(workspace: Path) -> None:
-    from gateway.errors import HookFailed
     from gateway.surfaces.hooks.run import outcome
 
     configure(workspace, "nope")
     payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t", "cwd": str(workspace), "tool_input": {"command": "ls"}}
-    with pytest.raises(HookFailed, match=r'\[gate\] shell must be "report", "put_back" or "off"'):
-        outcome("claude-code", json.dumps(payload).encode(), {"cwd": None, "project_dir": None})
+    stdout, code = outcome("claude-code", json.dumps(payload).encode(), {"cwd": None, "project_dir": None})
+    answer = json.loads(stdout)["hookSpecificOutput"]  # the host's deny, with the reason the model reads
+    assert code == 0 and answer["permissionDecision"] == "deny", stdout
+    assert '[gate] shell must be "report", "put_back" or "off"' in answer["permissionDecisionReason"]
 
 
 def test_a_write_in_the_same_clock_tick_is_still_seen(workspace: Path) -> None:
