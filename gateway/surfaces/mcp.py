@@ -32,6 +32,7 @@ from gateway.config import mcp_config
 from gateway.errors import GatewayError
 from gateway.surfaces import render
 from gateway.surfaces.daemon_client import invoke
+from gateway.surfaces.hooks.trust import session_notices
 from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
@@ -90,7 +91,9 @@ def _text(result: dict[str, Any]) -> str:
 
 def build_server(gateway: Gateway) -> MCPServer:
     listed = mcp_config(gateway.workspace.root)
-    server = MCPServer("gateway", instructions=INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else ""), version="0.1.0")
+    # A host shows a server's first line of instructions at a session's start (Codex): the notice goes first.
+    instructions = "\n".join([*session_notices(gateway.workspace.root), INSTRUCTIONS + (TYPED_INSTRUCTIONS if listed.typed_edits else "")])
+    server = MCPServer("gateway", instructions=instructions, version="0.1.0")
 
     def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
         sink = _progress_sink(ctx)

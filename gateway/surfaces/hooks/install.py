@@ -25,6 +25,7 @@ from typing import Any
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
 from gateway.surfaces.hooks.host_configs import ConfigFile, Commands, config_files
+from gateway.surfaces.hooks.trust import hook_trust
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"
@@ -126,11 +127,14 @@ def install(host: str, workspace: Path, user: bool = False, absolute: bool = Fal
             _write(file.path, merged)
     where = "your user configuration" if user else str(workspace)
     notes = "".join(f"; {file.note}" for file in files if file.note)
+    trust = hook_trust(host, workspace, user)
     return {
         "ok": True,
         "files": [str(file.path) for file in files],
         "command": found.hook["pre"],
-        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(str(f.path) for f in files)}){notes}",
+        "hooks_run": trust.state,
+        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(str(f.path) for f in files)}){notes}"
+                   f"\n{'the hooks run now' if trust.state == 'runs' else 'the hooks do NOT run yet'}: {trust.detail}",
     }
 
 

@@ -76,7 +76,7 @@ def _git_root(workspace: Path) -> Path:
 # Codex
 
 
-CODEX_START = "start `codex` in {ws}"
+CODEX_START = "Start `codex` in {ws}"
 
 
 def _codex_home() -> Path:
@@ -178,7 +178,7 @@ def _gemini(workspace: Path, user: bool) -> HookTrust:
     why = f"{record} distrusts {workspace}" if level == "DO_NOT_TRUST" else f"{record} does not trust {workspace} yet"
     return HookTrust("gemini", "off" if level == "DO_NOT_TRUST" else "asks", (
         f"Gemini CLI loads a project's hooks and MCP servers only in a trusted folder, and {why}: until then edits are NOT judged "
-        "and nothing of the gateway runs to say so. Start `gemini` there and trust the folder when it asks, or with /permissions "
+        "and nothing of the gateway runs to say so. Start `gemini` there and trust the folder when it asks, or with `/permissions trust` "
         "(`gemini -p` never asks: it skips them)"))
 
 
