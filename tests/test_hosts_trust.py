@@ -8,6 +8,7 @@ writes it), the hook refuses that edit and nothing is said."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,20 @@ import pytest
 from gateway.surfaces.hooks.trust import codex_gateway_hooks
 from tests.hosts.harness import HostRun, HostSession
 from tests.hosts.sample import BROKEN, OLD, SOURCE
-from tests.test_hosts_gateway import install, steps, workspace  # noqa: F401  (the fixture)
+from tests.test_hosts_gateway import install, steps
 
 pytestmark = pytest.mark.hosts
 
 NOTICE = "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "prices.py").write_text(SOURCE)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
 
 
 def first_request(result: HostRun) -> str:

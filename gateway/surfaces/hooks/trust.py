@@ -118,8 +118,11 @@ def _codex(workspace: Path, user: bool) -> HookTrust:
     settings = _read_toml(record)
     ws = workspace
     if not user:
-        levels = {settings.get("projects", {}).get(str(key), {}).get("trust_level") for key in (ws, _git_root(ws))}
-        if "trusted" not in levels:
+        # As Codex decides (config_loader `decision_for_dir`): the first of the folder and its project root with a level.
+        projects = settings.get("projects", {})
+        levels = [projects[key].get("trust_level") for folder in (ws, _git_root(ws)) for key in dict.fromkeys((str(folder.resolve()), str(folder)))
+                  if isinstance(projects.get(key), dict) and projects[key].get("trust_level")]
+        if levels[:1] != ["trusted"]:
             return HookTrust("codex", "off", (
                 f"Codex reads {ws}/.codex/config.toml only in a trusted project, and {record} does not trust {ws}: the gateway's "
                 f"hooks and MCP server do not run and edits are NOT judged. {CODEX_START.format(ws=ws)}, choose \"Trust and continue\", "
@@ -135,8 +138,8 @@ def _codex(workspace: Path, user: bool) -> HookTrust:
         f"Codex runs a hook only once you trust it, and the gateway's {names} hooks are not trusted (or changed since) in {record}: "
         f"edits are NOT judged until you do. {CODEX_START.format(ws=ws)} and choose \"Trust all and continue\" when it says "
         "\"Hooks need review\", or trust them in /hooks (`codex exec` never asks: it skips them)"), mcp_runs=True, notice=(
-        "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks, so it writes edits without the gate. Tell the user: "
-        "start `codex` here and trust them (\"Hooks need review\" or /hooks)."))
+        "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks, so a Codex session writes edits without the gate. "
+        "Tell the user: start `codex` here and trust them (\"Hooks need review\" or /hooks)."))
 
 
 # Copilot, Gemini, Claude Code
