@@ -30,7 +30,7 @@ SLOW_MODULES = {
     "test_routing", "test_rpc", "test_security_contracts", "test_security_server", "test_server_faults",
     "test_servers_status", "test_symbol_promises", "test_symbol_safety", "test_symbols_servers",
     "test_truthful_symbols", "test_typed_surfaces", "test_hosts_gateway", "test_security_io",
-    "test_security_enforcement", "test_symbols_jdtls", "test_untrusted_repos", "test_patch_paths", "test_hosts_patches", "test_shell_report", "test_hosts_shell", "test_security_enforcement_state", "test_macro_definitions_clangd",
+    "test_security_enforcement", "test_symbols_jdtls", "test_untrusted_repos", "test_patch_paths", "test_hosts_patches", "test_shell_report", "test_hosts_shell", "test_security_enforcement_state", "test_macro_definitions_clangd", "test_hosts_trust",
 }
 
 

@@ -40,6 +40,7 @@ from gateway.errors import GatewayError
 from gateway.surfaces import render
 from gateway.surfaces.daemon_client import invoke
 from gateway.surfaces.hooks.host_denies import refusal as host_refusal
+from gateway.surfaces.hooks.trust import session_notices
 from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
 from gateway.typed.kinds import catalogue
 
@@ -136,7 +137,8 @@ def build_server(gateway: Gateway, host: str | None = None, writes: bool = True)
     whether the write tools are listed (and run)."""
     listed = mcp_config(gateway.workspace.root)
     typed = (TYPED_INSTRUCTIONS if writes else READ_ONLY_TYPED_INSTRUCTIONS) if listed.typed_edits else ""
-    instructions = (INSTRUCTIONS if writes else READ_ONLY_INSTRUCTIONS) + typed
+    # A host shows a server's first line of instructions at a session's start (Codex): the notice goes first.
+    instructions = "\n".join([*session_notices(gateway.workspace.root), (INSTRUCTIONS if writes else READ_ONLY_INSTRUCTIONS) + typed])
     server = MCPServer("gateway", instructions=instructions, version="0.1.0")
 
     def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:

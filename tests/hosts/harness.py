@@ -37,9 +37,10 @@ class HostRun:
 
 
 class HostSession:
-    def __init__(self, host: str, workspace: Path, tmp_path: Path) -> None:
+    def __init__(self, host: str, workspace: Path, tmp_path: Path, bypass_hook_trust: bool = True) -> None:
+        """`bypass_hook_trust=False` runs Codex as a user does: a hook runs only once trusted in its `/hooks`."""
         assert host in HOSTS, host
-        self.host, self.workspace = host, workspace
+        self.host, self.workspace, self.bypass_hook_trust = host, workspace, bypass_hook_trust
         self.home = tmp_path / f"home-{host}"
         for directory in (".config", ".cache", ".local/share", ".local/state", ".codex", ".copilot", ".gemini"):
             (self.home / directory).mkdir(parents=True, exist_ok=True)
@@ -112,8 +113,8 @@ class HostSession:
         if self.host == "gemini":
             return [str(BIN / "gemini"), "-m", model, "--yolo", "-p", prompt, *extra_args]
         if self.host == "codex":
-            return [str(BIN / "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
-                    "--dangerously-bypass-approvals-and-sandbox", "-m", model, "-C", str(self.workspace), *extra_args, prompt]
+            bypass = ("--dangerously-bypass-hook-trust",) if self.bypass_hook_trust else ()
+            return [str(BIN / "codex"), "exec", "--skip-git-repo-check", *bypass, "--dangerously-bypass-approvals-and-sandbox", "-m", model, "-C", str(self.workspace), *extra_args, prompt]
         return [str(BIN / "opencode"), "run", "--model", model, *extra_args, prompt]
 
     def run(self, steps: list[Step], prompt: str = "Make the change.", model: str | None = None, permission_mode: str | None = None,

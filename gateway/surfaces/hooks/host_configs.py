@@ -24,6 +24,7 @@ CLAUDE_MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "Post
 GEMINI_MATCHER = "replace|write_file|run_shell_command"
 CODEX_MATCHER = "apply_patch|Bash"
 HOOK_TIMEOUT_SECONDS = 120
+MCP_STARTUP_SECONDS = 60
 BLOCK_START = "# >>> gateway: added by `gateway hook install codex`; `gateway hook uninstall codex` removes this block"
 BLOCK_END = "# <<< gateway"
 
@@ -313,7 +314,7 @@ def _toml_string(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid TOML basic string
 
 
-def _codex_block(commands: Commands, allow_mcp: bool) -> str:
+def _codex_block(commands: Commands, allow_mcp: bool, user: bool) -> str:
     lines = [BLOCK_START]
     for event, kind, matcher in (("PreToolUse", "pre", CODEX_MATCHER), ("PostToolUse", "post", CODEX_MATCHER), ("SessionStart", "start", None),
                                  ("Stop", "stop", None)):
@@ -323,6 +324,9 @@ def _codex_block(commands: Commands, allow_mcp: bool) -> str:
         lines += [f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands.hook.get(kind, ''))}",
                   f"timeout = {HOOK_TIMEOUT_SECONDS}"]
     lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", f"args = {json.dumps(commands.mcp_args('.'))}"]
+    if not user:  # Codex then waits for the server before the first request, so its instructions (a
+        # notice when the hooks are not trusted) reach the session's start; a missing gateway stops it
+        lines += ["required = true", f"startup_timeout_sec = {MCP_STARTUP_SECONDS}"]
     if allow_mcp:
         lines.append('default_tools_approval_mode = "approve"')
     return "\n".join([*lines, BLOCK_END]) + "\n"
@@ -341,7 +345,7 @@ def _codex(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> 
 
     def add(text: str | None) -> str:
         base = _without_block(text or "")
-        merged = base + ("\n" if base and not base.endswith("\n") else "") + _codex_block(commands, allow_mcp)
+        merged = base + ("\n" if base and not base.endswith("\n") else "") + _codex_block(commands, allow_mcp, user)
         try:
             if SERVER in tomllib.loads(base).get("mcp_servers", {}):
                 raise UsageError(f"{path}: already has [mcp_servers.{SERVER}]; remove it first")
@@ -359,8 +363,7 @@ def _codex(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> 
         except tomllib.TOMLDecodeError:
             return text
 
-    note = "" if user else "Codex loads a project's .codex/ only in a trusted project, and runs a hook only once you trust it in /hooks"
-    return [ConfigFile(path, add, remove, bare, note)]
+    return [ConfigFile(path, add, remove, bare)]
 
 
 def _opencode(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:

@@ -27,6 +27,7 @@ from gateway.atomic import write_new_text
 from gateway.errors import UsageError
 from gateway.surfaces.hooks.host_configs import Commands, config_files
 from gateway.surfaces.hooks.sandboxes import WITHOUT, sandbox_files
+from gateway.surfaces.hooks.trust import hook_trust
 from gateway.userstate import private_file, state_home
 
 MISSING = "edits are refused until it is"
@@ -135,11 +136,14 @@ def install(host: str, workspace: Path, user: bool = False, absolute: bool = Fal
     notes = f"; the MCP server offers {tools}" + "".join(f"; {file.note}" for file in files if file.note)
     if enforce and not sandbox:
         notes += f"; {WITHOUT[host]}: enforcement there stays advisory"
+    trust = hook_trust(host, workspace, user)
     return {
         "ok": True,
         "files": [str(path) for path in planned],
         "command": found.hook["pre"],
-        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(map(str, planned))}){notes}",
+        "hooks_run": trust.state,
+        "message": f"installed the gateway hook and MCP server for {host} in {where} ({', '.join(map(str, planned))}){notes}"
+                   f"\n{'the hooks run now' if trust.state == 'runs' else 'the hooks do NOT run yet'}: {trust.detail}",
     }
 
 
