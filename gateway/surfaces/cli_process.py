@@ -104,8 +104,10 @@ def add_process_commands(commands: Any, common: argparse.ArgumentParser, only: s
     if only in (None, "enforce", "doctor"):
         from gateway.surfaces.cli_enforce import add_doctor_command, add_enforce_commands
 
-        add_enforce_commands(commands, common)
-        add_doctor_command(commands, common)
+        if only in (None, "enforce"):
+            add_enforce_commands(commands, common)
+        if only in (None, "doctor"):
+            add_doctor_command(commands, common)
 
 
 def _add_serve(commands: Any) -> None:
