@@ -23,6 +23,11 @@ def config_table(root: Path, table: str) -> dict[str, Any]:
     from gateway.reading import read_regular
 
     raw = read_regular(root / CONFIG_PATH, str(CONFIG_PATH), MAX_CONFIG_BYTES)  # a FIFO is refused, never waited on
+    return table_of(raw, table)
+
+
+def table_of(raw: bytes | None, table: str) -> dict[str, Any]:
+    """One table of the config file's bytes `raw` (None: no file)."""
     if raw is None:
         return {}
     try:

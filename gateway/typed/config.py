@@ -6,7 +6,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.config import CONFIG_PATH, config_table, refuse_unknown_keys
+from gateway.config import CONFIG_PATH, config_table, refuse_unknown_keys, table_of
 from gateway.errors import UsageError
 from gateway.typed.kinds import catalogue
 
@@ -26,9 +26,10 @@ class TypedEditsConfig:
         return None
 
 
-def load_config(root: Path) -> TypedEditsConfig:
-    """The workspace's typed-edit settings; defaults when the file or the table is absent."""
-    data = config_table(root, "typed_edits")
+def load_config(root: Path, raw: bytes | None = None) -> TypedEditsConfig:
+    """The workspace's typed-edit settings (or those of the config file's bytes `raw`); defaults
+    when the file or the table is absent."""
+    data = config_table(root, "typed_edits") if raw is None else table_of(raw, "typed_edits")
     refuse_unknown_keys("typed_edits", data, {"enforce", "protected", "grant_ttl_seconds"})
     enforce, protected = data.get("enforce", False), data.get("protected", [])
     ttl = data.get("grant_ttl_seconds", catalogue().rules.grant_ttl_seconds)

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gateway.atomic import write_new_text
-from gateway.config import STATE_DIR
-from gateway.errors import Forged
-from gateway.snapshot import Change, FileState, Snapshot, differences, restore, scan
+from gateway.config import CONFIG_PATH, STATE_DIR
+from gateway.errors import Forged, UsageError
+from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, restore, scan
 from gateway.typed.audit import locked
+from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
 from gateway.userstate import key_file_id, sign, verified
 
@@ -103,8 +104,23 @@ def save_baseline(typed: TypedEdits, snapshot: Snapshot) -> None:
     write_new_text(witness, json.dumps(sign(record, WITNESS_SIGNED_AS)))
 
 
-def _authorized(typed: TypedEdits, change: Change, since: float, during_command: bool) -> bool:
-    if typed.config().protected_glob(change.path):
+def _config_in_force(typed: TypedEdits, before: Snapshot, objects: Path) -> TypedEditsConfig:
+    """The settings that judge the changes since `before`: the file's now or, where a change made
+    it unreadable (a command wrote a bad config, to be put back), as it was before; the defaults
+    (what is always protected) when neither reads."""
+    try:
+        return typed.config()
+    except UsageError:
+        state = before.files.get(CONFIG_PATH.as_posix())
+        raw = previous_bytes(objects, state, mirror_dir(typed.workspace.root)) if state is not None else None
+        try:
+            return load_config(typed.workspace.root, raw if raw is not None else b"")
+        except UsageError:
+            return load_config(typed.workspace.root, b"")
+
+
+def _authorized(typed: TypedEdits, config: TypedEditsConfig, change: Change, since: float, during_command: bool) -> bool:
+    if config.protected_glob(change.path):
         return False
     after = change.after.sha256 if change.after else None
     if typed.grants.covers(change.path, after, since, typed.clock()):
@@ -120,9 +136,9 @@ def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, durin
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
     now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()})
-    kept, bypassing = [], []
+    kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
     for change in differences(before.files, now, root):
-        (kept if _authorized(typed, change, before.taken_at, during_command) else bypassing).append(change)
+        (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
     unrestored = restore(root, bypassing, objects)
     files: dict[str, FileState] = dict(now)
     for change in bypassing:
