@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import signal
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +49,25 @@ def steps(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
     return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
 
 
+@pytest.fixture(autouse=True)
+def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The daemon as users get it, in a runtime directory of the test's own (this process looks
+    there too); every daemon started in it, and what it started, is killed after the test."""
+    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield runtime
+    for pid_file in (runtime / "gateway").glob("*.pid"):
+        with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
+            daemon = psutil.Process(int(pid_file.read_text()))
+            for member in [daemon, *daemon.children(recursive=True)]:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    member.kill()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
 def install(session: HostSession, workspace: Path, host: str, *options: str, env: dict[str, str] | None = None) -> None:
-    session.env["GATEWAY_NO_DAEMON"] = "1"  # judged in process: no daemon outlives the test
+    session.env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]  # the test's own (`daemons`)
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
                           env=env or session.env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -263,31 +283,43 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         assert "hook: Stop Completed" in result.stderr
 
 
-def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(
-        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+def _status(workspace: Path) -> dict[str, Any]:
+    with contextlib.suppress(daemon_client.DaemonUnavailable):
+        return daemon_client.request(workspace, "gateway/status", {}, timeout=10)  # type: ignore[no-any-return]
+    return {}
+
+
+def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
     install(session, workspace, "claude-code")
-    del session.env["GATEWAY_NO_DAEMON"]
-    session.env["XDG_RUNTIME_DIR"] = str(runtime)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # where this process looks for the daemon
-    try:
-        result = session.run([])
-        assert result.returncode == 0, result.stderr[-2000:]
-        deadline = time.monotonic() + 60
-        status: dict[str, Any] = {}
-        while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
-            with contextlib.suppress(daemon_client.DaemonUnavailable):
-                status = daemon_client.request(workspace, "gateway/status", {}, timeout=10)
-            time.sleep(0.1)
-        assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
-        assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
-    finally:
-        session.close()
-        for pid_file in (runtime / "gateway").glob("*.pid"):
-            with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
-                daemon = psutil.Process(int(pid_file.read_text()))
-                for member in [daemon, *daemon.children(recursive=True)]:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        member.kill()
-        shutil.rmtree(runtime, ignore_errors=True)
+    result = session.run([])
+    assert result.returncode == 0, result.stderr[-2000:]
+    deadline = time.monotonic() + 60
+    status: dict[str, Any] = {}
+    while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
+        status = _status(workspace)
+        time.sleep(0.1)
+    assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
+    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp_path: Path) -> None:
+    """The workspace's daemon is stopped (SIGSTOP: its socket still accepts connections, no
+    answer ever comes). The hook gives up on it within seconds, kills it and answers in its
+    own process: the refused edit stays refused, and the model is told why, long before the
+    host's own timeout (120 s), past which the host would run the tool."""
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    started = subprocess.run([sys.executable, "-m", "gateway", "daemon", "start", "--workspace", str(workspace), "--json"],
+                             env=session.env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    pid = json.loads(started.stdout)["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    began = time.monotonic()
+    result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+    took = time.monotonic() - began
+    assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
+    assert "syntax error" in _sent_back(result), result.stderr[-2000:]
+    assert took < 60, f"{host} took {took:.0f} s with the daemon stopped"
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, "the stopped daemon was left"
