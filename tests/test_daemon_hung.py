@@ -53,7 +53,7 @@ def test_a_stopped_daemon_is_killed_the_hook_answered_in_process_and_the_next_ca
     assert _gone([pid]), "the stopped daemon was left"
     assert _wait_for(lambda: (_status(workspace) or {}).get("pid") not in (None, pid)), "no new daemon was started"
     again, took = _hook(env, workspace, edit)
-    assert _decision(again) == expected and took < 10 and _status(workspace)["requests"] >= 2
+    assert _decision(again) == expected and took < 10 and (_status(workspace) or {}).get("requests", 0) >= 2
 
 
 def test_a_daemon_that_is_not_the_workspaces_is_not_killed(env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_a_stopped_language_server_is_killed_after_the_hooks_bound_and_replaced(
     _start(env, workspace)
     edit = {"file_path": "pkg/shapes.py", **STRUCTURAL_EDIT}
     assert "updatedInput" in _decision(_hook(env, workspace, edit)[0])  # routed: jedi answered
-    [server] = _status(workspace)["servers"]
+    [server] = (_status(workspace) or {}).get("servers", [])
     os.kill(server["pid"], signal.SIGSTOP)
     with (workspace / "pkg" / "shapes.py").open("a") as handle:
         handle.write("\n\nSIDES = 4\n")  # new text: the server must be asked again
@@ -99,7 +99,7 @@ def test_a_stopped_language_server_is_killed_after_the_hooks_bound_and_replaced(
     assert _gone([server["pid"]]), "the stopped server was left"
     routed, took = _hook(env, workspace, edit)
     assert "updatedInput" in _decision(routed), routed.stdout
-    assert _status(workspace)["servers"][0]["pid"] != server["pid"]
+    assert [s["pid"] for s in (_status(workspace) or {}).get("servers", [])] not in ([], [server["pid"]])
 
 
 def test_a_hook_not_answered_in_time_is_refused_saying_why(env: dict[str, str]) -> None:

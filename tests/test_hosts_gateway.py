@@ -317,7 +317,7 @@ def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp
     pid = json.loads(started.stdout)["pid"]
     os.kill(pid, signal.SIGSTOP)
     began = time.monotonic()
-    result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), **({"permission_mode": "acceptEdits"} if host == "claude-code" else {}))
+    result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), permission_mode="acceptEdits" if host == "claude-code" else None)
     took = time.monotonic() - began
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
     assert "syntax error" in _sent_back(result), result.stderr[-2000:]

@@ -231,7 +231,9 @@ class LspSession:
         """A server that stopped answering: its reaper is told to kill it and all it started
         (SIGKILL, which ends a stopped process too), continued first if it was stopped itself."""
         pid = self.pid
-        for number in (signal.SIGTERM, signal.SIGCONT) if pid is not None else ():
+        if pid is None:
+            return
+        for number in (signal.SIGTERM, signal.SIGCONT):
             try:
                 os.kill(pid, number)
             except OSError:

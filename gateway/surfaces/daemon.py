@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gateway import progress
 from gateway import callerenv
@@ -114,7 +114,8 @@ async def _say_alive(protocol: GatewayProtocol | None) -> None:
     """Tell the caller every ALIVE_SECONDS that its request is still being worked on (until cancelled)."""
     while protocol is not None:
         await asyncio.sleep(ALIVE_SECONDS)
-        if protocol.transport is None or protocol.transport.is_closing():
+        transport = cast(asyncio.BaseTransport | None, protocol.transport)
+        if transport is None or transport.is_closing():
             return
         protocol.notify(ALIVE)
 
