@@ -10,10 +10,11 @@ state directory), and the caller answers it in process. A socket left by a kille
 removed by the next. It exits after `[daemon] idle_minutes` without requests, within
 WORKSPACE_CHECK_SECONDS of its workspace's directory being deleted (or replaced), on
 `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
-with it (`gateway.lsp.session`). While a request runs it says it is alive to the caller every
-ALIVE_SECONDS (`daemon_client`: a silent daemon is taken for hung and killed). Its memory is bounded between requests: the C heap's free
-pages go back to the system, and a language server whose caches have no bound of their own
-(jedi's; `Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
+with it (`gateway.lsp.session`). While a request runs it tells the caller every
+ALIVE_SECONDS that it is alive (`daemon_client`: a silent daemon is taken for hung and
+killed). Its memory is bounded between requests: the C heap's free pages go back to the
+system, and a language server whose caches have no bound of their own (jedi's;
+`Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
 server_growth_mib` since its first answer.
 """
 
