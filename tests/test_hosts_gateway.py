@@ -49,6 +49,9 @@ def steps(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
     return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
 
 
+_RUNTIME: list[Path] = []  # the runtime directory of the test running, while `daemons` holds one
+
+
 @pytest.fixture(autouse=True)
 def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The daemon as users get it, in a runtime directory of the test's own (this process looks
@@ -56,7 +59,9 @@ def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
     monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    _RUNTIME[:] = [runtime]
     yield runtime
+    _RUNTIME.clear()
     for pid_file in (runtime / "gateway").glob("*.pid"):
         with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
             daemon = psutil.Process(int(pid_file.read_text()))
@@ -67,7 +72,10 @@ def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def install(session: HostSession, workspace: Path, host: str, *options: str, env: dict[str, str] | None = None) -> None:
-    session.env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]  # the test's own (`daemons`)
+    if _RUNTIME:
+        session.env["XDG_RUNTIME_DIR"] = str(_RUNTIME[0])  # the test's own, its daemons killed after it (`daemons`)
+    else:  # a module without `daemons`: judged in process, no daemon outlives its test
+        session.env["GATEWAY_NO_DAEMON"] = "1"
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
                           env=env or session.env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
