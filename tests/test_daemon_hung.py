@@ -51,6 +51,7 @@ def test_a_stopped_daemon_is_killed_the_hook_answered_in_process_and_the_next_ca
     assert _decision(answered) == expected and expected["permissionDecision"] == "deny"
     assert took < daemon_client.SILENT_SECONDS + 15, f"the hook took {took:.1f} s with the daemon stopped"
     assert _gone([pid]), "the stopped daemon was left"
+    assert f"daemon (pid {pid}) gave no sign of life" in Path(daemon_client.daemon_file(workspace, ".log")).read_text()
     assert _wait_for(lambda: (_status(workspace) or {}).get("pid") not in (None, pid)), "no new daemon was started"
     again, took = _hook(env, workspace, edit)
     assert _decision(again) == expected and took < 10 and (_status(workspace) or {}).get("requests", 0) >= 2

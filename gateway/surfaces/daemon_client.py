@@ -239,7 +239,13 @@ def put_down(sock: _socket.socket) -> str:
     ends = time.monotonic() + 2.0
     while not _gone(pid) and time.monotonic() < ends:
         time.sleep(0.01)
-    return f"the workspace's daemon (pid {pid}) gave no sign of life for {SILENT_SECONDS:g} s; it was killed, and the next call starts a new one"
+    said = f"the workspace's daemon (pid {pid}) gave no sign of life for {SILENT_SECONDS:g} s; it was killed, and the next call starts a new one"
+    try:  # its log, beside its socket, says why it ended
+        with open(path.removesuffix(".sock") + ".log", "a") as log:
+            log.write(f"gateway: {said} (by pid {os.getpid()})\n")
+    except OSError:
+        pass
+    return said
 
 
 def _workspace_of(pid: int) -> str | None:
