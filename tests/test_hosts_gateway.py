@@ -331,3 +331,32 @@ def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp
     assert "syntax error" in _sent_back(result), result.stderr[-2000:]
     assert took < 60, f"{host} took {took:.0f} s with the daemon stopped"
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, "the stopped daemon was left"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: Path, tmp_path: Path) -> None:
+    """The daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
+    user's GATEWAY_LSP_TIMEOUT, here 5 s; in a hook 20 s at most), kills it and refuses the
+    structural edit, saying the server did not answer; the same edit sent again is routed on a
+    fresh server."""
+    source = SOURCE + "\n\nSIDES = 4\n"  # a text the server has not been asked about yet
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    started = subprocess.run([sys.executable, "-m", "gateway", "daemon", "start", "--workspace", str(workspace)],
+                             env=session.env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (_status(workspace).get("prestart", {}).get("done") and _status(workspace)["servers"]):
+        time.sleep(0.1)
+    [server] = _status(workspace)["servers"]
+    (workspace / "prices.py").write_text(source)
+    os.kill(server["pid"], signal.SIGSTOP)
+    mode = "acceptEdits" if host == "claude-code" else None
+    session.env["GATEWAY_LSP_TIMEOUT"] = "5"
+    result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)
+    assert (workspace / "prices.py").read_text() == source, result.stderr[-2000:]
+    assert "jedi-language-server: no answer within 5s, so it was killed" in _sent_back(result), _sent_back(result)[-2000:]
+    assert not psutil.pid_exists(server["pid"]) or psutil.Process(server["pid"]).status() == psutil.STATUS_ZOMBIE
+    del session.env["GATEWAY_LSP_TIMEOUT"]
+    result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)
+    assert (workspace / "prices.py").read_text() == source.replace(OLD, NEW), _sent_back(result)[-2000:]
