@@ -45,7 +45,8 @@ LONGEST = {
     "tests/test_daemon.py::test_two_workspaces": 12, "tests/test_routing.py::test_routed_result_is_the_edit[typescript": 11,
     "tests/test_security_io.py::test_a_silent_or_trickling": 10, "tests/test_rpc.py::test_a_language_server_killed": 10,
     "tests/test_daemon_hung.py::test_a_stopped_language_server": 28, "tests/test_daemon_hung.py::test_a_stopped_daemon": 15,
-    "tests/test_daemon_hung.py::test_a_daemon_that_is_not": 13,
+    "tests/test_daemon_hung.py::test_a_daemon_that_is_not": 13, "tests/test_hosts_gateway.py::test_a_stopped_language_server": 35,
+    "tests/test_hosts_gateway.py::test_a_stopped_daemon": 20,
 }
 
 
