@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from gateway.surfaces import daemon_client
+from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
@@ -270,8 +271,14 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
     # The writer writes while the model is "thinking" about its answer: the answer waits for it.
     written = tmp_path / "written"  # outside the workspace, so not itself a change there
     session.model.final_wait = written.exists
-    # In a session of its own: some hosts end a command's process group when it returns.
-    writer = f"setsid sh -c \"sleep 1; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
+    # In a session of its own: some hosts end a command's process group when it returns. It
+    # writes once the command's PostToolUse has been checked (that check removes the record
+    # taken before the command: gateway.typed.shell), 20 s at most: on a loaded machine that
+    # check may come later than any fixed pause.
+    monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks keep the state
+    records = state_path(workspace) / SNAPSHOTS
+    checked = f"for i in \\$(seq 200); do ls {records}/*.json > /dev/null 2>&1 || break; sleep 0.1; done; sleep 0.2"  # \\$: for `sh -c`, not the host's shell
+    writer = f"setsid sh -c \"{checked}; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
     if host == "codex":
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
     elif host == "gemini":
@@ -282,7 +289,6 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
     assert session.model.final_waited, f"the background writer never wrote: {result.stderr[-2000:]}"
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
-    monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks kept the audit
     restored = [json.loads(line) for line in (state_path(workspace) / "edits.jsonl").read_text().splitlines()]
     assert any(e.get("operation", "").startswith("watch:") and "prices.py" in json.dumps(e) for e in restored), [e.get("operation") for e in restored]
     if host == "claude-code":  # Claude Code carries on with the reason; Codex ends its turn all the same
