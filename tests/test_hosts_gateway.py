@@ -254,6 +254,10 @@ def _assert_mcp_offered(host: str, offered: list[str]) -> None:
 def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host, *(() if host == "copilot" else ("--allow-mcp",)))
+    # Claude Code -p sends its first request without waiting for MCP servers to connect: on a
+    # loaded machine `gateway mcp` (which starts the daemon as it starts) may come later. The
+    # test is whether it connects, so Claude Code waits for it, as it does when told to.
+    session.env["MCP_CONNECTION_NONBLOCKING"] = "0"
     offered = _offered_tools(session.run([], **({"permission_mode": "bypassPermissions"} if host == "claude-code" else {})))
     session.close()
     _assert_mcp_offered(host, offered)
