@@ -57,6 +57,23 @@ def test_a_stopped_daemon_is_killed_the_hook_answered_in_process_and_the_next_ca
     assert _decision(again) == expected and took < 10 and (_status(workspace) or {}).get("requests", 0) >= 2
 
 
+def test_a_large_write_to_a_stopped_daemon_is_answered_in_process(env: dict[str, str], workspace: Path) -> None:
+    """A hook input larger than the socket's buffers: sending it blocks on a stopped daemon,
+    and that is bounded as the answer is."""
+    (workspace / ".gateway").mkdir()
+    (workspace / ".gateway" / "config.toml").write_text("[daemon]\nprestart_servers = 0\n")
+    pid = _start(env, workspace)["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    content = "".join(f"value_{n} = {n}\n" for n in range(60_000))  # about 1 MB
+    payload = json.dumps({"tool_name": "Write", "cwd": str(workspace), "hook_event_name": "PreToolUse",
+                          "tool_input": {"file_path": "pkg/big.py", "content": content}})
+    began = time.monotonic()
+    done = gateway(env, "hook", "claude-code", stdin=payload)
+    assert done.returncode == 0 and "permissionDecision" not in done.stdout, done.stdout[-500:] + done.stderr
+    assert time.monotonic() - began < daemon_client.SILENT_SECONDS + 15
+    assert _gone([pid]), "the stopped daemon was left"
+
+
 def test_a_daemon_that_is_not_the_workspaces_is_not_killed(env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
     """A process silent on the workspace's socket that is not the workspace's daemon is left
     alone; the call is answered in process all the same."""

@@ -202,7 +202,11 @@ def request(workspace: str | os.PathLike[str], method: str, params: dict[str, An
         params = {**params, "caller": callerenv.snapshot()}
         if on_progress is not None:
             params["workDoneToken"] = "gateway"
-        sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        sock.settimeout(SILENT_SECONDS)  # a daemon that reads nothing for as long is hung as well
+        try:
+            sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        except TimeoutError:
+            raise DaemonUnavailable(put_down(sock), sent=True) from None
         return _answer(sock, 1, deadline, on_progress)
     except (OSError, FrameError, ValueError) as error:
         raise DaemonUnavailable(f"the daemon stopped answering ({error})", sent=True) from None
