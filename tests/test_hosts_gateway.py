@@ -54,21 +54,25 @@ _RUNTIME: list[Path] = []  # the runtime directory of the test running, while `d
 
 
 @pytest.fixture(autouse=True)
-def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def daemons(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """The daemon as users get it, in a runtime directory of the test's own (this process looks
-    there too); every daemon started in it, and what it started, is killed after the test."""
+    there too). After the test every daemon of a workspace under `tmp_path` is killed, with
+    what it started: also those a host's MCP server started, which Codex runs with an
+    environment of its own (no XDG_RUNTIME_DIR: the user's default runtime directory)."""
     runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
     monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     _RUNTIME[:] = [runtime]
     yield runtime
     _RUNTIME.clear()
-    for pid_file in (runtime / "gateway").glob("*.pid"):
-        with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
-            daemon = psutil.Process(int(pid_file.read_text()))
-            for member in [daemon, *daemon.children(recursive=True)]:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    member.kill()
+    under = os.path.realpath(tmp_path) + os.sep
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "daemon" in cmdline and "run" in cmdline and any(word.startswith(under) for word in cmdline):
+            with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
+                for member in [process, *process.children(recursive=True)]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
     shutil.rmtree(runtime, ignore_errors=True)
 
 
