@@ -30,7 +30,9 @@ SLOW_MODULES = {
     "test_routing", "test_rpc", "test_security_contracts", "test_security_server", "test_server_faults",
     "test_servers_status", "test_symbol_promises", "test_symbol_safety", "test_symbols_servers",
     "test_truthful_symbols", "test_typed_surfaces", "test_hosts_gateway", "test_security_io",
-    "test_security_enforcement", "test_symbols_jdtls", "test_untrusted_repos", "test_patch_paths", "test_hosts_patches", "test_shell_report", "test_hosts_shell", "test_security_enforcement_state", "test_macro_definitions_clangd", "test_hosts_trust",
+    "test_security_enforcement", "test_symbols_jdtls", "test_untrusted_repos", "test_patch_paths",
+    "test_hosts_patches", "test_shell_report", "test_hosts_shell", "test_security_enforcement_state",
+    "test_macro_definitions_clangd", "test_hosts_trust", "test_daemon_hung",
 }
 
 
@@ -45,6 +47,9 @@ LONGEST = {
     "tests/test_daemon.py::test_two_workspaces": 12, "tests/test_routing.py::test_routed_result_is_the_edit[typescript": 11,
     "tests/test_security_io.py::test_a_silent_or_trickling": 10, "tests/test_rpc.py::test_a_language_server_killed": 10,
     "tests/test_untrusted_repos.py::test_jdtls": 40, "tests/test_untrusted_repos.py::test_typescript_loads": 28,
+    "tests/test_daemon_hung.py::test_a_stopped_language_server": 28, "tests/test_daemon_hung.py::test_a_stopped_daemon": 15,
+    "tests/test_daemon_hung.py::test_a_daemon_that_is_not": 13, "tests/test_hosts_gateway.py::test_a_stopped_language_server": 35,
+    "tests/test_hosts_gateway.py::test_a_stopped_daemon": 20,
 }
 
 

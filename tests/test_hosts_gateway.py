@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import signal
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ import psutil
 import pytest
 
 from gateway.surfaces import daemon_client
+from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
@@ -46,8 +50,37 @@ def steps(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
     return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
 
 
+_RUNTIME: list[Path] = []  # the runtime directory of the test running, while `daemons` holds one
+
+
+@pytest.fixture(autouse=True)
+def daemons(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """The daemon as users get it, in a runtime directory of the test's own (this process looks
+    there too). After the test every daemon of a workspace under `tmp_path` is killed, with
+    what it started: also those a host's MCP server started, which Codex runs with an
+    environment of its own (no XDG_RUNTIME_DIR: the user's default runtime directory)."""
+    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    _RUNTIME[:] = [runtime]
+    yield runtime
+    _RUNTIME.clear()
+    under = os.path.realpath(tmp_path) + os.sep
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "daemon" in cmdline and "run" in cmdline and any(word.startswith(under) for word in cmdline):
+            with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
+                for member in [process, *process.children(recursive=True)]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
 def install(session: HostSession, workspace: Path, host: str, *options: str, env: dict[str, str] | None = None) -> None:
-    session.env["GATEWAY_NO_DAEMON"] = "1"  # judged in process: no daemon outlives the test
+    if _RUNTIME:
+        session.env["XDG_RUNTIME_DIR"] = str(_RUNTIME[0])  # the test's own, its daemons killed after it (`daemons`)
+    else:  # a module without `daemons`: judged in process, no daemon outlives its test
+        session.env["GATEWAY_NO_DAEMON"] = "1"
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
                           env=env or session.env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -226,7 +259,9 @@ def _assert_mcp_offered(host: str, offered: list[str]) -> None:
 def test_the_mcp_server_is_registered_and_connects(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host, "--mcp-writes", *(() if host == "copilot" else ("--allow-mcp",)))
-    # Claude Code may send its first request before the server is connected: it is asked to wait.
+    # Claude Code -p may send its first request before MCP servers connect (gateway mcp starts the
+    # daemon as it starts, seconds on a loaded machine): it is told to wait, and asked to.
+    session.env["MCP_CONNECTION_NONBLOCKING"] = "0"
     result = session.run(_mcp_connected(host), permission_mode="bypassPermissions" if host == "claude-code" else None)
     offered = _offered_tools(result, -1)
     session.close()
@@ -245,8 +280,14 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
     # The writer writes while the model is "thinking" about its answer: the answer waits for it.
     written = tmp_path / "written"  # outside the workspace, so not itself a change there
     session.model.final_wait = written.exists
-    # In a session of its own: some hosts end a command's process group when it returns.
-    writer = f"setsid sh -c \"sleep 1; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
+    # In a session of its own: some hosts end a command's process group when it returns. It
+    # writes once the command's PostToolUse has been checked (that check removes the record
+    # taken before the command: gateway.typed.shell), 20 s at most: on a loaded machine that
+    # check may come later than any fixed pause.
+    monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks keep the state
+    records = state_path(workspace) / SNAPSHOTS
+    checked = f"for i in \\$(seq 200); do ls {records}/*.json > /dev/null 2>&1 || break; sleep 0.1; done; sleep 0.2"  # \\$: for `sh -c`, not the host's shell
+    writer = f"setsid sh -c \"{checked}; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
     if host == "codex":
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")
     elif host == "gemini":
@@ -257,7 +298,6 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         result = session.run([("Bash", {"command": writer, "description": "start a writer"})], permission_mode="bypassPermissions")
     assert session.model.final_waited, f"the background writer never wrote: {result.stderr[-2000:]}"
     assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
-    monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks kept the audit
     restored = [json.loads(line) for line in (state_path(workspace) / "edits.jsonl").read_text().splitlines()]
     assert any(e.get("operation", "").startswith("watch:") and "prices.py" in json.dumps(e) for e in restored), [e.get("operation") for e in restored]
     if host == "claude-code":  # Claude Code carries on with the reason; Codex ends its turn all the same
@@ -266,34 +306,75 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
         assert "hook: Stop Completed" in result.stderr
 
 
-def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(
-        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+def _status(workspace: Path) -> dict[str, Any]:
+    with contextlib.suppress(daemon_client.DaemonUnavailable):
+        return daemon_client.request(workspace, "gateway/status", {}, timeout=10)  # type: ignore[no-any-return]
+    return {}
+
+
+def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
     install(session, workspace, "claude-code")
-    del session.env["GATEWAY_NO_DAEMON"]
-    session.env["XDG_RUNTIME_DIR"] = str(runtime)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # where this process looks for the daemon
-    try:
-        result = session.run([])
-        assert result.returncode == 0, result.stderr[-2000:]
-        deadline = time.monotonic() + 60
-        status: dict[str, Any] = {}
-        while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
-            with contextlib.suppress(daemon_client.DaemonUnavailable):
-                status = daemon_client.request(workspace, "gateway/status", {}, timeout=10)
-            time.sleep(0.1)
-        assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
-        assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
-    finally:
-        session.close()
-        for pid_file in (runtime / "gateway").glob("*.pid"):
-            with contextlib.suppress(psutil.NoSuchProcess, ValueError, OSError):
-                daemon = psutil.Process(int(pid_file.read_text()))
-                for member in [daemon, *daemon.children(recursive=True)]:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        member.kill()
-        shutil.rmtree(runtime, ignore_errors=True)
+    result = session.run([])
+    assert result.returncode == 0, result.stderr[-2000:]
+    deadline = time.monotonic() + 60
+    status: dict[str, Any] = {}
+    while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
+        status = _status(workspace)
+        time.sleep(0.1)
+    assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
+    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp_path: Path) -> None:
+    """The workspace's daemon is stopped (SIGSTOP: its socket still accepts connections, no
+    answer ever comes). The hook gives up on it within seconds, kills it and answers in its
+    own process: the refused edit stays refused, and the model is told why, long before the
+    host's own timeout (120 s), past which the host would run the tool."""
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    started = subprocess.run([sys.executable, "-m", "gateway", "daemon", "start", "--workspace", str(workspace), "--json"],
+                             env=session.env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    pid = json.loads(started.stdout)["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    began = time.monotonic()
+    result = session.run(steps(host, workspace / "prices.py", OLD, BROKEN), permission_mode="acceptEdits" if host == "claude-code" else None)
+    took = time.monotonic() - began
+    assert (workspace / "prices.py").read_text() == SOURCE, result.stderr[-2000:]
+    assert "syntax error" in _sent_back(result), result.stderr[-2000:]
+    assert took < 60, f"{host} took {took:.0f} s with the daemon stopped"
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, "the stopped daemon was left"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: Path, tmp_path: Path) -> None:
+    """The daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
+    user's GATEWAY_LSP_TIMEOUT, here 5 s; in a hook 20 s at most), kills it and refuses the
+    structural edit, saying the server did not answer; the same edit sent again is routed on a
+    fresh server."""
+    source = SOURCE + "\n\nSIDES = 4\n"  # a text the server has not been asked about yet
+    session = HostSession(host, workspace, tmp_path)
+    install(session, workspace, host)
+    started = subprocess.run([sys.executable, "-m", "gateway", "daemon", "start", "--workspace", str(workspace)],
+                             env=session.env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (_status(workspace).get("prestart", {}).get("done") and _status(workspace)["servers"]):
+        time.sleep(0.1)
+    [server] = _status(workspace)["servers"]
+    (workspace / "prices.py").write_text(source)
+    os.kill(server["pid"], signal.SIGSTOP)
+    mode = "acceptEdits" if host == "claude-code" else None
+    session.env["GATEWAY_LSP_TIMEOUT"] = "5"
+    result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)
+    assert (workspace / "prices.py").read_text() == source, result.stderr[-2000:]
+    assert "jedi-language-server: no answer within 5s, so it was killed" in _sent_back(result), _sent_back(result)[-2000:]
+    assert not psutil.pid_exists(server["pid"]) or psutil.Process(server["pid"]).status() == psutil.STATUS_ZOMBIE
+    del session.env["GATEWAY_LSP_TIMEOUT"]
+    result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)
+    assert (workspace / "prices.py").read_text() == source.replace(OLD, NEW), _sent_back(result)[-2000:]
 
 
 # The gateway's MCP edit tool as each host names it (Codex 0.169 defers MCP tools behind a tool

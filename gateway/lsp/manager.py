@@ -2,13 +2,17 @@
 
 Settings are read per call (`gateway.callerenv`), so the daemon answers each caller with its
 own `GATEWAY_NO_SERVERS`, `GATEWAY_LSP_TIMEOUT` and the servers its PATH finds; callers whose
-PATHs find the same server (and the programs it runs) share one session."""
+PATHs find the same server (and the programs it runs) share one session. A caller with a
+deadline of its own (a host's hook) waits less (`waiting_at_most`)."""
 
 from __future__ import annotations
 
 import atexit
 import subprocess
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from gateway import progress
@@ -18,6 +22,22 @@ from gateway.langs import Language
 from gateway.lsp.discovery import forget
 from gateway.lsp.launch import end, planned
 from gateway.lsp.session import LspSession
+
+
+# The most a call waits for a server's answer, whatever its timeout (None: no such bound).
+_AT_MOST: ContextVar[float | None] = ContextVar("gateway_lsp_at_most", default=None)
+
+
+@contextmanager
+def waiting_at_most(seconds: float) -> Iterator[None]:
+    """Within this block (this thread's context, and the work it carries to others), each
+    request to a language server waits at most `seconds`: a server silent that long is
+    killed, and the call answered without it."""
+    token = _AT_MOST.set(seconds)
+    try:
+        yield
+    finally:
+        _AT_MOST.reset(token)
 
 
 def _timeout_from_env() -> float:
@@ -61,7 +81,9 @@ class SessionManager:
 
     @property
     def timeout(self) -> float:
-        return self._timeout if self._timeout is not None else _timeout_from_env()
+        own = self._timeout if self._timeout is not None else _timeout_from_env()
+        at_most = _AT_MOST.get()
+        return own if at_most is None else min(own, at_most)
 
     @timeout.setter
     def timeout(self, seconds: float) -> None:

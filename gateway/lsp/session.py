@@ -46,7 +46,9 @@ class LspSession:
     number, or a function giving the call's own: in the daemon, the caller's).
 
     A request that times out, or a server that exits, raises ServerFailed and leaves the
-    session broken; the manager replaces a broken session on the next call.
+    session broken; the manager replaces a broken session on the next call. A server that
+    did not answer in time is killed at once (`put_down`): calls waiting on the session fail
+    as soon as the one that waited does, none of them waits a timeout of its own.
     """
 
     def __init__(self, name: str, command: tuple[str, ...], root: Path, adapter: Adapter, timeout: float | Callable[[], float],
@@ -198,6 +200,7 @@ class LspSession:
         except FutureTimeout:
             future.cancel()
             self.broken = f"no answer to {what} within {limit:g}s"
+            self.put_down()
         except ServerFailed as failure:
             self.broken = str(failure).removeprefix(f"{self.name}: ")
         except OSError as error:  # the pipe to a killed server: ConnectionResetError, BrokenPipeError
@@ -221,7 +224,20 @@ class LspSession:
         request.cancel()
         if exited in done:
             raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
-        raise ServerFailed(f"{self.name}: no answer within {limit:g}s")
+        self.put_down()
+        raise ServerFailed(f"{self.name}: no answer within {limit:g}s, so it was killed; the next call starts a fresh one")
+
+    def put_down(self) -> None:
+        """A server that stopped answering: its reaper is told to kill it and all it started
+        (SIGKILL, which ends a stopped process too), continued first if it was stopped itself."""
+        pid = self.pid
+        if pid is None:
+            return
+        for number in (signal.SIGTERM, signal.SIGCONT):
+            try:
+                os.kill(pid, number)
+            except OSError:
+                return  # gone already
 
     @property
     def pid(self) -> int | None:

@@ -7,11 +7,14 @@ and `gateway/status`. A lock file makes it one per workspace and user, whatever 
 environments: each request is answered with the settings it carries (`gateway.callerenv`), or
 refused as NotServed when the daemon cannot answer as the caller's own process would (another
 state directory), and the caller answers it in process. A socket left by a killed daemon is
-removed by the next. It exits after `[daemon] idle_minutes` without requests,
-on `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
-with it (`gateway.lsp.session`). Its memory is bounded between requests: the C heap's free
-pages go back to the system, and a language server whose caches have no bound of their own
-(jedi's; `Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
+removed by the next. It exits after `[daemon] idle_minutes` without requests, within
+WORKSPACE_CHECK_SECONDS of its workspace's directory being deleted (or replaced), on
+`gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
+with it (`gateway.lsp.session`). While a request runs it tells the caller every
+ALIVE_SECONDS that it is alive (`daemon_client`: a silent daemon is taken for hung and
+killed). Its memory is bounded between requests: the C heap's free pages go back to the
+system, and a language server whose caches have no bound of their own (jedi's;
+`Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
 server_growth_mib` since its first answer.
 """
 
@@ -27,7 +30,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gateway import progress
 from gateway import callerenv
@@ -35,17 +38,21 @@ from gateway.api import Gateway
 from gateway.config import daemon_config
 from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
-from gateway.surfaces.daemon_client import DaemonUnavailable, daemon_file
-from gateway.surfaces.rpc import GatewayServer, plain, run_until_stopped
+from gateway.lsp.manager import waiting_at_most
+from gateway.surfaces.daemon_client import ALIVE, ALIVE_SECONDS, DaemonUnavailable, daemon_file
+from gateway.surfaces.rpc import _REQUESTER, GatewayProtocol, GatewayServer, plain, run_until_stopped
 from gateway.userstate import private_file
 
 if TYPE_CHECKING:
     from gateway.lsp.session import LspSession
 
 HOOK, STATUS = "gateway/hook", "gateway/status"
-# A hook's answer is due well within the hosts' own hook timeouts (Claude Code: 60 s); past it
-# the hook is refused (exit 2) and the worker it held is given up (gateway.workers).
+# A hook's answer is due well within the hosts' own hook timeouts (the installer gives them 120
+# s; the hook's client gives the whole answer 60 s, hooks.client.ANSWER_SECONDS); past it the
+# hook is refused (exit 2) and the worker it held is given up (gateway.workers).
 HOOK_SECONDS = 45.0
+# How often the daemon looks whether its workspace's directory is still there.
+WORKSPACE_CHECK_SECONDS = 2.0
 # The daemon tidies (heap, grown servers) when a request ends and none runs, at most this often.
 TIDY_SECONDS = 1.0
 GC_THRESHOLD = 10_000  # Python's default: 700 allocations
@@ -73,7 +80,7 @@ def _trim_heap() -> None:
 
 
 def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    from gateway.surfaces.hooks.client import EVENTS, HOSTS
+    from gateway.surfaces.hooks.client import EVENTS, HOSTS, SERVER_SECONDS
     from gateway.surfaces.hooks.planning import running_in
     from gateway.surfaces.hooks.run import outcome
 
@@ -82,7 +89,7 @@ def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
             or not isinstance(context.get("project_dir"), str | None) or host not in HOSTS or event not in (None, *EVENTS):
         raise UsageError("gateway/hook: params must be {host, event, input: string, context: {cwd: string, project_dir: string|null}}")
-    with running_in(gateway):  # structural writes are planned on the daemon's warm symbol service
+    with running_in(gateway), waiting_at_most(SERVER_SECONDS):  # planned on the daemon's warm symbol service
         stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]}, event)
     return {"stdout": stdout, "exit_code": code}
 
@@ -102,6 +109,16 @@ def _warm() -> None:
     # file makes thousands of objects, which otherwise set off several collections).
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD, 10, 10)
+
+
+async def _say_alive(protocol: GatewayProtocol | None) -> None:
+    """Tell the caller every ALIVE_SECONDS that its request is still being worked on (until cancelled)."""
+    while protocol is not None:
+        await asyncio.sleep(ALIVE_SECONDS)
+        transport = cast(asyncio.BaseTransport | None, protocol.transport)
+        if transport is None or transport.is_closing():
+            return
+        protocol.notify(ALIVE)
 
 
 class DaemonServer(GatewayServer):
@@ -146,9 +163,11 @@ class DaemonServer(GatewayServer):
                 self._check_served(caller)
             argument = prepare(params) if prepare is not None else params
             self.active += 1
+            alive = asyncio.ensure_future(_say_alive(_REQUESTER.get()))
             try:
                 return await self.pool.run(self._as_caller, work, caller or self.own, argument, seconds=seconds)  # type: ignore[no-any-return]
             finally:
+                alive.cancel()
                 self.active -= 1
                 if not anyone:  # asking for the status keeps no daemon alive
                     self.last_active = time.monotonic()
@@ -254,6 +273,20 @@ class DaemonServer(GatewayServer):
         finally:
             self.prestart["done"] = True
 
+    def watch_workspace(self, identity: tuple[int, int]) -> None:
+        """Stop once the workspace's directory is gone, or is another directory (deleted and made
+        again): nothing is left to serve, and its servers would hold the deleted files."""
+        try:
+            found = os.stat(self.gateway.workspace.root)
+            same = (found.st_dev, found.st_ino) == identity
+        except OSError:
+            same = False
+        if not same:
+            print("gateway daemon: the workspace's directory is gone; exiting", file=sys.stderr, flush=True)
+            self.loop.stop()
+            return
+        self.loop.call_later(WORKSPACE_CHECK_SECONDS, self.watch_workspace, identity)
+
     def watch_idle(self) -> None:
         if self.active == 0 and time.monotonic() - self.last_active >= self.idle_seconds:
             print("gateway daemon: idle; exiting", file=sys.stderr, flush=True)
@@ -286,6 +319,11 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
         print(f"gateway daemon: already running for {root}", file=sys.stderr)
         return
     socket_path.unlink(missing_ok=True)  # left by a daemon that was killed: the lock is ours now
+    try:
+        found = root.stat()
+    except OSError as error:
+        raise UsageError(f"no workspace directory {root} ({error.strerror or error})") from None
+    identity = (found.st_dev, found.st_ino)
     config = daemon_config(root)
     gateway = Gateway(root)
     gateway.symbol_service.asks_ahead = True
@@ -302,6 +340,7 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
     def serving() -> None:
         threading.Thread(target=lambda: (_warm(), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
         server.watch_idle()
+        server.watch_workspace(identity)
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:
             server.loop.run_forever()

@@ -10,6 +10,11 @@ directory (0700): `$XDG_RUNTIME_DIR/gateway`, else `/run/user/UID/gateway` when 
 keeps one, else `/tmp/gateway-UID`; a daemon is looked for in each of these, so a shell with
 another (or no) `XDG_RUNTIME_DIR` finds it too. A directory that is not the user's own, or
 open to others, is never used.
+
+A daemon that has taken a request says it is alive (`$/alive`) every ALIVE_SECONDS until it
+answers. One silent for SILENT_SECONDS is hung (stopped, or its loop stuck; a stopped
+process's socket still accepts connections): the caller kills it, removes its socket, and the
+call is answered as if no daemon ran (in process, with a new daemon started for next time).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import _socket  # not `socket`: its enums cost the hook more than the whole call
 import os
 import stat
 import sys
+import time
 
 from gateway import callerenv, fastjson
 from gateway.framing import FrameError, FrameReader
@@ -36,6 +42,9 @@ if TYPE_CHECKING:
 CONNECT_SECONDS = 1.0
 MAX_BASE = 60
 CALL_SECONDS = 600.0
+# The daemon's sign of life while a request runs, and the silence after which it is hung: six
+# missed signs, so that a daemon on a loaded machine is not taken for hung.
+ALIVE, ALIVE_SECONDS, SILENT_SECONDS = "$/alive", 1.0, 6.0
 # The daemon's answer to a caller it cannot answer as the caller's own process would (gateway.errors.NotServed).
 NOT_SERVED = -32011
 
@@ -118,10 +127,16 @@ def socket_paths(workspace: str | os.PathLike[str]) -> list[str]:
     return [os.path.join(path, f"{key}.sock") for path in runtime_dirs() if _private(path)]
 
 
+def _peer_credentials(sock: _socket.socket) -> tuple[int, int]:
+    """(pid, uid) of the process at the other end of a Unix socket (SO_PEERCRED): for a
+    connection to a listening socket, the process that listens."""
+    credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # struct ucred: pid, uid, gid (ints)
+    return int.from_bytes(credentials[0:4], sys.byteorder, signed=True), int.from_bytes(credentials[4:8], sys.byteorder, signed=True)
+
+
 def peer_uid(sock: _socket.socket) -> int:
     """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
-    credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # struct ucred: pid, uid, gid (ints)
-    return int.from_bytes(credentials[4:8], sys.byteorder, signed=True)
+    return _peer_credentials(sock)[1]
 
 
 def connect(workspace: str | os.PathLike[str]) -> _socket.socket:
@@ -150,10 +165,18 @@ def _frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def _answer(sock: _socket.socket, wanted: int, on_progress: Callable[[Any], None] | None = None) -> Any:
+def _answer(sock: _socket.socket, wanted: int, deadline: float, on_progress: Callable[[Any], None] | None = None) -> Any:
     reader = FrameReader()
+    late = "the daemon, still working, did not answer in the time the call has"
     while True:
-        chunk = sock.recv(1 << 16)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DaemonUnavailable(late, sent=True)
+        sock.settimeout(min(SILENT_SECONDS, left))
+        try:
+            chunk = sock.recv(1 << 16)
+        except TimeoutError:
+            raise DaemonUnavailable(put_down(sock) if left >= SILENT_SECONDS else late, sent=True) from None
         if not chunk:
             raise DaemonUnavailable("the daemon closed the connection mid-call", sent=True)
         for body in reader.feed(chunk):
@@ -170,20 +193,78 @@ def _answer(sock: _socket.socket, wanted: int, on_progress: Callable[[Any], None
 def request(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], timeout: float = CALL_SECONDS,
             on_progress: Callable[[Any], None] | None = None) -> Any:
     """One JSON-RPC call to the workspace's daemon, carrying this process's settings
-    (`callerenv.snapshot`). DaemonUnavailable when none answers. With `on_progress`, the
-    daemon's `$/progress` params for the call are handed to it."""
+    (`callerenv.snapshot`), answered within `timeout` seconds. DaemonUnavailable when none
+    answers, or when it fell silent (then it has been put down: `put_down`). With
+    `on_progress`, the daemon's `$/progress` params for the call are handed to it."""
+    deadline = time.monotonic() + timeout
     sock = connect(workspace)
     try:
-        sock.settimeout(timeout)
         params = {**params, "caller": callerenv.snapshot()}
         if on_progress is not None:
             params["workDoneToken"] = "gateway"
-        sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        return _answer(sock, 1, on_progress)
+        sock.settimeout(SILENT_SECONDS)  # a daemon that reads nothing for as long is hung as well
+        try:
+            sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        except TimeoutError:
+            raise DaemonUnavailable(put_down(sock), sent=True) from None
+        return _answer(sock, 1, deadline, on_progress)
     except (OSError, FrameError, ValueError) as error:
         raise DaemonUnavailable(f"the daemon stopped answering ({error})", sent=True) from None
     finally:
         sock.close()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def put_down(sock: _socket.socket) -> str:
+    """The daemon at the other end of `sock` went silent mid-call: remove its socket (first: while
+    it holds its lock no other daemon can have taken the path), kill it (SIGKILL ends a stopped
+    process too) and wait for it to be gone, so that the next daemon can take the workspace.
+    Only the daemon the socket leads to, this user's `gateway daemon run` for the workspace its
+    socket is named for, is killed; what happened, for the caller's message."""
+    import signal
+
+    pid, path = _peer_credentials(sock)[0], sock.getpeername()
+    key = os.path.basename(path).removesuffix(".sock") if isinstance(path, str) else ""
+    workspace = _workspace_of(pid)
+    if workspace is None or daemon_key(workspace) != key:
+        return f"the daemon (pid {pid}) gave no sign of life for {SILENT_SECONDS:g} s; it is not one this user started for the workspace, so it was left alone"
+    try:
+        os.unlink(path)
+        os.kill(pid, signal.SIGKILL)
+    except OSError as error:
+        return f"the daemon (pid {pid}) gave no sign of life for {SILENT_SECONDS:g} s and could not be stopped ({error.strerror or error})"
+    ends = time.monotonic() + 2.0
+    while not _gone(pid) and time.monotonic() < ends:
+        time.sleep(0.01)
+    said = f"the workspace's daemon (pid {pid}) gave no sign of life for {SILENT_SECONDS:g} s; it was killed, and the next call starts a new one"
+    try:  # its log, beside its socket, says why it ended
+        with open(path.removesuffix(".sock") + ".log", "a") as log:
+            log.write(f"gateway: {said} (by pid {os.getpid()})\n")
+    except OSError:
+        pass
+    return said
+
+
+def _workspace_of(pid: int) -> str | None:
+    """The workspace `gateway daemon run` process `pid` of this user serves, from its command line; None for any other process."""
+    try:
+        if os.stat(f"/proc/{pid}").st_uid != os.getuid():
+            return None
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")
+    except OSError:
+        return None
+    for at, word in enumerate(words[:-1]):
+        if word == b"--workspace" and b"daemon" in words[:at] and b"run" in words[:at]:
+            return os.fsdecode(words[at + 1])
+    return None
 
 
 def spawn(workspace: str | os.PathLike[str], for_file: str | None = None) -> subprocess.Popen[bytes]:
@@ -216,16 +297,17 @@ def _autostart_allowed(workspace: str | os.PathLike[str]) -> bool:
 
 def through_daemon(workspace: str | os.PathLike[str], method: str, params: dict[str, Any], local: Callable[[], Any],
                    retry_local: Callable[[], bool] = lambda: True, on_progress: Callable[[Any], None] | None = None,
-                   for_file: str | None = None) -> Any:
+                   for_file: str | None = None, timeout: float = CALL_SECONDS) -> Any:
     """The daemon's answer, or `local()` when no daemon answers (one is started for next time,
     once this call is answered, unless autostart is off, with `for_file`'s server started first;
     a second daemon started meanwhile exits at once) or when the daemon cannot answer as this
     process would (NOT_SERVED: nothing is started). If the daemon died after the request was
-    sent, `local()` runs only when `retry_local()` says nothing was written meanwhile."""
+    sent, `local()` runs only when `retry_local()` says nothing was written meanwhile. The daemon
+    is given `timeout` seconds; a daemon that falls silent is put down first (`request`)."""
     if disabled():
         return local()
     try:
-        return request(workspace, method, params, on_progress=on_progress)
+        return request(workspace, method, params, timeout, on_progress)
     except DaemonError as error:
         if error.code != NOT_SERVED:
             raise

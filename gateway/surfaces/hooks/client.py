@@ -4,14 +4,23 @@ which judges it exactly as `run.outcome` does in process. Only the standard libr
 GATEWAY_NO_DAEMON=1), so a warm hook costs little more than starting Python. A session's
 start (EVENT `start`, or a SessionStart payload) only starts the daemon, so the first edit
 finds it warm.
+
+The answer has a deadline well inside the host's own timeout, since Claude Code, Codex and
+Copilot run the tool when a hook times out: the installer gives hosts 120 s
+(`host_configs.HOOK_TIMEOUT_SECONDS`), and a call not answered within ANSWER_SECONDS (half
+that, room for a loaded machine's slow start of Python) is refused, exit 2, saying why. A
+daemon that falls silent is killed after `daemon_client.SILENT_SECONDS` and the call answered
+here; a language server is waited on at most SERVER_SECONDS per request, its start included.
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
 
 from gateway import fastjson
+from gateway.errors import EXIT_HOOK_FAILED
 from gateway.roots import gateway_root
 from gateway.surfaces.daemon_client import DaemonError, start_unless_running, through_daemon
 
@@ -23,6 +32,13 @@ HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
 EVENTS = ("pre", "post", "start", "stop")
 PROJECT_DIR = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
 START_EVENTS = ("SessionStart", "sessionStart")
+ANSWER_SECONDS = 60.0
+# How long the daemon is given: past its own limit (daemon.HOOK_SECONDS, 45 s), so that its
+# refusal arrives first; what is left of ANSWER_SECONDS is for an answer in this process.
+DAEMON_SECONDS = 50.0
+# A language server's answer or start (jdtls: about 8 s) is waited on this long in a hook; a
+# server silent longer is killed and replaced, and the write judged without it.
+SERVER_SECONDS = 20.0
 
 
 def context_of(host: str) -> dict[str, str | None]:
@@ -49,9 +65,11 @@ def _workspace(payload: dict[str, Any], context: dict[str, str | None]) -> str:
 
 
 def _in_process(host: str, stdin: bytes, context: dict[str, str | None], event: str | None) -> dict[str, Any]:
+    from gateway.lsp.manager import waiting_at_most
     from gateway.surfaces.hooks.run import outcome
 
-    stdout, code = outcome(host, stdin, context, event)
+    with waiting_at_most(SERVER_SECONDS):
+        stdout, code = outcome(host, stdin, context, event)
     return {"stdout": stdout, "exit_code": code}
 
 
@@ -87,13 +105,30 @@ def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]
         return "", 0
     params = {"host": host, "event": event, "input": stdin.decode("utf-8"), "context": context}
     result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event),
-                            for_file=_named_file(payload, context))
+                            for_file=_named_file(payload, context), timeout=DAEMON_SECONDS)
     return str(result["stdout"]), int(result["exit_code"])
+
+
+def _refuse_at(seconds: float) -> _thread.LockType:
+    """Refuse the call (exit 2, saying why) unless the lock returned is released within
+    `seconds`: from a thread of its own, whatever the answer is waiting on."""
+    answered = _thread.allocate_lock()
+    answered.acquire()
+
+    def watch() -> None:
+        if not answered.acquire(timeout=seconds):
+            os.write(2, f"gateway: the write could not be judged within {seconds:g} s (a language server or the gateway's "
+                        "daemon did not answer in time); the tool call is refused, try it again\n".encode())
+            os._exit(EXIT_HOOK_FAILED)
+
+    _thread.start_new_thread(watch, ())
+    return answered
 
 
 def main(argv: list[str] | None = None) -> int:
     """`gateway hook HOST [EVENT]`."""
     words = sys.argv[2:] if argv is None else argv
+    answered = _refuse_at(ANSWER_SECONDS)
     try:
         if not words or words[0] not in HOSTS or len(words) > 2 or (len(words) == 2 and words[1] not in EVENTS):
             from gateway.errors import UsageError
@@ -101,15 +136,15 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"usage: gateway hook ({'|'.join(HOSTS)}) [{'|'.join(EVENTS)}]")
         stdout, code = answer(words[0], sys.stdin.buffer.read(), words[1] if len(words) == 2 else None)
     except Exception as error:  # noqa: BLE001 - fail closed: the host must not run a tool the hook could not judge
-        # gateway.errors only now: a hook the daemon answers never needs it (a GatewayError
-        # raised here was raised by code that had imported it).
-        from gateway.errors import EXIT_HOOK_FAILED, GatewayError
+        from gateway.errors import GatewayError
 
+        answered.release()
         if isinstance(error, DaemonError | GatewayError):
             print(f"gateway: {error}", file=sys.stderr)
         else:
             print(f"gateway: internal error ({type(error).__name__}: {str(error)[:200]}); the tool call is refused", file=sys.stderr)
         return EXIT_HOOK_FAILED
+    answered.release()
     if stdout:
         print(stdout)
     if argv is None and "gateway.surfaces.hooks.run" not in sys.modules:
