@@ -3,10 +3,12 @@ directory of this test session, never in the developer's home."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
@@ -72,6 +74,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def kill_daemons_under(directory: Path) -> None:
+    """Every workspace daemon whose workspace is under `directory` killed, with all it started:
+    also those a host's MCP server started with an environment of its own (Codex gives it no
+    GATEWAY_NO_DAEMON and no XDG_RUNTIME_DIR)."""
+    import psutil
+
+    under = os.path.realpath(directory) + os.sep
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "daemon" in cmdline and "run" in cmdline and any(word.startswith(under) for word in cmdline):
+            with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
+                for member in [process, *process.children(recursive=True)]:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        member.kill()
+
+
+@pytest.fixture(autouse=True)
+def no_daemon_outlives_a_host_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that drives a host leaves no daemon behind, whoever started it."""
+    if request.node.get_closest_marker("hosts") is None:
+        yield
+        return
+    tmp_path = request.getfixturevalue("tmp_path")
+    yield
+    kill_daemons_under(tmp_path)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ import pytest
 from gateway.surfaces import daemon_client
 from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
+from tests.conftest import kill_daemons_under
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
 
@@ -65,14 +66,7 @@ def daemons(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     _RUNTIME[:] = [runtime]
     yield runtime
     _RUNTIME.clear()
-    under = os.path.realpath(tmp_path) + os.sep
-    for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
-        if "daemon" in cmdline and "run" in cmdline and any(word.startswith(under) for word in cmdline):
-            with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
-                for member in [process, *process.children(recursive=True)]:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        member.kill()
+    kill_daemons_under(tmp_path)
     shutil.rmtree(runtime, ignore_errors=True)
 
 
