@@ -1,5 +1,5 @@
 """Whether each host will run the gateway's installed hooks, read from the files the hosts write
-themselves. Every file under fixtures/host_trust was written by the host's own trust prompt
+themselves. Every file under hosts/trust_records was written by the host's own trust prompt
 (Codex 0.169.0 "Trust and continue" and "Hooks need review: Trust all and continue"; Copilot
 1.0.102 "Yes, and remember this folder"; Gemini 0.61.0 "Trust folder", "Trust parent folder",
 "Don't trust"; Claude Code 2.1.197 "Yes, I trust this folder"), run on a workspace the gateway
@@ -15,7 +15,7 @@ import pytest
 from gateway.surfaces.hooks.install import install
 from gateway.surfaces.hooks.trust import codex_gateway_hooks, hook_trust, session_notices
 
-CAPTURED = Path(__file__).parent / "fixtures" / "host_trust"
+CAPTURED = Path(__file__).parent / "hosts" / "trust_records"
 
 
 def captured(name: str, workspace: Path) -> str:
