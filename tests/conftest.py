@@ -93,14 +93,20 @@ def kill_daemons_under(directory: Path) -> None:
 
 
 @pytest.fixture(autouse=True)
-def no_daemon_outlives_a_host_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test that drives a host leaves no daemon behind, whoever started it."""
+def host_daemons(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that drives a host runs the daemon as users get it, in a runtime directory of its
+    own (the host's environment and this process both look there; tests/hosts/harness.py). After
+    it every daemon of a workspace under its `tmp_path` is killed, whoever started it."""
     if request.node.get_closest_marker("hosts") is None:
         yield
         return
-    tmp_path = request.getfixturevalue("tmp_path")
+    tmp_path, monkeypatch = request.getfixturevalue("tmp_path"), request.getfixturevalue("monkeypatch")
+    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     yield
     kill_daemons_under(tmp_path)
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture

@@ -9,12 +9,9 @@ import json
 import os
 import re
 import signal
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +21,8 @@ import pytest
 from gateway.surfaces import daemon_client
 from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
-from tests.conftest import kill_daemons_under
 from tests.hosts.harness import HostSession
-from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE
+from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE, prices_workspace
 
 pytestmark = pytest.mark.hosts
 
@@ -51,30 +47,8 @@ def steps(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
     return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
 
 
-_RUNTIME: list[Path] = []  # the runtime directory of the test running, while `daemons` holds one
-
-
-@pytest.fixture(autouse=True)
-def daemons(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """The daemon as users get it, in a runtime directory of the test's own (this process looks
-    there too). After the test every daemon of a workspace under `tmp_path` is killed, with
-    what it started: also those a host's MCP server started, which Codex runs with an
-    environment of its own (no XDG_RUNTIME_DIR: the user's default runtime directory)."""
-    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
-    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    _RUNTIME[:] = [runtime]
-    yield runtime
-    _RUNTIME.clear()
-    kill_daemons_under(tmp_path)
-    shutil.rmtree(runtime, ignore_errors=True)
-
-
 def install(session: HostSession, workspace: Path, host: str, *options: str, env: dict[str, str] | None = None) -> None:
-    if _RUNTIME:
-        session.env["XDG_RUNTIME_DIR"] = str(_RUNTIME[0])  # the test's own, its daemons killed after it (`daemons`)
-    else:  # a module without `daemons`: judged in process, no daemon outlives its test
-        session.env["GATEWAY_NO_DAEMON"] = "1"
+    """The gateway installed for `host` as a user installs it (the daemon as users get it: tests/conftest.py)."""
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
                           env=env or session.env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -82,11 +56,7 @@ def install(session: HostSession, workspace: Path, host: str, *options: str, env
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return prices_workspace(tmp_path)
 
 
 def _sent_back(result: Any) -> str:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.hosts.harness import HostSession
+from tests.test_hosts_gateway import install
 
 pytestmark = pytest.mark.hosts
 
@@ -64,12 +64,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def _install(session: HostSession, workspace: Path, host: str) -> None:
-    session.env["GATEWAY_NO_DAEMON"] = "1"  # judged in process: no daemon outlives the test
     if GO_BIN.is_dir():
         session.env["PATH"] = f"{session.env['PATH']}:{GO_BIN}"
-    done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace)],
-                          env=session.env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    install(session, workspace, host)
 
 
 def _update_patch(name: str, old: str, new: str) -> str:

@@ -5,14 +5,13 @@ why and with which tool to make the change)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.hosts.harness import HostSession
-from tests.hosts.sample import SOURCE
+from tests.hosts.sample import SOURCE, prices_workspace
 from tests.test_hosts_gateway import HOSTS, _sent_back, install
 
 pytestmark = pytest.mark.hosts
@@ -25,11 +24,7 @@ EDIT_TOOL = {"claude-code": "the Edit and Write tools", "copilot": "the edit and
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return prices_workspace(tmp_path)
 
 
 def _run(session: HostSession, host: str, command: str) -> Any:

@@ -8,14 +8,13 @@ writes it), the hook refuses that edit and nothing is said."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from gateway.surfaces.hooks.trust import codex_gateway_hooks
 from tests.hosts.harness import HostRun, HostSession
-from tests.hosts.sample import BROKEN, OLD, SOURCE
+from tests.hosts.sample import BROKEN, OLD, SOURCE, prices_workspace
 from tests.test_hosts_gateway import install, steps
 
 pytestmark = pytest.mark.hosts
@@ -23,16 +22,11 @@ pytestmark = pytest.mark.hosts
 NOTICE = "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks"
 # Codex gives an MCP server only its own short list of variables: the server is told here too, so
 # that it starts no daemon that would outlive the test.
-NO_DAEMON = ("-c", 'mcp_servers.gateway.env.GATEWAY_NO_DAEMON="1"')
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return prices_workspace(tmp_path)
 
 
 def first_request(result: HostRun) -> str:
@@ -45,7 +39,7 @@ def first_request(result: HostRun) -> str:
 def test_codex_untrusted_hooks_do_not_judge_and_the_session_is_told(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("codex", workspace, tmp_path, bypass_hook_trust=False)
     install(session, workspace, "codex")
-    result = session.run(steps("codex", workspace / "prices.py", OLD, BROKEN), extra_args=NO_DAEMON)
+    result = session.run(steps("codex", workspace / "prices.py", OLD, BROKEN))
     assert (workspace / "prices.py").read_text() == SOURCE.replace(OLD, BROKEN)  # the premise: Codex wrote it, unjudged
     start = first_request(result)
     assert f"mcp__gateway: {NOTICE}" in start and "/hooks" in start, start[-3000:]
@@ -59,7 +53,7 @@ def test_codex_trusted_hooks_judge_and_nothing_is_said(workspace: Path, tmp_path
     assert len(records) == 4
     config = session.home / ".codex" / "config.toml"
     config.write_text(config.read_text() + "\n[hooks.state]\n\n" + "\n".join(records))
-    result = session.run(steps("codex", workspace / "prices.py", OLD, BROKEN), extra_args=NO_DAEMON)
+    result = session.run(steps("codex", workspace / "prices.py", OLD, BROKEN))
     assert (workspace / "prices.py").read_text() == SOURCE  # the hook ran and refused it
     assert "syntax error" in "\n".join(result.tool_results)
     start = first_request(result)

@@ -224,7 +224,6 @@ def _host_install(session: HostSession, workspace: Path, host: str, *options: st
 @pytest.mark.hosts
 def test_claude_codes_sandbox_keeps_the_agents_shell_out_of_the_state(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
-    session.env["GATEWAY_NO_DAEMON"] = "1"
     _host_install(session, workspace, "claude-code", "--enforce")
     state = Path(session.env["XDG_STATE_HOME"]) / "gateway"
     command = f"rm -rf {state}; ls {state}/key && echo KEY-KEPT-$((40 + 2)); echo lost > notes.txt"
@@ -241,7 +240,6 @@ def test_claude_codes_sandbox_keeps_the_agents_shell_out_of_the_state(workspace:
 @pytest.mark.hosts
 def test_inside_claude_code_without_a_sandbox_tampering_refuses_the_next_edit(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
-    session.env["GATEWAY_NO_DAEMON"] = "1"
     _host_install(session, workspace, "claude-code")
     state = Path(session.env["XDG_STATE_HOME"]) / "gateway" / "workspaces"
     shapes = workspace / SHAPES
@@ -274,7 +272,6 @@ def test_codexs_sandbox_keeps_the_agents_shell_out_of_the_state(workspace: Path)
     # its workspace-write sandbox leaves /tmp writable (a state there is advisory; doctor says so).
     home = Path(tempfile.mkdtemp(prefix="gateway-codex-", dir="/var/tmp"))
     session = _SandboxedCodex("codex", workspace, home)
-    session.env["GATEWAY_NO_DAEMON"] = "1"
     try:
         _host_install(session, workspace, "codex", "--enforce", "--user")
         state = Path(session.env["XDG_STATE_HOME"]) / "gateway"

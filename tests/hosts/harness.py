@@ -54,7 +54,9 @@ class HostSession:
         env = {"PATH": path, "HOME": home, "USER": "gateway-test", "LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1", "CI": "1",
                "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache", "XDG_DATA_HOME": f"{home}/.local/share",
                "XDG_STATE_HOME": f"{home}/.local/state", "CODEX_HOME": f"{home}/.codex", "COPILOT_HOME": f"{home}/.copilot",
-               "TMPDIR": os.environ.get("TMPDIR", "/tmp"), **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})}
+               "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+               # PYTHONPATH; the daemon's runtime directory, or no daemon (tests/conftest.py `host_daemons`)
+               **{name: os.environ[name] for name in ("PYTHONPATH", "XDG_RUNTIME_DIR", "GATEWAY_NO_DAEMON") if name in os.environ}}
         url = self.model.url
         extra = {
             "claude-code": {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
