@@ -51,7 +51,7 @@ LONGEST = {
     "tests/test_untrusted_repos.py::test_jdtls": 40, "tests/test_untrusted_repos.py::test_typescript_loads": 28,
     "tests/test_daemon_hung.py::test_a_stopped_language_server": 28, "tests/test_daemon_hung.py::test_a_stopped_daemon": 15,
     "tests/test_daemon_hung.py::test_a_daemon_that_is_not": 13, "tests/test_hosts_gateway.py::test_a_stopped_language_server": 35,
-    "tests/test_hosts_gateway.py::test_a_stopped_daemon": 20,
+    "tests/test_hosts_gateway.py::test_a_stopped_daemon": 20, "tests/test_hosts_gateway.py::test_in_each_host": 30,
 }
 
 
