@@ -91,9 +91,10 @@ lint: python-env
 	$(VENV)/bin/ruff check gateway tests benchmarks scripts
 	$(VENV)/bin/pyright
 
-# In-process tests only (no language servers, hosts, daemons or subprocess surfaces): under a minute.
+# In-process tests only: nothing that starts a language server, a host or any process (tests/starts.py
+# checks it: such a test asks for the fixture that marks it). Under a minute.
 test-fast: python-env
-	$(PY) -m pytest -q -n 3 -m "not slow and not hosts"
+	$(PY) -m pytest -q -n 2 -m "not servers and not hosts and not processes"
 
 # Third-party source for the language matrix beyond what setup brings (Debian packages, and
 # the Kotlin standard library's sources from Maven Central).

@@ -3,12 +3,10 @@ directory of this test session, never in the developer's home."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="gateway-user-state-")
@@ -22,21 +20,10 @@ os.environ["GATEWAY_PROGRESS_AFTER"] = "3600"
 import pytest  # noqa: E402
 
 from gateway.langs import LanguageRegistry, data_dir  # noqa: E402
+# What a test starts marks it, and is checked (tests/starts.py): these are fixtures, used by name.
+from tests.starts import _unmarked_tests_start_nothing, hosts, mark_by_fixtures, processes, servers  # noqa: E402, F401
 
 FAKE_SERVER = Path(__file__).parent / "fake_lsp_server.py"
-
-# Modules whose tests start real language servers, agent hosts, daemons or the gateway as a
-# separate process: `make test` runs them, `make test-fast` (`-m "not slow"`) leaves them out.
-SLOW_MODULES = {
-    "test_cli_symbols", "test_contracts", "test_daemon", "test_demo", "test_mcp", "test_patch", "test_roundtrip",
-    "test_routing", "test_rpc", "test_security_contracts", "test_security_server", "test_server_faults",
-    "test_servers_status", "test_symbol_promises", "test_symbol_safety", "test_symbols_servers",
-    "test_truthful_symbols", "test_typed_surfaces", "test_hosts_gateway", "test_security_io",
-    "test_security_enforcement", "test_symbols_jdtls", "test_untrusted_repos", "test_patch_paths",
-    "test_hosts_patches", "test_shell_report", "test_hosts_shell", "test_security_enforcement_state",
-    "test_macro_definitions_clangd", "test_hosts_trust", "test_daemon_hung",
-}
-
 
 # Tests far longer than others of their kind, by nodeid prefix (seconds, from `--durations` on a
 # loaded 2-core machine): started first, so that none of them is the run's tail.
@@ -67,46 +54,12 @@ def expected_seconds(item: pytest.Item) -> float:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
-            item.add_marker(pytest.mark.slow)
+        mark_by_fixtures(item)
     # xdist hands tests out in this order, one at a time (pyproject.toml: --maxschedchunk=1).
     items.sort(key=expected_seconds, reverse=True)
 
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def kill_daemons_under(directory: Path) -> None:
-    """Every workspace daemon whose workspace is under `directory` killed, with all it started:
-    also those a host's MCP server started with an environment of its own (Codex gives it no
-    GATEWAY_NO_DAEMON and no XDG_RUNTIME_DIR)."""
-    import psutil
-
-    under = os.path.realpath(directory) + os.sep
-    for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
-        if "daemon" in cmdline and "run" in cmdline and any(word.startswith(under) for word in cmdline):
-            with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
-                for member in [process, *process.children(recursive=True)]:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        member.kill()
-
-
-@pytest.fixture(autouse=True)
-def host_daemons(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test that drives a host runs the daemon as users get it, in a runtime directory of its
-    own (the host's environment and this process both look there; tests/hosts/harness.py). After
-    it every daemon of a workspace under its `tmp_path` is killed, whoever started it."""
-    if request.node.get_closest_marker("hosts") is None:
-        yield
-        return
-    tmp_path, monkeypatch = request.getfixturevalue("tmp_path"), request.getfixturevalue("monkeypatch")
-    runtime = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: a socket's path has at most 107 bytes
-    monkeypatch.delenv("GATEWAY_NO_DAEMON", raising=False)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    yield
-    kill_daemons_under(tmp_path)
-    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ print(result_path("probe-output.json"))
 """
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_benchmark_run_without_record_writes_only_ignored_files() -> None:
     results = ROOT / "benchmarks" / "RESULTS.md"
     before = results.read_bytes()

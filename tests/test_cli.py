@@ -12,6 +12,8 @@ import pytest
 
 from tests.gate_cases import PYTHON
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 DECORATED_OLD = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
 DECORATED_NEW = "    @staticmethod\n    def fee(amount):\n        return amount // 50"
 BODY_OLD = "        self.owner = owner\n        self.balance = 0"

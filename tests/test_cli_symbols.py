@@ -9,6 +9,8 @@ import pytest
 
 from tests.test_cli import gateway
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 OPERATION_FIELDS = {"ok", "operation", "name_path", "path", "backend", "start_line", "end_line", "diff", "message"}
 

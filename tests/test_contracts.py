@@ -95,6 +95,7 @@ timeout = 120
 '''
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_multi_file_contract_applies_and_validates(gateway: Gateway, workspace: Path) -> None:
     path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
     checked = gateway.contract_check(str(path))
@@ -153,6 +154,7 @@ REFUSALS = {
 }
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("case", sorted(REFUSALS))
 def test_refusals_leave_every_byte(gateway: Gateway, workspace: Path, case: str) -> None:
     body, code = REFUSALS[case]
@@ -176,6 +178,7 @@ def test_a_stale_hash_refuses(gateway: Gateway, workspace: Path) -> None:
     assert snapshot(workspace) == before
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_git_tracked_file_changed_since_the_base_refuses(gateway: Gateway, workspace: Path) -> None:
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
@@ -210,6 +213,7 @@ def _failing(workspace: Path, run_cmd: str, timeout: float = 60) -> Path:
                                             '\n[[validate]]\nrun = "true"\n')
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_failed_validation_restores_every_file(gateway: Gateway, workspace: Path) -> None:
     path = _failing(workspace, "echo boom; exit 4")
     before = snapshot(workspace)
@@ -222,6 +226,7 @@ def test_a_failed_validation_restores_every_file(gateway: Gateway, workspace: Pa
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log] == [("consumed", None)] * 2 + [("rejected", "rolled_back")] * 2
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_validation_timeout_kills_it_and_restores(gateway: Gateway, workspace: Path) -> None:
     path = _failing(workspace, "sleep 30 & sleep 30", timeout=1)
     before = snapshot(workspace)
@@ -231,12 +236,14 @@ def test_a_validation_timeout_kills_it_and_restores(gateway: Gateway, workspace:
     assert result["rolled_back"] and snapshot(workspace) == before
 
 
+@pytest.mark.usefixtures("processes")
 def test_keep_on_failure_keeps_the_result(gateway: Gateway, workspace: Path) -> None:
     result = gateway.contract_apply(str(_failing(workspace, "exit 1")), keep_on_failure=True)
     assert not result["applied"] and result["kept_on_failure"] and not result["rolled_back"]
     assert DOC_AFTER in (workspace / SHAPES).read_text()
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_crash_mid_write_leaves_every_byte(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
     before = snapshot(workspace)
@@ -246,6 +253,7 @@ def test_a_crash_mid_write_leaves_every_byte(gateway: Gateway, workspace: Path, 
     assert len(calls) == 2 and snapshot(workspace) == before
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_crash_during_validation_restores(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gateway.contracts.apply as apply_module
 
@@ -273,6 +281,7 @@ def test_enforced_typed_edits_need_grants_for_a_contract(gateway: Gateway, works
     assert DOC_AFTER in (workspace / SHAPES).read_text()
 
 
+@pytest.mark.usefixtures("processes")
 def test_cli_rpc_and_new(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ws = ["--workspace", str(workspace)]
     assert run(["contract", "new", "--id", "tidy", "--file", SHAPES, *ws]) == 0
@@ -292,6 +301,7 @@ def test_cli_rpc_and_new(workspace: Path, capsys: pytest.CaptureFixture[str]) ->
     assert any(r["path"] == SHAPES for r in context["recent"])
 
 
+@pytest.mark.usefixtures("processes")
 def test_rpc_and_mcp_expose_the_same(workspace: Path) -> None:
     import sys
 
@@ -335,6 +345,7 @@ with Gateway(sys.argv[1]) as gateway:
 """
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -> None:
     import sys
 
@@ -355,6 +366,7 @@ def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -
     assert (log[-1]["operation"], log[-1]["audit_error"]["code"]) == ("contract_recover", "interrupted")
 
 
+@pytest.mark.usefixtures("processes")
 def test_recovery_refuses_to_overwrite_later_changes(workspace: Path) -> None:
     import sys
 

@@ -24,6 +24,8 @@ import pytest
 from gateway.surfaces import daemon_client
 from tests.rpc_client import edit_counters_concurrently
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 STRUCTURAL_EDIT = {"old_string": "def area(width, height):\n    return width * height\n", "new_string": ""}
 

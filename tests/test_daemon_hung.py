@@ -6,6 +6,8 @@ deleted. Real daemons and real jedi, each test with its own runtime directory.""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import shutil
@@ -19,6 +21,8 @@ from pathlib import Path
 from gateway.surfaces import daemon_client
 from gateway.surfaces.hooks.client import ANSWER_SECONDS, SERVER_SECONDS
 from tests.test_daemon import STRUCTURAL_EDIT, _gone, _start, _status, _wait_for, env, gateway, workspace
+
+pytestmark = pytest.mark.usefixtures("processes")
 
 __all__ = ["env", "workspace"]  # fixtures, used by name
 

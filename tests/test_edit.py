@@ -188,6 +188,7 @@ def test_workspace_must_exist(tmp_path: Path) -> None:
     assert os.path.exists(tmp_path)
 
 
+@pytest.mark.usefixtures("servers")
 def test_public_api(tmp_path: Path) -> None:
     from gateway import Classification, Gateway, classify_edit
 

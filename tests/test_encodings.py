@@ -112,6 +112,7 @@ RUBY_TOPS = [
 ]
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize(("top", "codec"), RUBY_TOPS)
 def test_ruby_magic_comments_are_read_as_ruby_reads_them(top: bytes, codec: str) -> None:
     assert ruby_codec(top + b"p __ENCODING__\n") == codec
@@ -163,6 +164,7 @@ def _rubys(named: str, data: bytes) -> str:
     return codecs.lookup(python.get(named, named)).name
 
 
+@pytest.mark.usefixtures("processes")
 def test_ruby_s_own_parser_agrees_on_every_form(tmp_path: Path) -> None:
     ruby = shutil.which("ruby")
     assert ruby is not None, "make setup installs ruby, against which the forms are cross-checked"
@@ -231,6 +233,7 @@ def test_a_python_coding_cookie_still_applies_to_python(tmp_path: Path) -> None:
 CP932 = b'# encoding: cp932\nAPPROX = "\x87\x90"\ndef f\n  1\nend\n'
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_file_that_does_not_round_trip_is_refused_on_every_surface(tmp_path: Path) -> None:
     path = _workspace(tmp_path, "m.rb", CP932)
     with pytest.raises(Unencodable, match=r"^m.rb: its cp932 bytes do not come back unchanged"):

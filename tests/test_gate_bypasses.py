@@ -302,6 +302,7 @@ def test_gate_limit_applies_to_the_api(tmp_path: Path) -> None:
         Gate(config=GateConfig(max_file_bytes=100)).check_edit("p.py", SOURCE * 10, "def f", "def h")
 
 
+@pytest.mark.usefixtures("processes")
 def test_cli_not_found_exits_1_naming_the_nearest_lines(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -66,6 +66,7 @@ def applied_by_host(text: str, tool: str, updated: dict[str, object]) -> str:
     return text
 
 
+@pytest.mark.usefixtures("processes")
 def test_edit_structural_is_denied_when_routing_is_off(project: Path) -> None:
     deny_mode(project)
     reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
@@ -84,6 +85,7 @@ def performed(payload: dict[str, object], cwd: Path, written: str | None) -> str
     return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout else None
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("mode", [None, "default", "acceptEdits", "plan", "bypassPermissions"])
 def test_edit_structural_is_routed_as_the_hosts_own_edit_leaving_the_decision_to_the_host(project: Path, mode: str | None) -> None:
     payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "account.py", "old_string": DECORATED, "new_string": ""}}
@@ -100,6 +102,7 @@ def test_edit_structural_is_routed_as_the_hosts_own_edit_leaving_the_decision_to
     assert "remove_symbol `Account/fee`" in str(performed(payload, project, result))
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_deletion_is_judged_as_the_host_performs_it(project: Path) -> None:
     """Edit with an empty new_string also removes the line's newline: the gate judges that result."""
     source = "def a():\n    return 1\nx = 1\n"
@@ -108,6 +111,7 @@ def test_a_deletion_is_judged_as_the_host_performs_it(project: Path) -> None:
     assert hook(payload, project).stdout == ""
 
 
+@pytest.mark.usefixtures("processes")
 def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     payload = {"tool_name": "Edit", "cwd": str(project), "tool_input": {"file_path": "account.py", "old_string": DECORATED, "new_string": ""}}
@@ -116,6 +120,7 @@ def test_edit_relative_to_payload_cwd(project: Path, tmp_path_factory: pytest.Te
     assert "Account/fee" in str(performed(payload, elsewhere, written))
 
 
+@pytest.mark.usefixtures("processes")
 def test_unroutable_edit_is_denied_with_the_reason(project: Path) -> None:
     (project / ".gateway").mkdir()
     (project / ".gateway" / "config.toml").write_text('[gate]\non_new_syntax_error = "allow"\n')
@@ -124,6 +129,7 @@ def test_unroutable_edit_is_denied_with_the_reason(project: Path) -> None:
     assert "Not routed:" in reason and "syntax error" in reason
 
 
+@pytest.mark.usefixtures("processes")
 def test_an_edit_that_adds_a_syntax_error_is_denied_as_one(project: Path) -> None:
     reason = _denied(hook({"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": "account.py", "old_string": DECORATED, "new_string": "    def fee(amount:\n        return ("}}, project))
@@ -132,6 +138,7 @@ def test_an_edit_that_adds_a_syntax_error_is_denied_as_one(project: Path) -> Non
     assert (project / "account.py").read_text() == PYTHON.source
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize(
     "payload",
     [
@@ -148,6 +155,7 @@ def test_allowed_and_other_tools_pass_silently(project: Path, payload: dict[str,
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+@pytest.mark.usefixtures("processes")
 def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
     payload = {"tool_name": "MultiEdit", "cwd": str(project), "tool_input": {"file_path": "account.py", "edits": [
         {"old_string": "self.balance = 0", "new_string": "self.balance = 1"},
@@ -165,6 +173,7 @@ def test_multi_edit_judges_each_edit_on_the_edited_text(project: Path) -> None:
     assert hook(payload, project).stdout == ""
 
 
+@pytest.mark.usefixtures("processes")
 def test_write_over_a_definition_is_routed(project: Path) -> None:
     content = PYTHON.source.replace("    def fee(amount):\n        return amount // 100", "    def fee(amount, rate):\n        return amount // rate")
     payload = {"tool_name": "Write", "cwd": str(project), "tool_input": {"file_path": "account.py", "content": content}}
@@ -182,6 +191,7 @@ def test_write_over_a_definition_is_routed(project: Path) -> None:
     assert allowed.stdout == ""
 
 
+@pytest.mark.usefixtures("processes")
 def test_routed_edit_on_a_crlf_copy_targets_the_real_definition(tmp_path: Path) -> None:
     content = 'DOC = """def f(a):\r\n    return a"""\n\n\ndef f(a):\n    return a\n'
     (tmp_path / "p.py").write_bytes(content.encode())
@@ -200,6 +210,7 @@ def test_classify_write_commands(tmp_path: Path) -> None:
     assert commands(added) == (f"gateway insert-code a {path} --position after --code-file NEW_CODE_FILE",)
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize(
     "raw",
     ["not json", "[]", '{"tool_input": {}}', '{"tool_name": "Edit", "tool_input": {"file_path": 3}}',
@@ -226,6 +237,7 @@ def _loaded_after(project: Path, old: str, new: str) -> tuple[str, list[str]]:
     return out, heavy
 
 
+@pytest.mark.usefixtures("processes")
 def test_judging_imports_no_server_machinery_and_routing_plans_on_the_workspaces_engine(project: Path) -> None:
     """A write is judged by the gate alone; only a structural one, routed in the hook's own
     process (no daemon), loads the engine the daemon would plan it on, language server and all,

@@ -83,6 +83,7 @@ def refusal(host: str, reply: dict[str, Any] | None) -> str:
     return str(reply["reason"])
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("host", HOSTS)
 def test_a_structural_edit_comes_back_as_the_hosts_own_edit(host: str, workspace: Path) -> None:
     reply = answer(ADAPTER.get(host, host), payloads(host, workspace, OLD, NEW))
@@ -130,6 +131,7 @@ def codex_patch(old: str, new: str, path: str = "prices.py") -> str:
     return f"*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** Update File: {path}\n@@ class PriceList:\n{body}*** End Patch\n"
 
 
+@pytest.mark.usefixtures("servers")
 def test_codex_a_structural_patch_is_rewritten_file_by_file(workspace: Path) -> None:
     from gateway.patch import net_effects, parse_patch
 
@@ -153,6 +155,7 @@ def test_codex_a_broken_patch_is_denied_and_one_that_does_not_apply_is_left_to_c
     assert answer("codex", {**payload, "tool_input": {"command": "*** Begin Patch\n*** Oops\n*** End Patch\n"}}) is None
 
 
+@pytest.mark.usefixtures("servers")
 def test_codex_a_patch_run_through_the_shell_is_judged_as_a_patch(workspace: Path) -> None:
     command = f"apply_patch <<'EOF'\n{codex_patch(OLD, NEW)}EOF\n"
     reply = answer("codex", {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(workspace), "tool_input": {"command": command}})
@@ -164,6 +167,7 @@ def test_codex_a_patch_run_through_the_shell_is_judged_as_a_patch(workspace: Pat
     assert denied is not None and denied["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("host", ["opencode", "copilot"])
 def test_gpt5_sessions_send_the_patch_format_and_get_it_back_rewritten(host: str, workspace: Path) -> None:
     patch = codex_patch(OLD, NEW)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
 VENV_BIN = str(Path(sys.executable).parent)
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"

@@ -24,7 +24,7 @@ from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE, prices_workspace
 
-pytestmark = pytest.mark.hosts
+pytestmark = pytest.mark.usefixtures("hosts")
 
 VENV_BIN = str(Path(sys.executable).parent)
 

@@ -15,7 +15,7 @@ import pytest
 from tests.hosts.harness import HostSession
 from tests.test_hosts_gateway import install
 
-pytestmark = pytest.mark.hosts
+pytestmark = pytest.mark.usefixtures("hosts")
 
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
 GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not

@@ -17,7 +17,7 @@ from tests.hosts.harness import HostSession
 from tests.hosts.sample import NEW, OLD, ROUTED, SOURCE
 from tests.test_hosts_gateway import install
 
-pytestmark = pytest.mark.hosts
+pytestmark = pytest.mark.usefixtures("hosts")
 
 SHAPES = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 

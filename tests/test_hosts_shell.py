@@ -14,7 +14,7 @@ from tests.hosts.harness import HostSession
 from tests.hosts.sample import SOURCE, prices_workspace
 from tests.test_hosts_gateway import HOSTS, _sent_back, install
 
-pytestmark = pytest.mark.hosts
+pytestmark = pytest.mark.usefixtures("hosts")
 
 SED_HEADER = "sed -i 's/def total(self, tax):/def total(self, tax, rate=1):/' prices.py"
 REPORTED = "prices.py line 9: changed the header of method `PriceList/total`"

@@ -17,7 +17,7 @@ from tests.hosts.harness import HostRun, HostSession
 from tests.hosts.sample import BROKEN, OLD, SOURCE, prices_workspace
 from tests.test_hosts_gateway import install, steps
 
-pytestmark = pytest.mark.hosts
+pytestmark = pytest.mark.usefixtures("hosts")
 
 NOTICE = "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks"
 # Codex gives an MCP server only its own short list of variables: the server is told here too, so

@@ -266,6 +266,7 @@ def test_changing_a_macro_changes_what_each_of_its_calls_makes() -> None:
     assert not body.blocked, body.message
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_hook_refuses_removing_a_call_whose_macro_a_workspace_header_defines(tmp_path: Path) -> None:
     import json
     import subprocess

@@ -75,6 +75,7 @@ def changes(verdict: Classification) -> list[tuple[str, str]]:
     return [(d.change, d.name_path) for d in verdict.definitions]
 
 
+@pytest.mark.usefixtures("servers")
 def test_clangd_says_what_a_removed_or_added_macro_call_made(engine: Engine) -> None:
     removed = engine.classify("src/events.c", "HANDLER(on_close)\n", "")
     assert (removed.decision, removed.reason, changes(removed)) == ("block", "macro", [("removed", "on_close")]), removed.message
@@ -85,6 +86,7 @@ def test_clangd_says_what_a_removed_or_added_macro_call_made(engine: Engine) -> 
     assert not body.blocked, body.message
 
 
+@pytest.mark.usefixtures("servers")
 def test_clangd_says_what_a_macro_call_in_a_class_makes(engine: Engine) -> None:
     anchor = "    CONFIG_GETTER_SETTER(lineWidth, setLineWidth, int)\n"
     added = engine.classify("src/arrow.hpp", anchor, anchor + "    CONFIG_GETTER_SETTER(arrowStyle, setArrowStyle, int)\n")

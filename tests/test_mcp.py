@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import shutil
 import os
@@ -15,6 +17,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gateway.surfaces.operations import DESCRIPTION_BUDGET, OPERATIONS
 from gateway.typed.kinds import catalogue
+
+pytestmark = pytest.mark.usefixtures("processes")
 
 CONTRACT_TOOLS = {o.tool for o in OPERATIONS.values() if o.tool and o.group == "contracts"}
 

@@ -99,6 +99,7 @@ def codex_applied(root: Path, cases: list[tuple[str, str, str]]) -> dict[str, tu
     return found
 
 
+@pytest.mark.usefixtures("processes")
 def test_model_like_patches_apply_exactly_as_codex_applies_them(tmp_path: Path) -> None:
     rng = random.Random(21)
     rounds: list[list[tuple[str, str, str]]] = [[], []]  # each file twice: once in each round
@@ -117,6 +118,7 @@ def test_model_like_patches_apply_exactly_as_codex_applies_them(tmp_path: Path) 
     assert agreed == 120
 
 
+@pytest.mark.usefixtures("processes")
 def test_update_sections_land_byte_for_byte_with_codex(tmp_path: Path) -> None:
     rng = random.Random(5)
     sections, expected = [], {}
@@ -140,6 +142,7 @@ def test_a_section_is_widened_until_it_can_only_land_where_meant() -> None:
     assert apply_update(before, change) == after
 
 
+@pytest.mark.usefixtures("processes")
 def test_every_kind_of_change_against_codex(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return f()\n")
     (tmp_path / "old.py").write_text("X = 1\n")
@@ -161,6 +164,7 @@ def test_every_kind_of_change_against_codex(tmp_path: Path) -> None:
     assert (tmp_path / "pkg" / "new_mod.py").read_text() == found.paths[0].after and not (tmp_path / "old.py").exists()
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("text", [
     "*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n",
     "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch\n",
@@ -174,6 +178,7 @@ def test_a_malformed_patch_is_refused_by_both(tmp_path: Path, text: str) -> None
     assert codex_apply(tmp_path, text)[0] != 0 and (tmp_path / "a.py").read_text() == "x\n"
 
 
+@pytest.mark.usefixtures("processes")
 def test_end_of_file_anchors_the_hunk_at_the_end(tmp_path: Path) -> None:
     before = "a\nb\na\nb\n"
     patch = "*** Begin Patch\n*** Update File: e.txt\n@@\n a\n-b\n+c\n*** End of File\n*** End Patch\n"
@@ -213,6 +218,7 @@ SEQUENCES = {
 }
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("name", SEQUENCES)
 def test_each_paths_net_effect_is_what_codex_leaves(name: str, tmp_path: Path) -> None:
     """Whatever the sequence of Add, Delete, Update and Move, each path's text after the patch is

@@ -74,6 +74,7 @@ def oracle(workspace: Path, text: str, tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_move_over_a_file_is_judged_as_that_files_rewrite(workspace: Path, tmp_path: Path) -> None:
     text = patch("*** Update File: notes.py\n*** Move to: app.py\n@@\n-TITLE = 'notes'\n+TITLE = 'app'\n")
     assert (oracle(workspace, text, tmp_path) / "app.py").read_text() == "TITLE = 'app'\n"  # Codex overwrites app.py
@@ -83,6 +84,7 @@ def test_a_move_over_a_file_is_judged_as_that_files_rewrite(workspace: Path, tmp
     assert suggested_files(reason) and all(p.exists() for p in suggested_files(reason))
 
 
+@pytest.mark.usefixtures("servers")
 def test_delete_then_add_of_one_file_is_judged_as_its_update(workspace: Path, tmp_path: Path) -> None:
     text = patch("*** Delete File: app.py\n", "*** Add File: app.py\n+def area(w, h):\n+    return w * h\n")
     reply = hook(workspace, text)
@@ -94,6 +96,7 @@ def test_delete_then_add_of_one_file_is_judged_as_its_update(workspace: Path, tm
     assert (oracle(workspace, rewritten, tmp_path) / "app.py").read_text() == "def area(w, h):\n    return w * h\n"
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("destination", ["app.txt", "../elsewhere/app.py", "app.py"])
 def test_moving_a_file_out_of_the_sources_removes_its_definitions(destination: str, workspace: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
@@ -124,6 +127,7 @@ def test_a_refusal_inside_a_move_suggests_commands_on_files_that_exist(on_struct
     assert not any(p.name == "shapes.py" for p in named)
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_patch_that_fails_partway_is_judged_by_what_the_host_writes_before(workspace: Path, tmp_path: Path) -> None:
     text = patch("*** Update File: app.py\n@@\n-def perimeter(w, h):\n-    return 2 * (w + h)\n", "*** Update File: missing.py\n@@\n-a\n+b\n")
     copy = oracle(workspace, text, tmp_path)
@@ -157,6 +161,7 @@ REMOVAL = ("\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n", "")
 BODY = ("    return w * h\n", "    return h * w\n")
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_write_into_another_workspace_follows_its_gate_settings(two: tuple[Path, Path]) -> None:
     a, b = two
     (b / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
@@ -184,6 +189,7 @@ def test_a_write_outside_every_workspace_is_judged_by_the_calls_settings(two: tu
     assert edit(a, outside / "app.py", *BODY) is None
 
 
+@pytest.mark.usefixtures("servers")
 def test_in_the_calls_daemon_a_write_into_another_workspace_is_planned_there(two: tuple[Path, Path]) -> None:
     """Through workspace A's engine (as A's daemon runs the hook), B's file is judged by B's
     settings and its routed removal planned on an engine of B, not on A's symbols."""

@@ -109,6 +109,7 @@ def test_an_update_crosses_the_daemon_connection_as_lsp_progress() -> None:
     assert [(u.kind, u.text) for u in received] == [("begin", "symbols: starting gopls (3 s)")]
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.slow
 def test_a_slow_server_start_and_first_index_are_said_only_after_the_threshold(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
@@ -129,6 +130,7 @@ def _environment(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), **extra}
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.slow
 def test_cli_says_on_stderr_what_a_real_server_start_costs_and_stdout_stays_json(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "go", tmp_path, dirs_exist_ok=True)
@@ -140,6 +142,7 @@ def test_cli_says_on_stderr_what_a_real_server_start_costs_and_stdout_stays_json
     assert lines[0].startswith("gateway: symbols") and lines[-1].startswith("gateway: symbols: done ("), lines
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.slow
 def test_json_rpc_sends_progress_for_a_work_done_token_and_only_then(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
@@ -169,6 +172,7 @@ def _messages(client: RpcClient, request_id: int, method: str, params: dict[str,
     return received
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.slow
 def test_mcp_sends_progress_notifications_to_a_client_that_asked(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)

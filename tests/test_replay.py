@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 from pathlib import Path
 
@@ -20,6 +22,7 @@ def _git(repo: Path, *args: str) -> None:
                         "PATH": "/usr/bin:/bin"})
 
 
+@pytest.mark.usefixtures("processes")
 def test_every_hunk_becomes_an_edit_that_reproduces_it(tmp_path: Path) -> None:
     _git(tmp_path, "init", "-q")
     (tmp_path / "m.py").write_text(BEFORE)

@@ -45,6 +45,7 @@ def test_round_trip_tree_sitter(lang: str, tmp_path: Path) -> None:
     assert len(exact) >= 3
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
 def test_round_trip_server(lang: str, tmp_path: Path) -> None:
     exact, broken = _round_trip_all(lang, tmp_path, use_servers=True)

@@ -49,6 +49,7 @@ def _performed(result: dict[str, object]) -> list[tuple[str, str]]:
     return [(o["tool"], o["name_path"]) for o in result["operations"]]  # type: ignore[index,union-attr]
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 @pytest.mark.parametrize(("case", "sample", "old", "new", "operations"), ROUTED, ids=[c[0] for c in ROUTED])
 def test_routed_result_is_the_edit(tmp_path: Path, use_servers: bool, case: str, sample: object, old: str, new: str,
@@ -63,6 +64,7 @@ def test_routed_result_is_the_edit(tmp_path: Path, use_servers: bool, case: str,
     assert (tmp_path / name).read_text() == source.replace(old, new)
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_rename_by_text_is_refused_with_the_rename_symbol_command(tmp_path: Path, use_servers: bool) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
@@ -88,6 +90,7 @@ def test_without_route_the_gate_refuses(tmp_path: Path) -> None:
         gateway.edit("account.py", CLASSIFY, "")
 
 
+@pytest.mark.usefixtures("processes")
 def test_cli_route_json(tmp_path: Path) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
     done = run_cli("edit", "account.py", "--old", CLASSIFY, "--new", "", "--route", "--json", cwd=tmp_path)
@@ -112,6 +115,7 @@ def test_routed_write_is_audited_with_its_operations(tmp_path: Path) -> None:
     assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(CLASSIFY, "")
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_file_just_written_is_read_ahead_to_its_normalised_symbols(workspace: Path) -> None:
     """The daemon asks its server about a file a host has just written (`SymbolService.ahead`):
     the answer is read and normalised then too, so the next edit of that file finds its symbols."""

@@ -17,6 +17,8 @@ import pytest
 from gateway.errors import RPC_BLOCKED
 from tests.rpc_client import RpcClient, RpcError, edit_counters_concurrently
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

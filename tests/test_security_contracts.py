@@ -68,6 +68,7 @@ def test_a_planted_journal_is_refused_and_never_acted_on(workspace: Path, tmp_pa
     assert DOC in (workspace / "pkg" / "shapes.py").read_text()  # and nothing applied
 
 
+@pytest.mark.usefixtures("processes")
 def test_an_option_like_base_is_refused_and_creates_nothing(workspace: Path, tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     target = tmp_path / "made-by-git-diff"
@@ -99,6 +100,7 @@ def _sleepers(marker: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_validation_child_that_left_the_session_is_killed_at_the_timeout(workspace: Path) -> None:
     marker = f"{uuid.uuid4().int % 1000}.{uuid.uuid4().int % 997 + 1}"
     plan = contract(workspace, f'\n[[validate]]\nrun = "setsid sleep {marker} & sleep {marker}"\ntimeout = 2\n')
@@ -109,6 +111,7 @@ def test_a_validation_child_that_left_the_session_is_killed_at_the_timeout(works
     assert _sleepers(f"sleep {marker}") == []
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_daemonised_validation_child_does_not_outlive_apply(workspace: Path) -> None:
     marker = f"{uuid.uuid4().int % 1000}.{uuid.uuid4().int % 991 + 1}"
     plan = contract(workspace, f'\n[[validate]]\nrun = "(setsid sh -c \'sleep {marker}\' > /dev/null 2>&1 &) ; true"\ntimeout = 20\n')
@@ -118,6 +121,7 @@ def test_a_daemonised_validation_child_does_not_outlive_apply(workspace: Path) -
     assert _sleepers(f"sleep {marker}") == []
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_validation_that_changes_an_unlisted_file_fails_and_everything_is_put_back(workspace: Path) -> None:
     use = (workspace / "pkg" / "use.py").read_bytes()
     plan = contract(workspace, '\n[[validate]]\nrun = "echo tampered >> pkg/use.py && touch pkg/new.py && mkdir -p .gateway && echo x > .gateway/config.toml"\ntimeout = 10\n')
@@ -151,6 +155,7 @@ with Gateway(sys.argv[1]) as gateway:
 """
 
 
+@pytest.mark.usefixtures("processes")
 def test_another_contracts_apply_does_not_undo_a_run_still_validating(workspace: Path) -> None:
     slow = contract(workspace, '\n[[validate]]\nrun = "sleep 4"\ntimeout = 30\n', name="slow.toml", cid="slow")
     other = workspace / "other.toml"

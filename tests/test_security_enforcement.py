@@ -21,6 +21,8 @@ from gateway.typed.state import state_dir
 from tests.test_security_shell import DIRTY, bash_call, enforced_git_workspace, files, run_through_hooks
 from tests.test_typed_surfaces import declare
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:

@@ -60,6 +60,7 @@ def _phases(state: Path) -> list[str]:
     return [json.loads(line)["phase"] for line in (state / "edits.jsonl").read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.usefixtures("processes")
 def test_removing_the_saved_copies_loses_no_untracked_bytes(workspace: Path) -> None:
     state = _armed(workspace)
     before = files(workspace)
@@ -72,6 +73,7 @@ def test_removing_the_saved_copies_loses_no_untracked_bytes(workspace: Path) -> 
     assert "tampered" in _phases(state)
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_first_command_removing_the_saved_copies_loses_no_bytes(workspace: Path) -> None:
     """Its PreToolUse arms enforcement: the second copies are made then, not at a later check."""
     how, answer = run_through_hooks(workspace, f"rm -rf {state_dir(workspace) / 'objects'}; echo lost > notes.txt")
@@ -79,6 +81,7 @@ def test_the_first_command_removing_the_saved_copies_loses_no_bytes(workspace: P
     assert (workspace / "notes.txt").read_text() == NOTES
 
 
+@pytest.mark.usefixtures("processes")
 def test_removing_the_baseline_and_the_command_record_puts_back_and_refuses(workspace: Path) -> None:
     state = _armed(workspace)
     before = files(workspace)
@@ -91,6 +94,7 @@ def test_removing_the_baseline_and_the_command_record_puts_back_and_refuses(work
     assert denied[0] == "denied" and (workspace / "notes.txt").read_text() == NOTES
 
 
+@pytest.mark.usefixtures("processes")
 def test_removing_the_whole_state_directory_and_key_is_tampering(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # this test's own key and state
     _armed(workspace)
@@ -99,6 +103,7 @@ def test_removing_the_whole_state_directory_and_key_is_tampering(workspace: Path
     assert REARM in _edit_refused(workspace)
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_replaced_signing_key_is_tampering(workspace: Path) -> None:
     _armed(workspace)
     key = state_home() / "key"
@@ -112,6 +117,7 @@ def test_a_replaced_signing_key_is_tampering(workspace: Path) -> None:
     assert REARM in _edit_refused(workspace)  # putting the key back does not undo what was seen
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_cut_audit_log_is_tampering(workspace: Path) -> None:
     state = _armed(workspace)
     declare(workspace, SHAPES)
@@ -121,6 +127,7 @@ def test_a_cut_audit_log_is_tampering(workspace: Path) -> None:
     assert answer is not None and "audit log" in answer["reason"]
 
 
+@pytest.mark.usefixtures("processes")
 def test_tampered_state_refuses_every_write_until_the_user_rearms(workspace: Path) -> None:
     state = _armed(workspace)
     baseline = state / "baseline.json"
@@ -150,6 +157,7 @@ def test_tampered_state_refuses_every_write_until_the_user_rearms(workspace: Pat
     assert "--yes" in entry["by"] and "fails its signature" in entry["audit_error"]["message"]
 
 
+@pytest.mark.usefixtures("processes")
 def test_outside_git_the_second_copies_live_in_the_workspace(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     shutil.copytree(FIXTURES / "python", root)
@@ -161,6 +169,7 @@ def test_outside_git_the_second_copies_live_in_the_workspace(tmp_path: Path) -> 
     assert (root / "notes.txt").read_text() == NOTES
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("command", [
     "printf '#!/bin/sh\\ntouch /tmp/gateway-owned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
     "git config core.pager 'touch /tmp/gateway-owned; less'",
@@ -175,6 +184,7 @@ def test_a_command_writing_git_hooks_or_config_is_put_back(workspace: Path, comm
     assert (workspace / ".git" / "config").read_bytes() == config
 
 
+@pytest.mark.usefixtures("processes")
 def test_an_edit_tool_writing_a_git_hook_is_refused(workspace: Path) -> None:
     _armed(workspace)
     write = {"file_path": str(workspace / ".git" / "hooks" / "pre-commit"), "content": "#!/bin/sh\ntouch /tmp/gateway-owned\n"}
@@ -183,6 +193,7 @@ def test_an_edit_tool_writing_a_git_hook_is_refused(workspace: Path) -> None:
     assert "protected" in answer["hookSpecificOutput"]["permissionDecisionReason"]
 
 
+@pytest.mark.usefixtures("processes")
 def test_install_enforce_writes_each_hosts_sandbox(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gateway.surfaces.hooks.sandboxes import enforcement
 
@@ -221,7 +232,7 @@ def _host_install(session: HostSession, workspace: Path, host: str, *options: st
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.hosts
+@pytest.mark.usefixtures("hosts")
 def test_claude_codes_sandbox_keeps_the_agents_shell_out_of_the_state(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
     _host_install(session, workspace, "claude-code", "--enforce")
@@ -237,7 +248,7 @@ def test_claude_codes_sandbox_keeps_the_agents_shell_out_of_the_state(workspace:
     assert any("KEY-KEPT-42" in r and "Read-only file system" in r for r in result.tool_results), result.tool_results
 
 
-@pytest.mark.hosts
+@pytest.mark.usefixtures("hosts")
 def test_inside_claude_code_without_a_sandbox_tampering_refuses_the_next_edit(workspace: Path, tmp_path: Path) -> None:
     session = HostSession("claude-code", workspace, tmp_path)
     _host_install(session, workspace, "claude-code")
@@ -266,7 +277,7 @@ class _SandboxedCodex(HostSession):
         return [word for word in command if word != "--dangerously-bypass-approvals-and-sandbox"]
 
 
-@pytest.mark.hosts
+@pytest.mark.usefixtures("hosts")
 def test_codexs_sandbox_keeps_the_agents_shell_out_of_the_state(workspace: Path) -> None:
     # Its home outside /tmp: Codex sets up no sandbox helper under a temporary directory, and
     # its workspace-write sandbox leaves /tmp writable (a state there is advisory; doctor says so).

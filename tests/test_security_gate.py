@@ -70,6 +70,7 @@ def test_a_macro_of_a_functions_name_replaces_it() -> None:
     assert _shadowed(verdict) == [("uv__kqueue_revents", "`#define uv__kqueue_revents uv__kqueue_next` at line 22")]
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_backslash_before_a_blank_splices_the_next_line_into_a_comment_as_gcc_does(tmp_path: Path) -> None:
     after = KQUEUE.replace("  w->cb(w, revents);\n}\n\n", "  w->cb(w, revents);\n}\n// the next loop \\ \n", 1).replace(NEXT, "static int uv__kqueue_next(void) { return 0; }\n")
     before = KQUEUE.replace(NEXT, "static int uv__kqueue_next(void) { return 0; }\n")

@@ -217,6 +217,7 @@ def test_reads_stop_at_the_size_limit(tmp_path: Path) -> None:
     assert read_regular(tmp_path / "absent.py") is None
 
 
+@pytest.mark.usefixtures("processes")
 def test_fifos_through_the_daemon_then_an_edit_is_still_answered(env: dict[str, str], project: Path) -> None:  # noqa: F811
     _start(env, project)
     fifos = [project / f"f{n}.py" for n in range(10)]
@@ -300,6 +301,7 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
         process.wait(timeout=30)
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_stranger_cannot_send_a_large_body_before_the_token(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     # closed after the header; a server reading on would take all 60 MB
@@ -309,6 +311,7 @@ def test_a_stranger_cannot_send_a_large_body_before_the_token(server: tuple[subp
             sock.sendall(b"a" * 1_000_000)
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_silent_or_trickling_peer_is_dropped(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     with socket.create_connection(("127.0.0.1", port), timeout=60) as silent:
@@ -326,6 +329,7 @@ def test_a_silent_or_trickling_peer_is_dropped(server: tuple[subprocess.Popen[st
         assert closed or trickle.recv(65536) == b""
 
 
+@pytest.mark.usefixtures("processes")
 def test_before_the_token_anything_else_closes_the_connection(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     for body in (b"{not json", b"[1, 2]", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "gateway/kinds"}).encode()):
@@ -337,6 +341,7 @@ def test_before_the_token_anything_else_closes_the_connection(server: tuple[subp
             assert b"-32007" in received, body
 
 
+@pytest.mark.usefixtures("processes")
 def test_after_the_token_large_requests_are_served(server: tuple[subprocess.Popen[str], int]) -> None:
     from tests.rpc_client import RpcClient
 

@@ -57,6 +57,7 @@ def _frame(message: dict | bytes) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_token_is_private_and_gone_after_stop(server: tuple[subprocess.Popen[str], int]) -> None:
     process, port = server
     path = token_path("127.0.0.1", port)
@@ -66,6 +67,7 @@ def test_the_token_is_private_and_gone_after_stop(server: tuple[subprocess.Popen
     assert not path.exists()
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_plain_http_post_is_closed_unanswered(server: tuple[subprocess.Popen[str], int], workspace: Path) -> None:
     _, port = server
     (workspace / "plan.toml").write_text('[contract]\nid = "c"\nsummary = "s"\n[[validate]]\nrun = "touch marker"\ntimeout = 5\n')
@@ -76,12 +78,14 @@ def test_a_plain_http_post_is_closed_unanswered(server: tuple[subprocess.Popen[s
     assert not (workspace / "marker").exists()
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_wrong_token_is_refused_and_closed(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     answer = _raw(port, _frame({"jsonrpc": "2.0", "id": 1, "method": "gateway/authenticate", "params": {"token": "guess"}}))
     assert b'"code": -32007' in answer and not answer.endswith(b"<still open>")
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_header_flood_is_cut_off(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
@@ -114,6 +118,7 @@ def test_framing_is_linear_and_bounded() -> None:
         FrameReader().feed(b"Content-Length: 999999999999\r\n\r\n")
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_request_without_params_and_a_malformed_body_are_answered(server: tuple[subprocess.Popen[str], int]) -> None:
     _, port = server
     client = RpcClient.over_tcp("127.0.0.1", port)
@@ -128,6 +133,7 @@ def test_a_request_without_params_and_a_malformed_body_are_answered(server: tupl
     assert "kinds" in client.request("gateway/kinds")  # the connection still answers
 
 
+@pytest.mark.usefixtures("processes")
 def test_exit_closes_one_client_only(server: tuple[subprocess.Popen[str], int]) -> None:
     process, port = server
     first, second = RpcClient.over_tcp("127.0.0.1", port), RpcClient.over_tcp("127.0.0.1", port)
@@ -139,6 +145,7 @@ def test_exit_closes_one_client_only(server: tuple[subprocess.Popen[str], int]) 
     assert process.poll() is None
 
 
+@pytest.mark.usefixtures("processes")
 def test_contract_apply_outside_the_workspace_is_refused(server: tuple[subprocess.Popen[str], int], tmp_path: Path) -> None:
     _, port = server
     outside = tmp_path / "plan.toml"
@@ -149,6 +156,7 @@ def test_contract_apply_outside_the_workspace_is_refused(server: tuple[subproces
     assert not (tmp_path / "marker").exists()
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("address", ["127.0.0.1:99999", "in-use"])
 def test_a_bind_failure_exits_non_zero_with_one_line(workspace: Path, address: str) -> None:
     with socket.socket() as taken:

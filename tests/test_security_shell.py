@@ -16,6 +16,8 @@ from gateway.typed.state import state_dir
 from gateway.surfaces.hooks.claude_code import run as hook
 from tests.test_typed_grants import FIXTURES, enforce
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 DIRTY = "# work in progress\n"
 
 

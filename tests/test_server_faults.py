@@ -39,6 +39,7 @@ def _session_pid(gateway: Gateway) -> int | None:
     return sessions[0].pid if sessions else None
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -72,6 +73,7 @@ def test_fault_leaves_file_and_recovers(
     assert not _alive(live_pid), "closing the gateway left the server running"
 
 
+@pytest.mark.usefixtures("processes")
 @pytest.mark.parametrize("mode", ["flaky", "cache-race"])
 def test_an_error_the_adapter_knows_to_pass_is_asked_again(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path, mode: str
@@ -84,6 +86,7 @@ def test_an_error_the_adapter_knows_to_pass_is_asked_again(
     assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitter(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -106,6 +109,7 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
         assert not session.broken and _alive(session.pid), "a server that is loading is left to load"
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_server_that_never_analyses_a_file_is_waited_for_once_within_the_timeout(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -125,6 +129,7 @@ def test_a_server_that_never_analyses_a_file_is_waited_for_once_within_the_timeo
     assert (fake_workspace / "m.py").read_text() == ""
 
 
+@pytest.mark.usefixtures("processes")
 def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_file(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -136,6 +141,7 @@ def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_f
         assert [s["name_path"] for s in listing["symbols"]] == ["f"]
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_server_started_before_the_engine_answers_its_first_call_or_fails_it(
     monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -158,6 +164,7 @@ def test_a_server_started_before_the_engine_answers_its_first_call_or_fails_it(
             gateway.symbols("m.py")
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_server_started_early_and_never_talked_to_ends_with_its_sessions(fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
     """A cold command that starts the file's server and then stops before any session talks to
     it (it refused the file, say) leaves no process behind."""
@@ -173,6 +180,7 @@ def test_a_server_started_early_and_never_talked_to_ends_with_its_sessions(fake_
     assert process.poll() is not None and not _alive(process.pid)
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_cold_command_on_a_file_it_refuses_leaves_no_server_it_started(fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
     """The server of a file named `.py` starts before the file is read; when the command then
     refuses the file (it is not there), that server is ended at once."""
@@ -185,6 +193,7 @@ def _children() -> set[int]:
     return {child.pid for child in psutil.Process().children(recursive=True)}
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_cold_command_starts_the_server_its_predecessor_recorded_and_adopts_it_only_if_planned_alike(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -240,6 +249,7 @@ def test_a_record_the_gateway_did_not_write_starts_nothing(
     assert _children() - before == set() and not (fake_workspace / "pwned").exists()
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_session_closed_or_ended_at_exit_leaves_no_pending_task(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, fake_registry: LanguageRegistry, fake_workspace: Path
 ) -> None:
@@ -267,6 +277,7 @@ def test_a_session_closed_or_ended_at_exit_leaves_no_pending_task(
     assert unraisable == []
 
 
+@pytest.mark.usefixtures("processes")
 def test_what_only_reads_the_sessions_does_not_wait_for_a_server_starting(
         monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
     # A daemon's status lists the running servers while one is starting (the one it starts ahead).

@@ -19,6 +19,7 @@ from gateway.symbols.servers import census, prestart
 from tests.test_cli import gateway
 
 
+@pytest.mark.usefixtures("servers")
 def test_gopls_is_installed_by_setup() -> None:
     assert find_server(default_registry().get("go").server) is not None, "make setup installs gopls"
 
@@ -44,6 +45,7 @@ def _go(rows: list[dict[str, object]]) -> dict[str, object]:
     return next(row for row in rows if row["language"] == "go")
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("case", sorted(GO_MODS))
 def test_gopls_is_working_only_where_the_module_loads(tmp_path: Path, case: str) -> None:
     with Gateway(_module(tmp_path, case)) as gw:
@@ -57,6 +59,7 @@ def test_gopls_is_working_only_where_the_module_loads(tmp_path: Path, case: str)
         assert "\n" not in str(row["reason"]) and str(tmp_path) not in str(row["reason"])
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_cli_says_broken_and_why_in_text_and_json(tmp_path: Path) -> None:
     root = _module(tmp_path, "newer_go")
     text = gateway("servers", cwd=root)
@@ -69,6 +72,7 @@ def test_the_cli_says_broken_and_why_in_text_and_json(tmp_path: Path) -> None:
     assert python["status"] == "not started"  # no Python file here: nothing to say about it
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_cli_says_working_once_the_module_is_fixed(tmp_path: Path) -> None:
     root = _module(tmp_path, "syntax_error")
     assert "BROKEN: go.mod:5: syntax error" in gateway("servers", cwd=root).stdout
@@ -92,6 +96,7 @@ def test_the_census_ranks_languages_by_files_and_finds_each_ones_newest(tmp_path
         assert [lang.name for lang, _, _ in census(gateway.symbol_service, limit=2)] == ["python"]  # a.py, c.py: walked in order
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_path: Path) -> None:
     (tmp_path / ".gateway").mkdir()
     (tmp_path / ".gateway" / "config.toml").write_text("[gate]\nmax_file_bytes = 1000\n")
@@ -105,6 +110,7 @@ def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_
         assert [session.name for session in gateway.sessions.running()] == ["jedi-language-server"]
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_file_named_first_is_started_ahead_before_the_newest_and_a_bad_name_is_passed_over(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()

@@ -17,6 +17,8 @@ import pytest
 from gateway.surfaces.hooks.run import run as hook_run
 from tests.hosts.sample import SOURCE
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 TS = "export function area(w: number, h: number): number {\n  return w * h;\n}\n\nexport const unit = 1;\n"
 SED_HEADER = "sed -i 's/def total(self, tax):/def total(self, tax, rate=1):/' prices.py"
 TS_HEADER = ("python3 -c \"p='shapes.ts'; s=open(p).read(); "

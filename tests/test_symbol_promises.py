@@ -19,6 +19,7 @@ GREET_TS = "export function greet(name: string): string {\n  return name;\n}\n"
 USE_TS = 'import { greet } from "./greet";\nexport const message: string = greet("x");\n'
 
 
+@pytest.mark.usefixtures("servers")
 def test_replace_keeps_export_on_typescript_so_the_importer_still_compiles(tmp_path: Path) -> None:
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)
@@ -73,6 +74,7 @@ def test_a_rename_onto_an_existing_name_in_the_same_scope_is_refused(tmp_path: P
     assert (tmp_path / "m.py").read_text() == GREETER.replace("def greet(self)", "def helper(self)")
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_replacement_that_renames_onto_a_sibling_is_refused(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(GREETER)
     with Gateway(tmp_path) as gateway:
@@ -108,6 +110,7 @@ def test_replacing_a_partial_specialization_is_not_a_collision_with_its_primary_
             gateway.replace_symbol(symbol, "spec.hpp", body.replace("class function<", "class other<"))
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_rename_without_a_server_names_the_places_it_could_not_tie(tmp_path: Path) -> None:
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)
@@ -153,6 +156,7 @@ def test_remove_then_insert_the_same_code_restores_the_bytes(tmp_path: Path, sym
     assert ASYMMETRIC.splitlines()[result["start_line"] - 1] == f"def {symbol}():"
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_round_trip_is_exact_across_cli_processes_and_only_where_the_code_was(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(ASYMMETRIC)
 

@@ -12,6 +12,8 @@ from gateway.api import Gateway
 from gateway.errors import SyntaxBroken, WriteFailed
 from tests.faults import fail_nth_write
 
+pytestmark = pytest.mark.usefixtures("servers")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 CLASS = "class A:\n    def only(self):\n        return 1\n\n\ndef f():\n    return 2\n"
 

@@ -17,6 +17,8 @@ from tests.roundtrip import definition_count, round_trip
 from tests.symbol_cases import JVM_CASES
 from tests.test_symbols_servers import LanguageWorkspace, check_case
 
+pytestmark = pytest.mark.usefixtures("servers")
+
 JDTLS = "lsp:jdtls"
 
 

@@ -13,6 +13,8 @@ import pytest
 from gateway.api import Gateway
 from tests.symbol_cases import CASES, FORCE, SERVER_LANGUAGES, OpCase
 
+pytestmark = pytest.mark.usefixtures("servers")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

@@ -32,6 +32,7 @@ def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
         assert (tmp_path / name).read_text() == text
 
 
+@pytest.mark.usefixtures("servers")
 def test_servers_report_tree_sitter_for_missing_servers(tmp_path: Path) -> None:
     with Gateway(tmp_path) as gateway:
         rows = {row["language"]: row for row in gateway.servers()["languages"]}

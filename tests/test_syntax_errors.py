@@ -89,6 +89,7 @@ def _unchanged(workspace: Path) -> bool:
     return (workspace / "tw.py").read_text() == DEDENT
 
 
+@pytest.mark.usefixtures("processes")
 def test_every_surface_refuses_a_body_typo(workspace: Path) -> None:
     old, new = BODY_TYPO
     with Gateway(workspace, use_servers=False) as gateway:

@@ -35,6 +35,7 @@ def _cli(root: Path, *args: str, servers: bool = True) -> subprocess.CompletedPr
 # Renames: checked before they are called complete
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_a_rename_in_a_src_layout_package_follows_the_reexport_and_reports_what_it_cannot_tie(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("flask", tmp_path)
@@ -49,6 +50,7 @@ def test_a_rename_in_a_src_layout_package_follows_the_reexport_and_reports_what_
     assert sorted(result["files"]) == ["src/flask/__init__.py", "src/flask/ctx.py", "tests/test_ctx.py"]
 
 
+@pytest.mark.usefixtures("processes")
 def test_an_incomplete_rename_exits_4_on_the_cli(tmp_path: Path) -> None:
     root = _copy("flask", tmp_path)
     done = _cli(root, "rename-symbol", "has_request_context", "src/flask/ctx.py", "has_request_ctx", servers=False)
@@ -64,6 +66,7 @@ def test_a_complete_rename_says_so(tmp_path: Path) -> None:
     assert "from .ctx import after_request as after_request" in (root / "src/flask/__init__.py").read_text()
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_renaming_a_go_method_leaves_the_type_of_the_same_name(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("chi", tmp_path)
@@ -77,6 +80,7 @@ def test_renaming_a_go_method_leaves_the_type_of_the_same_name(tmp_path: Path, u
     assert built.returncode == 0, built.stderr
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_renaming_one_types_method_leaves_another_types_namesake(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("chi", tmp_path)
@@ -91,6 +95,7 @@ BUF = ("pub struct Buf {\n    x: i32,\n}\n\nimpl Buf {\n    pub fn new() -> Buf 
        "impl Default for Buf {\n    fn default() -> Self {\n        Buf::new()\n    }\n}\n")
 
 
+@pytest.mark.usefixtures("processes")
 def test_renaming_a_rust_struct_renames_its_impl_blocks(tmp_path: Path) -> None:
     """An `impl` is named by the type it implements: that name is a use of the type, not a
     definition of something else (the tree-sitter rename left both impls behind, uncompilable)."""
@@ -134,6 +139,7 @@ def test_without_a_server_a_member_of_an_object_of_unknown_type_is_refused_not_g
 # Safe operations
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_remove_symbol_refuses_while_referenced_and_force_removes(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("flask", tmp_path)
@@ -147,6 +153,7 @@ def test_remove_symbol_refuses_while_referenced_and_force_removes(tmp_path: Path
     assert "def has_request_context" not in (root / "src/flask/ctx.py").read_text()
 
 
+@pytest.mark.usefixtures("processes")
 def test_remove_symbol_refusal_is_exit_3_on_the_cli_and_force_is_a_flag(tmp_path: Path) -> None:
     root = _copy("flask", tmp_path)
     done = _cli(root, "remove-symbol", "has_request_context", "src/flask/ctx.py", servers=False)
@@ -173,6 +180,7 @@ def test_a_property_setter_beside_its_getter_is_not_a_second_definition(tmp_path
     assert "@x.setter" in (tmp_path / "m.py").read_text()
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_rename_by_text_is_refused_on_every_surface_with_the_command_that_renames(tmp_path: Path) -> None:
     root = _copy("flask", tmp_path)
     old, new = "def has_request_context() -> bool:", "def has_request_ctx() -> bool:"
@@ -187,6 +195,7 @@ def test_a_rename_by_text_is_refused_on_every_surface_with_the_command_that_rena
     assert code == 0 and "def has_request_context" in (root / "src/flask/ctx.py").read_text()
 
 
+@pytest.mark.usefixtures("processes")
 def test_find_symbol_offers_the_nearest_name_paths(tmp_path: Path) -> None:
     root = _copy("chi", tmp_path)
     with Gateway(root, use_servers=False) as gateway:
@@ -199,6 +208,7 @@ def test_find_symbol_offers_the_nearest_name_paths(tmp_path: Path) -> None:
 # TypeScript
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_typescript_rename_adds_no_alias(tmp_path: Path) -> None:
     (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
     (tmp_path / "a.ts").write_text('export function greet(name: string): string {\n  return "hi " + name;\n}\nexport const config = { greet };\n')
@@ -210,6 +220,7 @@ def test_a_typescript_rename_adds_no_alias(tmp_path: Path) -> None:
     assert (tmp_path / "b.ts").read_text() == 'import { salute } from "./a";\nexport { salute };\nconsole.log(salute("x"));\n'
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_rename_asked_right_after_one_across_files_reaches_every_file(tmp_path: Path) -> None:
     """clangd renames a C function with external linkage in every file that defines or calls
     it; asked to rename it back at once, it reads its index of the files just written only once

@@ -131,6 +131,7 @@ def test_protected_paths_are_refused_even_to_the_gateway(gateway: Gateway, works
     assert config.read_bytes() == before
 
 
+@pytest.mark.usefixtures("servers")
 def test_symbol_operations_and_rename_need_grants_for_every_file(gateway: Gateway, workspace: Path) -> None:
     shapes, use = workspace / SHAPES, workspace / "pkg" / "use.py"
     before = {shapes: shapes.read_bytes(), use: use.read_bytes()}
@@ -158,6 +159,7 @@ def test_symbol_operations_and_rename_need_grants_for_every_file(gateway: Gatewa
     assert "def cube" not in shapes.read_text() and "def surface(w, h):" in shapes.read_text()
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_blocked_edit_is_logged_and_keeps_the_grant(gateway: Gateway, workspace: Path) -> None:
     grant = declare(gateway, SHAPES)
     old = "def area(width, height):\n    return width * height\n"
@@ -241,6 +243,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning_and_closed(gateway: Gateway,
     assert "torn or corrupt line skipped" in captured.err
 
 
+@pytest.mark.usefixtures("servers")
 def test_cli_token_audit_log_and_summary(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ws = ["--workspace", str(workspace), "--json"]
     edit = ["edit", SHAPES, "--old", "width * height", "--new", "height * width", *ws]
@@ -282,6 +285,7 @@ def test_cli_token_audit_log_and_summary(workspace: Path, capsys: pytest.Capture
     assert summary["most_edited"] == [{"path": SHAPES, "edits": 1}]
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_write_that_fails_midway_gives_its_grants_back(gateway: Gateway, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gateway.errors import WriteFailed
 

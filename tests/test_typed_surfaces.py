@@ -15,6 +15,8 @@ from tests.rpc_client import RpcClient, RpcError
 from tests.test_mcp import _payload, _session_calls
 from tests.test_typed_grants import FIXTURES, SHAPES, enforce, log
 
+pytestmark = pytest.mark.usefixtures("processes")
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)

@@ -24,6 +24,8 @@ import pytest
 
 from gateway.surfaces import daemon_client
 
+pytestmark = pytest.mark.usefixtures("servers")
+
 CHECKOUT = Path(__file__).resolve().parents[1]
 OWN_TYPESCRIPT = CHECKOUT / ".tools" / "node" / "node_modules" / "typescript"
 

@@ -26,6 +26,7 @@ for i in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.usefixtures("processes")
 def test_appends_by_another_process_during_edits_are_never_lost(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(SOURCE)
@@ -46,6 +47,7 @@ def test_appends_by_another_process_during_edits_are_never_lost(tmp_path: Path) 
     assert text.startswith(f"def f():\n    x = {value}\n    return x\n")
 
 
+@pytest.mark.usefixtures("processes")
 def test_a_read_only_file_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text(SOURCE)
@@ -103,6 +105,7 @@ def _killed_mid_write(workspace: Path) -> str:
     return left[0]
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_temp_file_of_a_killed_write_is_removed_by_the_next_check(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE)
     _killed_mid_write(tmp_path)
@@ -111,6 +114,7 @@ def test_the_temp_file_of_a_killed_write_is_removed_by_the_next_check(tmp_path: 
     assert _temps(tmp_path) == []
 
 
+@pytest.mark.usefixtures("processes")
 def test_the_temp_file_of_a_killed_write_is_removed_by_the_next_write(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE)
     (tmp_path / "n.py").write_text(SOURCE)

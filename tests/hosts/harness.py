@@ -55,7 +55,7 @@ class HostSession:
                "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache", "XDG_DATA_HOME": f"{home}/.local/share",
                "XDG_STATE_HOME": f"{home}/.local/state", "CODEX_HOME": f"{home}/.codex", "COPILOT_HOME": f"{home}/.copilot",
                "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
-               # PYTHONPATH; the daemon's runtime directory, or no daemon (tests/conftest.py `host_daemons`)
+               # PYTHONPATH; the daemon's runtime directory, or no daemon (tests/starts.py `hosts`)
                **{name: os.environ[name] for name in ("PYTHONPATH", "XDG_RUNTIME_DIR", "GATEWAY_NO_DAEMON") if name in os.environ}}
         url = self.model.url
         extra = {
