@@ -251,6 +251,7 @@ def test_every_command_is_documented() -> None:
     page = _page("reference/commands.md")
     parser = build_parser()
     (commands,) = [action for action in parser._actions if action.choices and action.dest == "command"]  # noqa: SLF001
+    assert isinstance(commands.choices, dict)
     missing = []
     for name, sub in commands.choices.items():
         actions = [a for a in sub._actions if a.choices and a.dest == "action"]  # noqa: SLF001
