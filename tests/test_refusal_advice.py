@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.errors import Blocked
+from gateway.errors import Blocked, UsageError
 from gateway.surfaces import render
 from gateway.surfaces.cli import run as cli
 
@@ -53,3 +53,22 @@ def test_a_rename_by_text_is_refused_naming_its_command_once(workspace: Path) ->
     assert said.count("gateway rename-symbol area shapes.py surface") == 1, said
     assert "Not routed: it renames `area` to `surface` by text, which leaves every reference to the old name behind" in said
     assert (workspace / "shapes.py").read_text() == SOURCE
+
+
+READER_TS = ('export class Reader {\n  #isJson(text: string): boolean {\n    return text.startsWith("{");\n  }\n\n'
+             '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
+
+
+@pytest.mark.parametrize("name_path, new_name, said", [
+    ("Reader/#isJson", "looksJson", "renaming the private #isJson to looksJson would make it public (a typescript name starting with # is "
+     "private to its class); rename it to #looksJson to keep it private; nothing renamed"),
+    ("Reader/read", "#read", "renaming read to #read would make it private to its class (a typescript name starting with #), breaking "
+     "its uses outside the class; give a name without #; nothing renamed"),
+    ("Reader/#isJson", "#1x", "'#1x' is not an identifier"),
+])
+def test_a_rename_neither_makes_a_private_name_public_nor_the_reverse(tmp_path: Path, name_path: str, new_name: str, said: str) -> None:
+    (tmp_path / "reader.ts").write_text(READER_TS)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(UsageError) as refused:
+        gateway.rename_symbol(name_path, "reader.ts", new_name)
+    assert str(refused.value) == said
+    assert (tmp_path / "reader.ts").read_text() == READER_TS
