@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import gate_config
 from gateway.diffs import unified_diff
-from gateway.errors import Ambiguous, Blocked, ServerFailed
+from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, UsageError
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
@@ -130,6 +130,21 @@ class Engine:
             route=planned[0] if planned else None,
         )
 
+    def create_file(self, path: str, content: str, token: str | None = None) -> EditResult:
+        """Create a new file holding `content` (UTF-8), judged by the gate as a whole-file write
+        of a file that did not exist; FileExists, with nothing written, when `path` names one."""
+        with self.typed.attempt("create_file", token, [path]), self.workspace.locked(path):
+            real = self.workspace.resolve(path)
+            display = self.workspace.display(real)
+            if os.path.lexists(real) or os.path.lexists(self.workspace.root / path):
+                raise FileExists(f"{display} already exists; nothing written (create_file only makes new files: change this one with edit_file "
+                                 "or the symbol tools)")
+            effect, classification = self.gate.check_write(display, None, content)
+            if classification.blocked:
+                raise Blocked(classification)
+            self.workspace.write_all([], [(display, effect.after)])
+        return EditResult(classification=classification, path=display, replacements=1, lines=(1,), diff=unified_diff(display, "", effect.after))
+
     def _route(self, classification: Classification, source: SourceFile, effect: Effect) -> tuple[Route, SymbolBackend]:
         """The verified route of a blocked write; Blocked (saying why not) when there is none."""
         from gateway.symbols.routing import RouteRefused, plan_route
@@ -143,6 +158,8 @@ class Engine:
         return planned, view.backend
 
     def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:
+        if depth is not None and depth < 1:
+            raise UsageError(f"depth must be 1 or more (the levels of symbols to show; omit it for all), not {depth}")
         view = self.symbol_service.symbols(path)
         shown = [s for s in view.symbols if depth is None or s.depth < depth]
         return {

@@ -41,6 +41,12 @@ class FileMissing(GatewayError):
     kind = "file_not_found"
 
 
+class FileExists(GatewayError):
+    """A file to be created is already there; nothing is overwritten."""
+
+    kind = "file_exists"
+
+
 class OutsideWorkspace(GatewayError):
     kind = "outside_workspace"
 

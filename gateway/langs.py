@@ -68,6 +68,8 @@ class Language:
     markers: re.Pattern[str] | None = None
     # A definition named by a literal symbol (Ruby's `define_method(:name)`) is named without it.
     name_sigil: str = ""
+    # What starts a name private to its class (`#` in JavaScript): a rename keeps it or its absence.
+    private_prefix: str = ""
 
 
 def data_dir(kind: str) -> Path:
@@ -130,6 +132,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         body_lead=frozenset(raw.get("body_lead", ())),
         markers=re.compile("|".join(f"(?:{m})" for m in raw["markers"]), re.MULTILINE) if raw.get("markers") else None,
         name_sigil=raw.get("name_sigil", ""),
+        private_prefix=raw.get("private_prefix", ""),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

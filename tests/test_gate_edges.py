@@ -129,6 +129,19 @@ def test_refusal_names_definition_line_and_command() -> None:
     assert [c.to_json() for c in result.changed_lines] == [{"before": {"start": 21, "lines": 2}, "after": {"start": 21, "lines": 2}}]
 
 
+@pytest.mark.parametrize("old, new, expected", [
+    ("b = 2", "b = 2 + 1", ((2, 1), (2, 1))),  # text added inside a line changes that line
+    ("b = 2", "b = 20", ((2, 1), (2, 1))),
+    ("= 2\n", "= 2", ((2, 2), (2, 1))),  # two lines joined into one
+    ("b = 2\n", "", ((2, 1), (2, 0))),  # a whole line removed
+    ("b = 2\n", "b = 2\nx = 9\n", ((3, 0), (3, 1))),  # a line inserted between lines
+])
+def test_changed_lines_count_the_lines_a_change_touches(old: str, new: str, expected: tuple[tuple[int, int], ...]) -> None:
+    result = classify_edit("m.py", old, new, content="a = 1\nb = 2\nc = 3\n")
+    [changed] = result.changed_lines
+    assert ((changed.before_start, changed.before_lines), (changed.after_start, changed.after_lines)) == expected
+
+
 def test_module_level_statements_rewritten_into_a_definition() -> None:
     content = "import os\n\nA = 1\nB = 2\n"
     result = classify_edit("m.py", "A = 1\nB = 2\n", "def constants():\n    return 1, 2\n", content=content)

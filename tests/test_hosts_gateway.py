@@ -85,7 +85,7 @@ def _session_steps(host: str, path: Path, gateway: bool) -> list[tuple[str, Any]
     edits = [*(steps(host, path, OLD, BROKEN) if gateway else []), *steps(host, path, OLD, NEW), *steps(host, path, METHOD, "")]
     if not gateway or host not in MCP_CALLED:
         return edits
-    return [*_mcp_connected(host), *edits, (MCP_EDIT[host], {"file_path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})]
+    return [*_mcp_connected(host), *edits, (MCP_EDIT[host], {"path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})]
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -371,7 +371,7 @@ def test_the_users_deny_of_the_hosts_edit_tools_holds_for_the_gateways_mcp_write
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host, "--mcp-writes", *(() if host == "copilot" else ("--allow-mcp",)))
     extra, rule = _deny_edits(session, host)
-    call = (MCP_EDIT[host], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    call = (MCP_EDIT[host], {"path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
     result = session.run([*_mcp_connected(host), call], extra_args=extra,
                          permission_mode="bypassPermissions" if host == "claude-code" else None)
     session.close()
@@ -388,7 +388,7 @@ def test_claude_code_a_path_rule_holds_for_the_gateways_mcp_writes_under_it_only
     (workspace / "src").mkdir()
     (workspace / "src" / "prices.py").write_text(SOURCE)
     (workspace / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"deny": ["Edit(src/**)"]}}))
-    calls = [(MCP_EDIT["claude-code"], {"file_path": str(path), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    calls = [(MCP_EDIT["claude-code"], {"path": str(path), "old_string": BODY_OLD, "new_string": BODY_NEW})
              for path in (workspace / "src" / "prices.py", workspace / "prices.py")]
     result = session.run([*_mcp_connected("claude-code"), *calls], permission_mode="bypassPermissions")
     session.close()
@@ -417,7 +417,7 @@ def test_copilot_running_claude_codes_mcp_server_obeys_copilots_deny(workspace: 
     `--host claude-code`): the server finds Copilot among its parents and obeys `--deny-tool write`."""
     session = HostSession("copilot", workspace, tmp_path)
     install(session, workspace, "claude-code", "--mcp-writes")
-    call = (MCP_EDIT["copilot"], {"file_path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
+    call = (MCP_EDIT["copilot"], {"path": str(workspace / "prices.py"), "old_string": BODY_OLD, "new_string": BODY_NEW})
     result = session.run([call], extra_args=("--deny-tool", "write"))
     session.close()
     assert (workspace / "prices.py").read_text() == SOURCE, _sent_back(result)[-2000:]

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("processes")
 CONTRACT_TOOLS = {o.tool for o in OPERATIONS.values() if o.tool and o.group == "contracts"}
 
 FIXTURES = Path(__file__).parent / "fixtures"
-TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol", "contract_check", "contract_apply"}
+TOOLS = {"edit_file", "create_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol", "symbols", "find_symbol", "contract_check", "contract_apply"}
 KIND_TOOLS = {"declare"}
 
 
@@ -86,7 +86,7 @@ def test_tools_carry_their_obligations_once_within_the_budget(tmp_path: Path) ->
     assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
     [declare] = [tool for tool in tools if tool.name == "declare"]
     assert declare.input_schema["properties"]["kind"]["enum"] == list(catalogue().kinds) and len(catalogue().kinds) == 21
-    assert {"provenance", "rationale", "file_path", "old_string", "new_string"} <= set(declare.input_schema["properties"])
+    assert {"provenance", "rationale", "path", "old_string", "new_string"} <= set(declare.input_schema["properties"])
     sentences: dict[str, str] = {}
     for tool in tools:
         description = tool.description or ""
@@ -162,7 +162,7 @@ def _host_session(workspace: Path, args: list[str], calls: list[tuple[str, dict[
     return anyio.run(run)
 
 
-WRITE_TOOLS = {"edit_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"}
+WRITE_TOOLS = {"edit_file", "create_file", "replace_symbol", "insert_code", "remove_symbol", "rename_symbol"}
 
 
 def test_a_host_started_server_lists_no_write_tool_unless_asked(tmp_path: Path) -> None:

@@ -70,6 +70,8 @@ def test_every_method_over_stdio(stdio: tuple[RpcClient, subprocess.Popen[bytes]
     assert edited["applied"] is True
     assert {row["language"] for row in client.request("gateway/servers")["languages"]} >= {"python", "go"}
     assert "return h * w" in (workspace / path).read_text()
+    created = client.request("gateway/createFile", {"path": "pkg/solids.py", "content": "def cube(s):\n    return s ** 3\n"})
+    assert (created["applied"], created["path"]) == (True, "pkg/solids.py") and (workspace / "pkg" / "solids.py").read_text().startswith("def cube(s):")
 
 
 def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient, subprocess.Popen[bytes]], workspace: Path) -> None:

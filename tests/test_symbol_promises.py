@@ -170,3 +170,26 @@ def test_the_round_trip_is_exact_across_cli_processes_and_only_where_the_code_wa
     gateway("remove-symbol", "third", "m.py")
     gateway("insert-code", "fourth", "m.py", "--position", "after", "--code", "def third():\n    return 3")  # moved: laid out afresh
     assert (tmp_path / "m.py").read_text().endswith("def fourth():\n    return 4\n\n\ndef third():\n    return 3\n")
+
+
+def test_a_private_typescript_method_is_renamed_to_a_private_name(tmp_path: Path) -> None:
+    reader = ('export class Reader {\n  #isJson(text: string): boolean {\n    return text.startsWith("{");\n  }\n\n'
+              '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
+    (tmp_path / "reader.ts").write_text(reader)
+    with Gateway(tmp_path) as gateway:
+        result = gateway.rename_symbol("Reader/#isJson", "reader.ts", "#looksJson")
+    assert result["backend"].startswith("lsp:typescript") and result["complete"] is True
+    assert (tmp_path / "reader.ts").read_text() == reader.replace("#isJson", "#looksJson")
+
+
+MODULE = 'import os\nimport sys\n\nLIMIT = 3\nNAME = "x"\n\n\ndef first():\n    return LIMIT\n\n\nclass Box:\n    size = 1\n'
+VOLUME = "def volume(a, b, c):\n    return a * b * c\n"
+
+
+@pytest.mark.parametrize("position, expected", [("after", MODULE + "\n\n" + VOLUME), ("before", VOLUME + "\n\n" + MODULE)])
+def test_code_inserted_at_a_modules_end_or_start_is_spaced_as_its_definitions_are(tmp_path: Path, position: str, expected: str) -> None:
+    """jedi lists the imports and constants too, one line each and closer together than the functions."""
+    (tmp_path / "mod.py").write_text(MODULE)
+    with Gateway(tmp_path) as gateway:
+        assert gateway.insert_code("/", "mod.py", VOLUME, position)["backend"] == "lsp:jedi-language-server"
+    assert (tmp_path / "mod.py").read_text() == expected

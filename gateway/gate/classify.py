@@ -54,17 +54,25 @@ def _line_numbers(text: str, offsets: Iterable[int]) -> dict[int, int]:
     return found
 
 
+def _at_line_start(text: str, offset: int) -> bool:
+    return offset == 0 or line_breaks(text, offset - 1, offset) == 1
+
+
 def changed_lines(effect: Effect) -> tuple[ChangedLines, ...]:
+    """The whole lines each region changes: a change inside a line changes that line (one line
+    before, one after); text inserted between lines changes none before."""
     before = effect.before or ""
-    ends_b = [max(r.before[0], r.before[1] - 1) for r in effect.regions]
-    ends_a = [max(r.after[0], r.after[1] - 1) for r in effect.regions]
+    # A region that ends inside a line (on either side) changes that line too.
+    whole = [_at_line_start(before, r.before[1]) and _at_line_start(effect.after, r.after[1]) for r in effect.regions]
+    ends_b = [r.before[1] - 1 if w and r.before[1] > r.before[0] else r.before[1] for r, w in zip(effect.regions, whole, strict=True)]
+    ends_a = [r.after[1] - 1 if w and r.after[1] > r.after[0] else r.after[1] for r, w in zip(effect.regions, whole, strict=True)]
     lines_b = _line_numbers(before, [r.before[0] for r in effect.regions] + ends_b)
     lines_a = _line_numbers(effect.after, [r.after[0] for r in effect.regions] + ends_a)
     result = []
-    for region, end_b, end_a in zip(effect.regions, ends_b, ends_a, strict=True):
+    for region, ended, end_b, end_a in zip(effect.regions, whole, ends_b, ends_a, strict=True):
         (b0, b1), (a0, a1) = region.before, region.after
-        count_b = lines_b[end_b] - lines_b[b0] + 1 if b1 > b0 else 0
-        count_a = lines_a[end_a] - lines_a[a0] + 1 if a1 > a0 else 0
+        count_b = lines_b[end_b] - lines_b[b0] + 1 if b1 > b0 or not ended else 0
+        count_a = lines_a[end_a] - lines_a[a0] + 1 if a1 > a0 or not ended else 0
         result.append(ChangedLines(lines_b[b0], count_b, lines_a[a0], count_a))
     return tuple(result)
 

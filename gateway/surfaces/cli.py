@@ -202,7 +202,7 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
         from gateway.surfaces import render
 
         refused = render.refusal(error)
-        hint = "" if args.route or not _routes(args) else (
+        hint = "" if args.route or not _may_route(refused) or not _routes(args) else (
             "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
         return refused, refused["message"] + hint, EXIT_BLOCKED
     from gateway.surfaces import render
@@ -236,6 +236,13 @@ def _add_table_commands(commands: Any, common: argparse.ArgumentParser, only: st
         if command == "edit":
             parser.add_argument("--stdin", action="store_true", help='read {"file_path", "old_string", "new_string", "replace_all"}')
         parser.set_defaults(handler=_run_operation, operations={op.word: op for op in operations})
+
+
+def _may_route(refused: dict[str, Any]) -> bool:
+    """Whether --route may perform the refused edit: it changes definitions, and none is renamed
+    (a rename by text is never routed) or taken away without deleting its text."""
+    changes = {definition["change"] for definition in refused.get("definitions", [])}
+    return refused.get("reason") == "definition" and not changes & {"renamed", "shadowed"}
 
 
 def _routes(args: argparse.Namespace) -> bool:

@@ -24,6 +24,10 @@ def _edit(result: Result, params: dict[str, Any]) -> Shown:
     return f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", EXIT_OK
 
 
+def _created(result: Result, params: dict[str, Any]) -> Shown:
+    return f"Created {result['path']} ({len(params['content'].splitlines())} line(s)).", EXIT_OK
+
+
 def _operation(result: Result, params: dict[str, Any]) -> Shown:
     text = result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else "")
     return text, EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
@@ -172,6 +176,7 @@ def _contract_new(result: Result, params: dict[str, Any]) -> Shown:
 RENDER: dict[str, Callable[[Result, dict[str, Any]], Shown]] = {
     "classify": _classify,
     "edit": _edit,
+    "create_file": _created,
     "symbols": _symbols,
     "find_symbol": _find_symbol,
     "replace_symbol": _operation,

@@ -27,11 +27,12 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import AliasChoices, Field, ValidationError
 
 from gateway import progress
 from gateway.api import Gateway
@@ -54,8 +55,8 @@ Run = Callable[[str, dict[str, Any], "Context | None"], dict[str, Any]]
 INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
     "edits that add, remove or rename definitions or change their headers are done as verified symbol "
-    "operations or refused with the tool to use. Symbol tools address definitions by name path (see "
-    "find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
+    "operations or refused with the tool to use; create_file makes a new file, judged alike. Symbol tools "
+    "address definitions by name path (see find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
 )
 
 READ_ONLY_INSTRUCTIONS = (
@@ -70,23 +71,22 @@ NO_WRITES = ("this MCP server was installed without its write tools (gateway hoo
 
 TYPED_INSTRUCTIONS = (
     " Typed edits are on: declare the kind of change first (the declare tool) and get a short-lived "
-    "single-use grant bound to each file's current hash; given file_path, old_string and new_string it "
+    "single-use grant bound to each file's current hash; given path, old_string and new_string it "
     "also applies the edit through the gate. Pass the grant's token to a symbol tool for a structural "
     "change. A refusal names what the declaration lacks."
 )
 
 READ_ONLY_TYPED_INSTRUCTIONS = (
-    " Typed edits are on: declare the kind of change first (the declare tool, without file_path), then make the edit "
+    " Typed edits are on: declare the kind of change first (the declare tool, without path), then make the edit "
     "with the host's edit tool. A refusal names what the declaration lacks."
 )
 
 
 def _tool(operation: Operation, run: Run) -> Callable[..., str]:
-    """The MCP tool of a table operation: its signature (hence its schema) from the table's
-    parameters, under the names agents use (`file_path`)."""
+    """The MCP tool of a table operation: its signature (hence its schema) from the table's parameters."""
 
     def tool(ctx: Context | None = None, **given: Any) -> str:
-        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}, ctx))
+        return _text(run(operation.name, given, ctx))
 
     # `ctx` (the SDK's request context, found by its annotation) is left out of the schema.
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context | None, default=None)
@@ -95,17 +95,59 @@ def _tool(operation: Operation, run: Run) -> Callable[..., str]:
     return tool
 
 
+# `file_path`, which edit_file took before every tool took `path`, is still accepted for it.
+_PATH = Field(validation_alias=AliasChoices("path", "file_path"))
+
+
 def _parameter(param: Param) -> inspect.Parameter:
     kind: Any = Literal[param.choices] if param.choices else param.kind
-    if param.required:
-        return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
-    default = param.default
-    return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if default is not None else kind | None,
-                             default=default)
+    if not param.required:
+        kind = kind if param.default is not None else kind | None
+    if param.name == "path":
+        kind = Annotated[kind, _PATH]
+    default = inspect.Parameter.empty if param.required else param.default
+    return inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
 
 
-# The tools' parameter names where agents' names differ from the table's (edit_file's `file_path`).
-_NAMES = {operation.name: {p.agent_name: p.name for p in operation.params if p.agent_name != p.name} for operation in OPERATIONS.values()}
+class _Server(MCPServer):
+    """The SDK's server, with a tool's argument mistakes (an unknown name, a missing one, a value of
+    the wrong type) answered in one line that names each argument and what it takes."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return await super().call_tool(name, arguments, context)
+        properties = set(tool.parameters.get("properties", {}))
+        unknown = sorted(set(arguments) - properties - ({"file_path"} if "path" in properties else set()))
+        if unknown:  # the SDK would drop them unsaid
+            try:
+                tool.fn_metadata.validate_arguments(arguments)
+                invalid = None
+            except ValidationError as error:
+                invalid = error
+            raise ToolError(f"Error executing tool {name}: {_argument_problems(name, properties, unknown, invalid)}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            if not isinstance(error.__cause__, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {_argument_problems(name, properties, [], error.__cause__)}") from error.__cause__
+
+
+def _argument_problems(tool: str, properties: set[str], unknown: list[str], error: ValidationError | None) -> str:
+    """`usage: TOOL: ...`, one line: each argument that is unknown, missing or of the wrong type
+    (`Input should be a valid integer` → `depth must be a valid integer`, with the value given)."""
+    problems = [f"unknown argument {name}" for name in unknown]
+    for problem in error.errors(include_url=False) if error is not None else []:
+        name = ".".join(map(str, problem["loc"])) or "the arguments"
+        if problem["type"] == "missing":
+            problems.append(f"missing argument {name}")
+        else:
+            expected = problem["msg"].removeprefix("Input should be ")
+            expected = expected.partition(", ")[0] if expected.startswith("a valid ") else expected
+            given = repr(problem["input"])
+            problems.append(f"{name} must be {expected}, not {given if len(given) <= 40 else given[:37] + '...'}")
+    return f"usage: {tool}: {'; '.join(problems)} ({tool} takes {', '.join(sorted(properties))})"
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -115,7 +157,7 @@ def _text(result: dict[str, Any]) -> str:
 def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] | None:
     """The files a write names (as named, and where a link leads), or None when it may write
     others (a rename, a contract)."""
-    path = params.get("path", params.get("file_path"))
+    path = params.get("path")
     if operation in ("rename_symbol", "contract_apply") or not isinstance(path, str):
         return None
     named = root / path  # an absolute path stays itself
@@ -139,7 +181,7 @@ def build_server(gateway: Gateway, host: str | None = None, writes: bool = True)
     typed = (TYPED_INSTRUCTIONS if writes else READ_ONLY_TYPED_INSTRUCTIONS) if listed.typed_edits else ""
     # A host shows a server's first line of instructions at a session's start (Codex): the notice goes first.
     instructions = "\n".join([*session_notices(gateway.workspace.root), (INSTRUCTIONS if writes else READ_ONLY_INSTRUCTIONS) + typed])
-    server = MCPServer("gateway", instructions=instructions, version="0.1.0")
+    server = _Server("gateway", instructions=instructions, version="0.1.0")
 
     def run(operation: str, params: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
         _refuse_denied(gateway.workspace.root, host, writes, operation, params)
@@ -211,22 +253,22 @@ def _declare_tool(run: Run) -> Callable[..., str]:
         test_files: list[str] | None = None,
         execution_state: ExecutionState = "normal",  # pyright: ignore[reportInvalidTypeForm]
         additional_files: list[str] | None = None,
-        file_path: str | None = None,
+        path: Annotated[str | None, _PATH] = None,
         old_string: str | None = None,
         new_string: str | None = None,
         replace_all: bool = False,
         ctx: Context | None = None,
     ) -> str:
-        if provenance is None and rationale is None and not files and file_path is None:
+        if provenance is None and rationale is None and not files and path is None:
             return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
-        edit = (file_path, old_string, new_string)
+        edit = (path, old_string, new_string)
         if any(part is not None for part in edit) and not all(part is not None for part in edit):
-            raise ToolError("usage: give file_path, old_string and new_string together (or none, to declare only)")
+            raise ToolError("usage: give path, old_string and new_string together (or none, to declare only)")
         if provenance is None or rationale is None:
             raise ToolError("usage: a declaration needs provenance and rationale (call with kind alone to read what it needs)")
         declared = run("declare", {
             "kind": kind,
-            "files": list(dict.fromkeys([*(files or []), *([file_path] if file_path else [])])),
+            "files": list(dict.fromkeys([*(files or []), *([path] if path else [])])),
             "provenance": provenance,
             "rationale": rationale,
             "target": target,
@@ -234,10 +276,10 @@ def _declare_tool(run: Run) -> Callable[..., str]:
             "execution_state": execution_state,
             "additional_files": additional_files or [],
         }, ctx)
-        if not declared["issued"] or file_path is None:
+        if not declared["issued"] or path is None:
             return _text(declared)
         try:
-            applied = run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string,
+            applied = run("edit", {"path": path, "old_string": old_string, "new_string": new_string,
                                    "replace_all": replace_all, "token": declared["token"]}, ctx)
         except ToolError as error:
             applied = {"applied": False, "error": str(error)}

@@ -30,16 +30,15 @@ class Param:
     """One parameter. `cli` says how the `gateway` command takes it: "positional" (optional
     ones: nargs ?), "flag" (--name VALUE; `many`: repeatable), "text" (--flag TEXT or --flag-file
     F), "switch" (--name, off unless given), "file" (a positional path made absolute) or "none".
-    `flag` is the CLI's name where it differs; `agent_name` the MCP tool's."""
+    `flag` is the CLI's name where it differs."""
 
-    __slots__ = ("name", "kind", "required", "default", "help", "cli", "flag", "metavar", "choices", "many", "agent_name")
+    __slots__ = ("name", "kind", "required", "default", "help", "cli", "flag", "metavar", "choices", "many")
 
     def __init__(self, name: str, kind: type, required: bool = True, default: Any = None, *, help: str = "",  # noqa: A002
                  cli: str = "positional", flag: str | None = None, metavar: str | None = None,
-                 choices: tuple[str, ...] = (), many: bool = False, agent_name: str | None = None) -> None:
+                 choices: tuple[str, ...] = (), many: bool = False) -> None:
         self.name, self.kind, self.required, self.default, self.help = name, kind, required, default, help
         self.cli, self.flag, self.metavar, self.choices, self.many = cli, flag or name.replace("_", "-"), metavar, choices, many
-        self.agent_name = agent_name or name
 
 
 class Operation:
@@ -87,6 +86,12 @@ EDIT_FILE = (
     'operations) or "block" with the tool to call; route=false refuses them all. DO NOT USE to move '
     'code between files. TESTS: a behaviour change needs a test that fails without it. STOP AND ASK '
     'before editing generated or lock files.'
+)
+CREATE_FILE = (
+    'Create a new file holding content. Refused if the file exists (change it with edit_file or the symbol '
+    'tools) or if content does not parse in its language. USE to add a module, test file or config. DO NOT '
+    'USE to overwrite or move a file. TESTS: a new module needs its tests. STOP AND ASK before creating '
+    'files outside what the task names.'
 )
 REPLACE_SYMBOL = (
     'Replace a whole definition with body, re-indented to its column. Decorators, doc comment and '
@@ -155,13 +160,18 @@ _TABLE = (
     ),
     Operation(
         "edit",
-        (Param("path", str, metavar="PATH", help="the file, relative to the workspace", agent_name="file_path"), *_EDIT_TEXT,
+        (_path(), *_EDIT_TEXT,
          Param("route", bool, False, True, cli="switch", help="perform a structural edit as verified symbol operations instead of refusing it"),
          _TOKEN),
         lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"], p["token"]).to_json(),
         "apply an exact-match edit through the gate",
         EDIT_FILE,
         writes=True, warm=True, command="edit", tool="edit_file",
+    ),
+    Operation(
+        "create_file", (_path("the new file, relative to the workspace"), Param("content", str, cli="text", help="the new file's text"), _TOKEN),
+        lambda g, p: g.create_file(p["path"], p["content"], p["token"]).to_json(),
+        "create a new file through the gate", CREATE_FILE, writes=True, warm=True, command="create-file", tool="create_file",
     ),
     Operation(
         "symbols", (_path(), Param("depth", int, False, cli="flag", metavar="N", help="show N levels")),

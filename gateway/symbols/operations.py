@@ -187,16 +187,20 @@ def top_level(symbols: list[Symbol]) -> list[Symbol]:
     return sorted((s for s in symbols if not any(o.contains(s) for o in symbols)), key=lambda s: s.start)
 
 
-def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool, name: str | None) -> int:
-    """Blank lines to put between inserted code and its anchor, copied from the file where it can be.
+def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Symbol | None, after: bool, name: str | None,
+             lines: int) -> int:
+    """Blank lines to put between inserted code and its anchor, copied from the file where it can be:
+    from the nearest siblings shaped like the code (one-line ones for a line of code, others for a
+    block: a module spaces its constants apart less than its functions), else any siblings.
 
     An overload (code defining the anchor's own name) copies the spacing between namesakes.
     """
     at_top = anchor is None or not any(o.contains(anchor) for o in symbols)
     default = lang.blank_lines_top if at_top else lang.blank_lines_nested
+    namesakes: list[tuple[Symbol, Symbol]] = []
     if anchor is None:
         top = top_level(symbols)
-        pairs = list(zip(top, top[1:]))
+        pairs = list(zip(top, top[1:]))[:: -1 if after else 1]  # nearest the file's end, or its start, first
     else:
         beside = siblings(symbols, anchor)
         at = beside.index(anchor)
@@ -204,8 +208,10 @@ def _spacing(lang: Language, index: LineIndex, symbols: list[Symbol], anchor: Sy
         before = [(beside[at - 1], anchor)] if at > 0 else []
         every = list(zip(beside, beside[1:]))
         namesakes = [(a, b) for a, b in every if a.name == b.name == name == anchor.name]
-        pairs = namesakes + (near + before if after else before + near) + every
-    gaps = (_gap(index, upper, lower) for upper, lower in pairs)
+        pairs = (near + before if after else before + near) + every
+    block = lines > 1
+    alike = [(a, b) for a, b in pairs if (a.start_line != a.end_line or b.start_line != b.end_line) == block]
+    gaps = (_gap(index, upper, lower) for upper, lower in namesakes + alike + pairs)
     return next((gap for gap in gaps if gap is not None), default)
 
 
@@ -215,7 +221,7 @@ def insert_text(lang: Language, text: str, symbols: list[Symbol], anchor: Symbol
         raise UsageError(f"position must be 'before' or 'after', not {position!r}")
     index = LineIndex.of(text)
     defined = find_definitions(lang, code.encode())
-    gap = _spacing(lang, index, symbols, anchor, position == "after", defined[0].name if defined else None)
+    gap = _spacing(lang, index, symbols, anchor, position == "after", defined[0].name if defined else None, len(code.strip("\n").split("\n")))
     block = reindent(_code_lines(code), anchor.indent if anchor else "")
     if anchor is None:
         if position == "before":

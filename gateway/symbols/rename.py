@@ -90,8 +90,7 @@ def plan_rename(
     The server is asked about the text in `view` (which it was just given), so a caller may
     rename in text not yet written (a contract's earlier steps).
     """
-    if not _IDENTIFIER.match(new_name):
-        raise UsageError(f"{new_name!r} is not an identifier")
+    _refuse_bad_name(view.lang, symbol.name, new_name)
     refuse_collision(view.symbols, symbol, new_name, view.source.display)
     fallback = view.backend.session.adapter.renames(view.lang.name) if view.backend.session is not None else None
     if fallback is not None:
@@ -134,6 +133,20 @@ def plan_rename(
         verify(service.language(source), source.display, source.text, TextChange(text, 1, 1, (0, len(source.text)), (0, len(text))), False)
         result.append(StagedFile(source, text))
     return RenamePlan(result, loose, view.backend.name, fallback)
+
+
+def _refuse_bad_name(lang: Language, old_name: str, new_name: str) -> None:
+    """UsageError unless `new_name` is an identifier, private (`#name`) exactly where the old name was."""
+    prefix = lang.private_prefix
+    private = bool(prefix) and new_name.startswith(prefix)
+    if prefix and old_name.startswith(prefix) and not private:
+        raise UsageError(f"renaming the private {old_name} to {new_name} would make it public (a {lang.name} name starting with {prefix} "
+                         f"is private to its class); rename it to {prefix}{new_name} to keep it private; nothing renamed")
+    if private and not old_name.startswith(prefix):
+        raise UsageError(f"renaming {old_name} to {new_name} would make it private to its class (a {lang.name} name starting with "
+                         f"{prefix}), breaking its uses outside the class; give a name without {prefix}; nothing renamed")
+    if not _IDENTIFIER.match(new_name.removeprefix(prefix) if private else new_name):
+        raise UsageError(f"{new_name!r} is not an identifier")
 
 
 def _server_edits(view: FileSymbols, symbol: Symbol, new_name: str, texts: dict[Path, tuple[Language, str]]) -> dict[Path, list[dict[str, Any]]]:

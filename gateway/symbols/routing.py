@@ -16,7 +16,6 @@ from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
 from gateway.gate.effect import Effect
 from gateway.namepath import address_for
-from gateway.results import SuggestedOperation
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
@@ -160,8 +159,8 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
         new_name = lifted.renamed_to.rpartition("/")[2]
         raise RouteRefused(
             "rename",
-            f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing "
-            f"was written. Rename it with rename_symbol instead: {SuggestedOperation.of('rename_symbol', name_path=name, path=path, new_name=new_name)}",
+            # The refusal this completes already names the rename_symbol command.
+            f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing was written",
         )
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 
