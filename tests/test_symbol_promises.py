@@ -172,6 +172,7 @@ def test_the_round_trip_is_exact_across_cli_processes_and_only_where_the_code_wa
     assert (tmp_path / "m.py").read_text().endswith("def fourth():\n    return 4\n\n\ndef third():\n    return 3\n")
 
 
+@pytest.mark.usefixtures("servers")
 def test_a_private_typescript_method_is_renamed_to_a_private_name(tmp_path: Path) -> None:
     reader = ('export class Reader {\n  #isJson(text: string): boolean {\n    return text.startsWith("{");\n  }\n\n'
               '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
@@ -186,6 +187,7 @@ MODULE = 'import os\nimport sys\n\nLIMIT = 3\nNAME = "x"\n\n\ndef first():\n    
 VOLUME = "def volume(a, b, c):\n    return a * b * c\n"
 
 
+@pytest.mark.usefixtures("servers")
 @pytest.mark.parametrize("position, expected", [("after", MODULE + "\n\n" + VOLUME), ("before", VOLUME + "\n\n" + MODULE)])
 def test_code_inserted_at_a_modules_end_or_start_is_spaced_as_its_definitions_are(tmp_path: Path, position: str, expected: str) -> None:
     """jedi lists the imports and constants too, one line each and closer together than the functions."""
