@@ -31,17 +31,7 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run([*GIT, *args], cwd=root, check=True, capture_output=True)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    (root / "shapes.ts").write_text(TS)
-    (root / "README.md").write_text("notes\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "base")
-    return root
+pytestmark = pytest.mark.workspace(copy=None, files={"prices.py": SOURCE, "shapes.ts": TS, "README.md": "notes\n"}, git="commit")
 
 
 def configure(root: Path, mode: str) -> None:
