@@ -62,13 +62,53 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """The Python fixture project (tests/fixtures/python) in `tmp_path/ws`, so that `tmp_path`
-    is outside it. Modules that need another workspace define their own `workspace`."""
-    root = tmp_path / "ws"
-    shutil.copytree(FIXTURES / "python", root)
+def enforce_typed_edits(root: Path, extra: str = "") -> None:
+    """Typed edits enforced in `root`'s configuration, with `extra` lines of `[typed_edits]`."""
+    (root / ".gateway").mkdir(exist_ok=True)
+    (root / ".gateway" / "config.toml").write_text(f"[typed_edits]\nenforce = true\n{extra}")
+
+
+def make_workspace(root: Path, copy: str | None = "python", files: dict[str, str] | None = None, git: str | None = None,
+                   enforce: bool = False, uncommitted: dict[str, str] | None = None) -> Path:
+    """`root` made: a copy of tests/fixtures/`copy`, then `files` written (a path ending in "/" is
+    an empty folder), typed edits enforced, then `git` "init" or "commit" (all so far, one commit),
+    then `uncommitted` written: work a command could lose."""
+    root.mkdir(parents=True)
+    if copy is not None:
+        shutil.copytree(FIXTURES / copy, root, dirs_exist_ok=True)
+    _write_files(root, files or {})
+    if enforce:
+        enforce_typed_edits(root)
+    if git is not None:
+        import subprocess
+
+        assert git in ("init", "commit"), git
+        author = ["-c", "user.email=t@t", "-c", "user.name=t"]
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        if git == "commit":
+            subprocess.run(["git", *author, "add", "-A"], cwd=root, check=True, capture_output=True)
+            subprocess.run(["git", *author, "commit", "-qm", "base"], cwd=root, check=True, capture_output=True)
+    _write_files(root, uncommitted or {})
     return root
+
+
+def _write_files(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        if relative.endswith("/"):
+            path.mkdir(parents=True, exist_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture
+def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """The test's workspace at `tmp_path/ws`, so that `tmp_path` is outside it: as the closest
+    `@pytest.mark.workspace(copy=, files=, git=, enforce=, uncommitted=)` says (make_workspace),
+    by default a copy of the Python fixture project (tests/fixtures/python)."""
+    marker = request.node.get_closest_marker("workspace")
+    return make_workspace(tmp_path / "ws", **(marker.kwargs if marker is not None else {}))
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """What a test starts marks it. A test that starts language servers asks for the `servers`
 fixture, one that drives agent host CLIs for `hosts`, one that starts any other process (the
 gateway as a command, a daemon, a hook, git) for `processes`; the fixture it asks for gives it
-the marker of that name, and `slow` beside it. `make test-fast` deselects the three.
+the marker of that name, and `slow` beside it (the `workspace` fixture made with git runs git:
+`processes`). `make test-fast` deselects the three.
 
 The marks are checked, not trusted: a test with none of them that starts a process anyway (in
 its body or in anything it calls, on any thread) is stopped at that point and fails, naming
@@ -34,6 +35,9 @@ def mark_by_fixtures(item: pytest.Item) -> None:
     for starter in STARTERS:
         if starter in names:
             item.add_marker(getattr(pytest.mark, starter))
+    made = item.get_closest_marker("workspace")
+    if "workspace" in names and made is not None and made.kwargs.get("git"):  # the fixture runs git
+        item.add_marker(pytest.mark.processes)
     if any(item.get_closest_marker(starter) for starter in STARTERS):
         item.add_marker(pytest.mark.slow)
 

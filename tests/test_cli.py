@@ -12,7 +12,6 @@ import pytest
 
 from tests.gate_cases import PYTHON
 
-pytestmark = pytest.mark.usefixtures("processes")
 
 DECORATED_OLD = "    @functools.cache\n    @staticmethod\n    def fee(amount):\n        return amount // 100"
 DECORATED_NEW = "    @staticmethod\n    def fee(amount):\n        return amount // 50"
@@ -26,11 +25,7 @@ def gateway(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Compl
     )
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "account.py").write_text(PYTHON.source)
-    return tmp_path
+pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.workspace(copy=None, files={"src/account.py": PYTHON.source})]
 
 
 def test_classify_allow(workspace: Path) -> None:
@@ -53,12 +48,12 @@ def test_classify_block(workspace: Path) -> None:
     assert "gateway replace-symbol Account/fee src/account.py" in result["message"]
 
 
-def test_classify_text_files_and_workspace_option(workspace: Path, tmp_path: Path) -> None:
-    (tmp_path / "old.txt").write_text(DECORATED_OLD)
-    (tmp_path / "new.txt").write_text(DECORATED_NEW)
+def test_classify_text_files_and_workspace_option(workspace: Path) -> None:
+    (workspace / "old.txt").write_text(DECORATED_OLD)
+    (workspace / "new.txt").write_text(DECORATED_NEW)
     done = gateway(
-        "classify", "src/account.py", "--old-file", str(tmp_path / "old.txt"), "--new-file",
-        str(tmp_path / "new.txt"), "--workspace", str(workspace), cwd=Path("/"),
+        "classify", "src/account.py", "--old-file", str(workspace / "old.txt"), "--new-file",
+        str(workspace / "new.txt"), "--workspace", str(workspace), cwd=Path("/"),
     )
     assert done.returncode == 3
     assert done.stdout.startswith("Blocked: this multi-line edit to src/account.py")

@@ -22,11 +22,11 @@ import psutil
 import pytest
 
 from gateway.surfaces import daemon_client
+from tests.conftest import make_workspace
 from tests.rpc_client import edit_counters_concurrently
 
 pytestmark = pytest.mark.usefixtures("processes")
 
-FIXTURES = Path(__file__).parent / "fixtures"
 STRUCTURAL_EDIT = {"old_string": "def area(width, height):\n    return width * height\n", "new_string": ""}
 
 
@@ -47,17 +47,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, s
             with contextlib.suppress(psutil.NoSuchProcess):  # it may end between listing and killing
                 member.kill()
     shutil.rmtree(runtime, ignore_errors=True)
-
-
-def _workspace(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(FIXTURES / "python", root, dirs_exist_ok=True)
-    return root
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return _workspace(tmp_path / "ws")
 
 
 def gateway(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -218,7 +207,7 @@ def test_idle_exit_and_stale_socket(env: dict[str, str], workspace: Path) -> Non
 
 
 def test_two_workspaces_side_by_side(env: dict[str, str], tmp_path: Path) -> None:
-    one, two = _workspace(tmp_path / "one"), _workspace(tmp_path / "two")
+    one, two = make_workspace(tmp_path / "one"), make_workspace(tmp_path / "two")
     (two / "pkg" / "shapes.py").write_text("def only_here():\n    return 2\n")
     first, second = _start(env, one), _start(env, two)
     assert first["pid"] != second["pid"] and first["workspace"] == str(one) and second["workspace"] == str(two)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from gateway.surfaces import daemon_client
 from gateway.surfaces.hooks.client import ANSWER_SECONDS, SERVER_SECONDS
-from tests.test_daemon import STRUCTURAL_EDIT, _gone, _start, _status, _wait_for, env, gateway, workspace
+from tests.test_daemon import STRUCTURAL_EDIT, _gone, _start, _status, _wait_for, env, gateway
 
 pytestmark = pytest.mark.usefixtures("processes")
 
-__all__ = ["env", "workspace"]  # fixtures, used by name
+__all__ = ["env"]  # a fixture, used by name
 
 
 def _hook(env: dict[str, str], workspace: Path, tool_input: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:

@@ -43,10 +43,7 @@ def _denied(payload: dict[str, object]) -> str:
     return str(specific["permissionDecisionReason"])
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "p.py").write_text("def f(a):\n    return a\n")
-    return tmp_path
+pytestmark = pytest.mark.workspace(copy=None, files={"p.py": "def f(a):\n    return a\n"})
 
 
 # old_string starting after the name, cut mid-name, ending before it

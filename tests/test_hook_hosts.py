@@ -16,10 +16,7 @@ from tests.hosts.sample import BROKEN, NEW, OLD, SOURCE
 BODY = ("return len(self.prices)", "return len(self.prices) + 0")
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "prices.py").write_text(SOURCE)
-    return tmp_path
+pytestmark = pytest.mark.workspace(copy=None, files={"prices.py": SOURCE})
 
 
 def answer(host: str, payload: dict[str, Any], event: str | None = None) -> dict[str, Any] | None:

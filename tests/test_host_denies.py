@@ -14,8 +14,12 @@ from gateway.surfaces.hooks import host_denies
 from gateway.surfaces.hooks.host_denies import READERS, Deny
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+pytestmark = pytest.mark.workspace(copy=None, files={"src/": ""})
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's home at `tmp_path/home`, and no host setting from this process's environment."""
     home = tmp_path / "home"
     home.mkdir()
     for variable in ("CLAUDE_CONFIG_DIR", "OPENCODE_CONFIG", "OPENCODE_CONFIG_CONTENT", "OPENCODE_PERMISSION", "OPENCODE_CONFIG_DIR",
@@ -24,9 +28,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    return root
+    return home
 
 
 def _write(path: Path, data: object) -> None:

@@ -22,9 +22,9 @@ from gateway.surfaces import daemon_client
 from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
 from tests.hosts.harness import HostSession
-from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, ROUTED, SOURCE, prices_workspace
+from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, PRICES_WORKSPACE, ROUTED, SOURCE, prices_workspace
 
-pytestmark = pytest.mark.usefixtures("hosts")
+pytestmark = [pytest.mark.usefixtures("hosts"), PRICES_WORKSPACE]
 
 VENV_BIN = str(Path(sys.executable).parent)
 
@@ -52,11 +52,6 @@ def install(session: HostSession, workspace: Path, host: str, *options: str, env
     done = subprocess.run([sys.executable, "-m", "gateway", "hook", "install", host, "--workspace", str(workspace), *options],
                           env=env or session.env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return prices_workspace(tmp_path)
 
 
 def _sent_back(result: Any) -> str:

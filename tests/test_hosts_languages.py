@@ -6,7 +6,6 @@ removes a function is routed and lands as the host itself writes the content it 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,6 @@ import pytest
 
 from tests.hosts.harness import HostSession
 from tests.test_hosts_gateway import install
-
-pytestmark = pytest.mark.usefixtures("hosts")
 
 HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
 GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not
@@ -51,16 +48,8 @@ GO_OLD = "func Total(prices []int, tax int) int {\n\tsum := 0\n"
 GO_NEW = "func Total(prices []int, tax int, discount int) int {\n\tsum := -discount\n"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.ts").write_text(TS)
-    (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
-    (root / "go.mod").write_text("module shop\n\ngo 1.21\n")
-    (root / "shop.go").write_text(GO)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+pytestmark = [pytest.mark.usefixtures("hosts"), pytest.mark.workspace(copy=None, git="init", files={
+    "app.ts": TS, "tsconfig.json": '{"compilerOptions": {"strict": true}}\n', "go.mod": "module shop\n\ngo 1.21\n", "shop.go": GO})]
 
 
 def _install(session: HostSession, workspace: Path, host: str) -> None:

@@ -11,20 +11,15 @@ from typing import Any
 import pytest
 
 from tests.hosts.harness import HostSession
-from tests.hosts.sample import SOURCE, prices_workspace
+from tests.hosts.sample import PRICES_WORKSPACE, SOURCE
 from tests.test_hosts_gateway import HOSTS, _sent_back, install
 
-pytestmark = pytest.mark.usefixtures("hosts")
+pytestmark = [pytest.mark.usefixtures("hosts"), PRICES_WORKSPACE]
 
 SED_HEADER = "sed -i 's/def total(self, tax):/def total(self, tax, rate=1):/' prices.py"
 REPORTED = "prices.py line 9: changed the header of method `PriceList/total`"
 EDIT_TOOL = {"claude-code": "the Edit and Write tools", "copilot": "the edit and create tools", "gemini": "the replace and write_file tools",
              "codex": "the apply_patch tool", "opencode": "the edit and write tools"}
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return prices_workspace(tmp_path)
 
 
 def _run(session: HostSession, host: str, command: str) -> Any:

@@ -14,19 +14,14 @@ import pytest
 
 from gateway.surfaces.hooks.trust import codex_gateway_hooks
 from tests.hosts.harness import HostRun, HostSession
-from tests.hosts.sample import BROKEN, OLD, SOURCE, prices_workspace
+from tests.hosts.sample import BROKEN, OLD, PRICES_WORKSPACE, SOURCE
 from tests.test_hosts_gateway import install, steps
 
-pytestmark = pytest.mark.usefixtures("hosts")
+pytestmark = [pytest.mark.usefixtures("hosts"), PRICES_WORKSPACE]
 
 NOTICE = "EDITS ARE NOT JUDGED: Codex has not trusted the gateway's hooks"
 # Codex gives an MCP server only its own short list of variables: the server is told here too, so
 # that it starts no daemon that would outlive the test.
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return prices_workspace(tmp_path)
 
 
 def first_request(result: HostRun) -> str:

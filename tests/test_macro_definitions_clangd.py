@@ -51,17 +51,8 @@ private:
 """
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "include").mkdir(parents=True)
-    (root / "src").mkdir()
-    (root / "include" / "handlers.h").write_text(HANDLERS)
-    (root / "include" / "config.h").write_text(CONFIG)
-    (root / "compile_flags.txt").write_text("-Iinclude\n")
-    (root / "src" / "events.c").write_text(EVENTS)
-    (root / "src" / "arrow.hpp").write_text(ARROW)
-    return root
+pytestmark = pytest.mark.workspace(copy=None, files={
+    "include/handlers.h": HANDLERS, "include/config.h": CONFIG, "compile_flags.txt": "-Iinclude\n", "src/events.c": EVENTS, "src/arrow.hpp": ARROW})
 
 
 @pytest.fixture

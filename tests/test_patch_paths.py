@@ -57,13 +57,7 @@ def patch(*sections: str) -> str:
     return "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text(APP)
-    (root / "notes.py").write_text(NOTES)
-    return root
+pytestmark = pytest.mark.workspace(copy=None, files={"app.py": APP, "notes.py": NOTES})
 
 
 def oracle(workspace: Path, text: str, tmp_path: Path) -> Path:

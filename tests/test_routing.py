@@ -15,9 +15,10 @@ import pytest
 from gateway.api import Gateway
 from gateway.errors import Blocked
 from gateway.surfaces import render
+from tests.conftest import enforce_typed_edits
 from tests.gate_cases import PYTHON, TYPESCRIPT
 from tests.test_cli import gateway as run_cli
-from tests.test_typed_grants import declare, enforce
+from tests.test_typed_grants import declare
 
 CLASSIFY = '    def classify(self):\n        classify = "def"\n        return classify\n'
 OUTER = "def outer():\n    def inner():\n        return 1\n    return inner()\n"
@@ -106,7 +107,7 @@ def test_cli_route_json(tmp_path: Path) -> None:
 
 def test_routed_write_is_audited_with_its_operations(tmp_path: Path) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
-    enforce(tmp_path)
+    enforce_typed_edits(tmp_path)
     with Gateway(tmp_path, use_servers=False) as gateway:
         grant = declare(gateway, "account.py", kind="edit_cosmetic", test_files=[])
         gateway.edit("account.py", CLASSIFY, "", route=True, token=grant["token"])  # type: ignore[arg-type]

@@ -18,16 +18,10 @@ import pytest
 
 from gateway.surfaces.hooks.claude_code import run as hook
 from gateway.typed.state import state_dir
-from tests.test_security_shell import DIRTY, bash_call, enforced_git_workspace, files, run_through_hooks
+from tests.test_security_shell import DIRTY, ENFORCED_GIT_WORKSPACE, bash_call, files, run_through_hooks
 from tests.test_typed_surfaces import declare
 
-pytestmark = pytest.mark.usefixtures("processes")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return enforced_git_workspace(tmp_path)
-
+pytestmark = [pytest.mark.usefixtures("processes"), ENFORCED_GIT_WORKSPACE]
 SHAPES = "pkg/shapes.py"
 
 

@@ -25,17 +25,13 @@ from gateway.typed.state import state_dir
 from gateway.userstate import state_home
 from tests.hosts.harness import HostSession
 from tests.test_security_enforcement import SHAPES, _event, _stop
-from tests.test_security_shell import DIRTY, enforced_git_workspace, files, run_through_hooks
-from tests.test_typed_grants import FIXTURES, enforce
+from tests.conftest import make_workspace
+from tests.test_security_shell import DIRTY, ENFORCED_GIT_WORKSPACE, files, run_through_hooks
 from tests.test_typed_surfaces import declare
 
+pytestmark = ENFORCED_GIT_WORKSPACE
 NOTES = "untracked notes\n"
 REARM = "gateway enforce rearm"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return enforced_git_workspace(tmp_path)
 
 
 def _armed(root: Path) -> Path:
@@ -159,9 +155,7 @@ def test_tampered_state_refuses_every_write_until_the_user_rearms(workspace: Pat
 
 @pytest.mark.usefixtures("processes")
 def test_outside_git_the_second_copies_live_in_the_workspace(tmp_path: Path) -> None:
-    root = tmp_path / "plain"
-    shutil.copytree(FIXTURES / "python", root)
-    enforce(root)
+    root = make_workspace(tmp_path / "plain", enforce=True)
     (root / "notes.txt").write_text(NOTES)
     state = _armed(root)
     how, answer = run_through_hooks(root, f"rm -rf {state / 'objects'}; echo lost > notes.txt")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,34 +13,15 @@ import pytest
 
 from gateway.typed.state import state_dir
 from gateway.surfaces.hooks.claude_code import run as hook
-from tests.test_typed_grants import FIXTURES, enforce
+from tests.conftest import FIXTURES
 
-pytestmark = pytest.mark.usefixtures("processes")
 
 DIRTY = "# work in progress\n"
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return enforced_git_workspace(tmp_path)
-
-
-def enforced_git_workspace(tmp_path: Path) -> Path:
-    """A git repository of the Python fixture, enforced, with uncommitted and untracked work."""
-    root = tmp_path / "ws"
-    shutil.copytree(FIXTURES / "python", root)
-    enforce(root)
-    _git(root, "init", "-q")
-    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
-    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
-    with open(root / "pkg" / "use.py", "a") as handle:
-        handle.write(DIRTY)  # uncommitted work that a careless command could lose
-    (root / "notes.txt").write_text("untracked notes\n")
-    return root
+# A git repository of the Python fixture, enforced, with uncommitted work that a careless command
+# could lose and an untracked file.
+ENFORCED_GIT_WORKSPACE = pytest.mark.workspace(enforce=True, git="commit", uncommitted={
+    "pkg/use.py": (FIXTURES / "python" / "pkg" / "use.py").read_text() + DIRTY, "notes.txt": "untracked notes\n"})
+pytestmark = [pytest.mark.usefixtures("processes"), ENFORCED_GIT_WORKSPACE]
 
 
 def files(root: Path) -> dict[str, tuple[bytes, int]]:

@@ -17,7 +17,6 @@ import pytest
 from gateway.surfaces.hooks.run import run as hook_run
 from tests.hosts.sample import SOURCE
 
-pytestmark = pytest.mark.usefixtures("processes")
 
 TS = "export function area(w: number, h: number): number {\n  return w * h;\n}\n\nexport const unit = 1;\n"
 SED_HEADER = "sed -i 's/def total(self, tax):/def total(self, tax, rate=1):/' prices.py"
@@ -33,17 +32,7 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run([*GIT, *args], cwd=root, check=True, capture_output=True)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    (root / "shapes.ts").write_text(TS)
-    (root / "README.md").write_text("notes\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "base")
-    return root
+pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.workspace(copy=None, files={"prices.py": SOURCE, "shapes.ts": TS, "README.md": "notes\n"}, git="commit")]
 
 
 def configure(root: Path, mode: str) -> None:

@@ -4,7 +4,6 @@ surface, whatever its size, saying where and what; errors the file had do not co
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -76,10 +75,7 @@ def test_allowed_by_config_the_write_is_judged_like_any_other() -> None:
     assert (verdict.decision, verdict.reason) == ("allow", "single_line")
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copy(REAL / "textwrap_dedent.py", tmp_path / "tw.py")
-    return tmp_path
+pytestmark = pytest.mark.workspace(copy=None, files={"tw.py": DEDENT})
 
 
 BODY_TYPO = ("    if margin:\n        text = re.sub", "    if margin\n        text = re.sub")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,22 +15,11 @@ from gateway.api import Gateway
 from gateway.surfaces.cli import run
 from gateway.errors import Blocked, GrantRefused
 from gateway.typed.declaration import Declaration
+from tests.conftest import enforce_typed_edits
 from tests.faults import fail_nth_write
 
-FIXTURES = Path(__file__).parent / "fixtures"
+pytestmark = pytest.mark.workspace(enforce=True)
 SHAPES = "pkg/shapes.py"
-
-
-def enforce(root: Path, extra: str = "") -> None:
-    (root / ".gateway").mkdir(exist_ok=True)
-    (root / ".gateway" / "config.toml").write_text(f"[typed_edits]\nenforce = true\n{extra}")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    enforce(tmp_path)
-    return tmp_path
 
 
 @pytest.fixture
@@ -118,7 +106,7 @@ def test_a_grant_expires(gateway: Gateway, workspace: Path) -> None:
 
 
 def test_the_lifetime_is_configurable(workspace: Path) -> None:
-    enforce(workspace, "grant_ttl_seconds = 30\n")
+    enforce_typed_edits(workspace, "grant_ttl_seconds = 30\n")
     with Gateway(workspace) as gw:
         gw.typed.clock = lambda: 0.0
         assert declare(gw, SHAPES)["expires_at"] == "1970-01-01T00:00:30.000Z"
@@ -172,15 +160,15 @@ def test_a_blocked_edit_is_logged_and_keeps_the_grant(gateway: Gateway, workspac
     ]
 
 
-def test_without_enforcement_writes_pass_and_a_live_grant_is_still_used(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    with Gateway(tmp_path) as gw:
+@pytest.mark.workspace(enforce=False)
+def test_without_enforcement_writes_pass_and_a_live_grant_is_still_used(workspace: Path) -> None:
+    with Gateway(workspace) as gw:
         gw.edit(SHAPES, "width * height", "height * width")
-        assert not (tmp_path / ".gateway").exists()  # an unused feature leaves no trace
+        assert not (workspace / ".gateway").exists()  # an unused feature leaves no trace
         grant = declare(gw, SHAPES)
         gw.edit(SHAPES, "height * width", "width * height")
         refused(lambda: gw.edit(SHAPES, "width * height", "height * width", token=grant["token"]), "consumed")  # type: ignore[arg-type]
-    assert [e["phase"] for e in log(tmp_path)] == ["issued", "consumed", "rejected"]
+    assert [e["phase"] for e in log(workspace)] == ["issued", "consumed", "rejected"]
 
 
 def test_one_grant_races_many_writers_and_only_one_wins(workspace: Path) -> None:

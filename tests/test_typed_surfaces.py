@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,15 +12,9 @@ import pytest
 
 from tests.rpc_client import RpcClient, RpcError
 from tests.test_mcp import _payload, _session_calls
-from tests.test_typed_grants import FIXTURES, SHAPES, enforce, log
+from tests.test_typed_grants import SHAPES, log
 
-pytestmark = pytest.mark.usefixtures("processes")
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
-    enforce(tmp_path)
-    return tmp_path
+pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.workspace(enforce=True)]
 
 
 def hook(payload: dict[str, Any], cwd: Path) -> dict[str, Any] | None:

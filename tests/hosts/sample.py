@@ -1,8 +1,11 @@
 """The file every host test edits, and the edits: a header change (routed), the same change
 broken (refused as a syntax error) and an edit inside a body (passes)."""
 
-import subprocess
 from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_workspace
 
 SOURCE = '''import functools
 
@@ -25,10 +28,10 @@ ROUTED = SOURCE.replace(OLD, NEW)
 BODY_OLD, BODY_NEW = "        return len(self.prices)\n", "        return len(self.prices) + 0\n"
 
 
+# The `workspace` fixture's marker for a git repository holding prices.py (SOURCE).
+PRICES_WORKSPACE = pytest.mark.workspace(copy=None, files={"prices.py": SOURCE}, git="init")
+
+
 def prices_workspace(tmp_path: Path) -> Path:
-    """A git repository at `tmp_path/ws` holding prices.py (SOURCE)."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prices.py").write_text(SOURCE)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    """The same repository at `tmp_path/ws`, for a test that needs several."""
+    return make_workspace(tmp_path / "ws", **PRICES_WORKSPACE.kwargs)
