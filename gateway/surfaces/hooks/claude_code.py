@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.host_edits import Edit
-from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.hostcalls.call import Edit
+from gateway.hostcalls.call import Answer, HookCall
 from gateway.surfaces.hooks.run import cwd_of, named_tool, outcome as host_outcome, path_in, run as host_run, text_of
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")

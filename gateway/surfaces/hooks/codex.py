@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.hostcalls.call import Answer, HookCall
 from gateway.surfaces.hooks.run import cwd_of, named_tool, text_of
 
 

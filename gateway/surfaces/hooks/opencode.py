@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.host_edits import Edit
-from gateway.surfaces.hooks.judge import Answer, HookCall
+from gateway.hostcalls.call import Edit
+from gateway.hostcalls.call import Answer, HookCall
 from gateway.surfaces.hooks.run import cwd_of, path_in, text_of
 
 

@@ -12,12 +12,16 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from gateway import hostcalls
 from gateway.errors import GatewayError, HookFailed, UsageError
+from gateway.hostcalls import PASS, Answer, HookCall
 from gateway.surfaces import render
 from gateway.surfaces.hooks.client import HOSTS, context_of
-from gateway.surfaces.hooks.judge import PASS, Answer, HookCall
+
+if TYPE_CHECKING:
+    from gateway.engine import Engine
 
 MAX_PATH = 4096
 STOP_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "sessionEnd", "session.idle")
@@ -100,22 +104,22 @@ def path_in(cwd: Path, value: Any, field: str) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
-    """(stdout, exit code) for one hook invocation; input it cannot handle raises UsageError."""
-    from gateway.surfaces.hooks import judge
-
+def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None,
+        engine: Engine | None = None) -> tuple[str, int]:
+    """(stdout, exit code) for one hook invocation, judged on `engine` (the daemon's; None: the
+    hook's own process, where one is made when needed); input it cannot handle raises UsageError."""
     module = adapter(host)
     payload = load(stdin)
     context = context or context_of(host)
     if event == "stop" or payload.get("hook_event_name") in STOP_EVENTS:
         # The end of a turn or a session: only the check for writes made since the last one.
         call: HookCall | None = HookCall("post", "other", "Stop", cwd_of(payload, context), context.get("project_dir"))
-        answer = judge.post(call)
+        answer = hostcalls.post(engine, call)
         reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason))) if answer.action != "pass" else None
         return (json.dumps(reply), 0) if reply else ("", 0)
     call = module.to_call(payload, context, event)
     call = replace(call, host=host) if call is not None else None
-    answer = PASS if call is None else judge.pre(call) if call.event == "pre" else judge.post(call)
+    answer = PASS if call is None else hostcalls.pre(engine, call) if call.event == "pre" else hostcalls.post(engine, call)
     reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason)))
     return (json.dumps(reply), 0) if reply else ("", 0)
 
@@ -127,11 +131,12 @@ DENY_ON_ERROR = ("copilot", "claude-code")
 PRE_EVENTS = ("PreToolUse", "preToolUse")
 
 
-def outcome(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None) -> tuple[str, int]:
+def outcome(host: str, stdin: bytes, context: dict[str, str | None] | None = None, event: str | None = None,
+            engine: Engine | None = None) -> tuple[str, int]:
     """`run`, failing closed: any error becomes the host's deny with the reason where the host
     shows the model no stderr (`DENY_ON_ERROR`, before a tool), else HookFailed (exit 2, one line)."""
     try:
-        return run(host, stdin, context, event)
+        return run(host, stdin, context, event, engine)
     except GatewayError as error:
         reason = render.message(error)
     except Exception as error:  # fail closed: the host must not run a tool the hook could not judge
