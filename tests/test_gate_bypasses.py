@@ -14,7 +14,7 @@ from gateway.contracts.check import check_contract
 from gateway.errors import Blocked
 from gateway.gate.checker import Gate, classify_edit
 from gateway.langs import default_registry
-from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 from gateway.surfaces.operations import call
 from gateway.syntax import language_for, find_definitions
 

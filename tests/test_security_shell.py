@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gateway.typed.state import state_dir
-from gateway.surfaces.hooks.claude_code import run as hook
+from gateway.surfaces.hooks.hosts.claude_code import run as hook
 from tests.test_typed_grants import FIXTURES, enforce
 
 DIRTY = "# work in progress\n"

@@ -37,8 +37,8 @@ class HookCall:
     (`text` is a `*** Begin Patch` patch), "shell" (`text` is a command) or "other".
     `style`: how the host's edit tool departs from a plain exact replacement: "claude" (an
     empty new_string also deletes the newline after the text it removes), "gemini" (the file
-    keeps whether it ended with a newline), or "exact". `host`: the host it came from, whose own
-    edit tools a note names."""
+    keeps whether it ended with a newline), or "exact". `host`: the host it came from;
+    `edit_tools`: what its agent writes files with, which a note names."""
 
     event: Literal["pre", "post"]
     kind: Literal["edit", "write", "patch", "shell", "other"]
@@ -52,6 +52,7 @@ class HookCall:
     key: str = ""
     style: Literal["exact", "claude", "gemini"] = "exact"
     host: str = ""
+    edit_tools: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,10 @@ class Answer:
 
 
 PASS = Answer("pass")
+
+
+def checked_text(value: str, field: str) -> str:
+    """An agent's string for a HookCall, refused (UsageError) when it cannot be written as text."""
+    from gateway.gate.effect import check_text
+
+    return check_text(value, field)

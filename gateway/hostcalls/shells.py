@@ -93,12 +93,6 @@ def after_shell(scope: Scope, call: HookCall) -> Answer:
     return Answer("block", outcome.message(f"The command `{call.text[:200]}`")) if outcome.bypassed else PASS
 
 
-# What each host's agent writes files with (Copilot and OpenCode give GPT-5 models apply_patch instead).
-HOST_EDIT_TOOLS = {
-    "claude-code": "the Edit and Write tools", "copilot": "the edit and create tools (apply_patch with GPT-5 models)",
-    "gemini": "the replace and write_file tools", "codex": "the apply_patch tool",
-    "opencode": "the edit and write tools (apply_patch with GPT-5 models)",
-}
 MCP_TOOLS = "the gateway's MCP tools replace_symbol, insert_code, remove_symbol and rename_symbol"
 MOST_LINES = 40
 
@@ -213,7 +207,7 @@ def _report(call: HookCall, review: Review, exempt: str | None, gate_mode_put_ba
         parts.append(f"Not judged: {unjudged}.")
     if exempt:
         return Answer("context", "\n".join(parts))
-    tools = HOST_EDIT_TOOLS.get(call.host, "the host's edit tools")
+    tools = call.edit_tools or "the host's edit tools"
     parts.append(f"Change definitions with {tools} or {MCP_TOOLS} instead: the gateway judges those before anything is "
                  "written and performs definition changes as verified symbol operations.")
     return Answer("context", "\n".join(parts))

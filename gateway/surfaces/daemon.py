@@ -80,13 +80,15 @@ def _trim_heap() -> None:
 
 
 def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    from gateway.surfaces.hooks.client import EVENTS, HOSTS, SERVER_SECONDS
+    from gateway.surfaces.hooks import registry
+    from gateway.surfaces.hooks.client import SERVER_SECONDS
     from gateway.surfaces.hooks.run import outcome
 
     text, context = params.get("input"), params.get("context")
     host, event = params.get("host", "claude-code"), params.get("event")
     if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
-            or not isinstance(context.get("project_dir"), str | None) or host not in HOSTS or event not in (None, *EVENTS):
+            or not isinstance(context.get("project_dir"), str | None) or registry.host(host) is None \
+            or event not in (None, *registry.EVENTS):
         raise UsageError("gateway/hook: params must be {host, event, input: string, context: {cwd: string, project_dir: string|null}}")
     with waiting_at_most(SERVER_SECONDS):  # judged and planned on the daemon's warm engine
         stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]},
