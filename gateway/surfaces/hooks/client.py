@@ -38,14 +38,6 @@ DAEMON_SECONDS = 50.0
 SERVER_SECONDS = 20.0
 
 
-def context_of(host: str) -> dict[str, str | None]:
-    """What the hook's process adds to its input: its working directory and the project
-    directory the host names in the environment."""
-    found = registry.host(host)
-    variable = found.project_env if found is not None else None
-    return {"cwd": os.getcwd(), "project_dir": os.environ.get(variable) if variable else None}
-
-
 def _payload(text: str) -> dict[str, Any] | None:
     try:
         payload = fastjson.loads(text)
@@ -86,7 +78,7 @@ def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]
     """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
     found = registry.host(host)
     assert found is not None  # checked by `main`
-    context = context_of(host)
+    context = registry.context_of(host)
     try:
         payload = _payload(stdin.decode("utf-8"))
     except UnicodeDecodeError:

@@ -19,9 +19,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gateway.hostcalls import Answer, HookCall
-    from gateway.surfaces.hooks.host_configs import Commands, ConfigFile
-    from gateway.surfaces.hooks.host_denies import Deny
-    from gateway.surfaces.hooks.trust import HookTrust
+
+    # What `host_configs` (Commands, ConfigFile), `host_denies` (Deny) and `trust` (HookTrust)
+    # make: those modules read the registry, so it names their types only as these.
+    Commands = Any
+    ConfigFile = Any
+    Deny = Any
+    HookTrust = Any
 
 PACKAGE = "gateway.surfaces.hooks.hosts"
 EVENTS = ("pre", "post", "start", "stop")
@@ -116,3 +120,11 @@ def names() -> tuple[str, ...]:
 def events_for(kind: str) -> tuple[str, ...]:
     """Every host's names of the events of this kind."""
     return tuple(dict.fromkeys(name for found in hosts().values() for name in found.events_for(kind)))
+
+
+def context_of(name: str) -> dict[str, str | None]:
+    """What the hook's process adds to its input: its working directory and the project
+    directory the host names in the environment (`Host.project_env`)."""
+    found = host(name)
+    variable = found.project_env if found is not None else None
+    return {"cwd": os.getcwd(), "project_dir": os.environ.get(variable) if variable else None}

@@ -18,7 +18,6 @@ from gateway.errors import GatewayError, HookFailed, UsageError
 from gateway.hostcalls import PASS, Answer, HookCall
 from gateway.surfaces import render
 from gateway.surfaces.hooks import registry
-from gateway.surfaces.hooks.client import context_of
 from gateway.surfaces.hooks.payloads import cwd_of
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
     hook's own process, where one is made when needed); input it cannot handle raises UsageError."""
     module = adapter(host)
     payload = load(stdin)
-    context = context or context_of(host)
+    context = context or registry.context_of(host)
     if event == "stop" or payload.get("hook_event_name") in registry.events_for("stop"):
         # The end of a turn or a session: only the check for writes made since the last one.
         call: HookCall | None = HookCall("post", "other", "Stop", cwd_of(payload, context), context.get("project_dir"))

@@ -86,3 +86,9 @@ def enforcement(workspace: Path) -> list[Enforcement]:
         mode, why = host.enforcement(workspace) if host.enforcement is not None else ("advisory", host.no_sandbox)
         found.append(Enforcement(name, _installed(name, workspace), mode, why))
     return found
+
+
+def enforcement_lines(root: Path) -> list[str]:
+    """One line per host whose hook is installed: enforcement sandboxed or advisory, and why."""
+    found = [e for e in enforcement(root) if e.installed]
+    return [f"enforcement for {e.host}: {e.mode} ({e.why})" for e in found] or ["enforcement: no host hook installed here"]
