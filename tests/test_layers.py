@@ -111,10 +111,9 @@ PAST_THE_FACE = {
 }
 
 
-def _module_imports(type_only: bool = True) -> dict[str, set[str]]:
+def _module_imports() -> dict[str, set[str]]:
     """Each module of the package -> the modules of the package it imports (module level, inside
-    functions; under `if TYPE_CHECKING` too unless `type_only` is False), each name taken to the
-    module that holds it."""
+    functions, under `if TYPE_CHECKING`), each name taken to the module that holds it."""
     modules = {_module_of(path): path for path in PACKAGE.rglob("*.py")}
 
     def holder(name: str) -> str | None:
@@ -125,10 +124,6 @@ def _module_imports(type_only: bool = True) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        if not type_only:
-            for node in ast.walk(tree):
-                if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                    node.body = []
         found = {holder(name) for name in _imported(tree, module, path.name == "__init__.py")}
         graph[module] = {name for name in found if name not in (None, module, "gateway")}  # `from gateway import x`: x counts
     return graph
@@ -146,10 +141,9 @@ def test_a_surface_imports_only_the_engines_face() -> None:
 
 
 def test_no_folder_has_an_import_circle() -> None:
-    """Within each folder, no module imports (at module level or inside a function) one that
-    imports it back, however far round. Imports only for type checking are left out: they run
-    nothing (`typed.service` hands itself to `typed.arming` and `typed.watch`, which name its type)."""
-    graph = _module_imports(type_only=False)
+    """Within each folder, no module imports (at module level, inside a function, or for type
+    checking) one that imports it back, however far round."""
+    graph = _module_imports()
     folders: dict[str, set[str]] = defaultdict(set)
     for module in graph:
         path = PACKAGE.parent / module.replace(".", "/")
