@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.config import gate_config
+from gateway.config import GateConfig, gate_config
 from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, UsageError
 from gateway.gate.checker import Gate
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.routing import Route
-    from gateway.symbols.service import SymbolService
+    from gateway.symbols.service import FileSymbols, SymbolService
 
 
 _MACRO_PATIENCE = 5.0  # seconds a server still analysing a file may answer no symbols
@@ -111,11 +111,9 @@ class Engine:
         with self.typed.attempt("edit", token, [path]), self.workspace.locked(path):
             source = self.workspace.read(path)
             old, new = source.normalize(old_string), source.normalize(new_string)
-            effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
-            routes = route and self.gate.config.on_structural == "route"
-            planned = self._route(classification, source, effect) if classification.routable and routes else None
-            if classification.blocked and planned is None:
-                raise Blocked(classification)
+            gate = self.gate
+            effect, classification = gate.check_edit(source.display, source.text, old, new, replace_all)
+            planned = self.route_or_refuse(classification, source, effect, gate.config, route)
             if planned is not None:
                 self.symbol_service.commit(planned[1], [(source, planned[0].result)])
             else:
@@ -145,17 +143,46 @@ class Engine:
             self.workspace.write_all([], [(display, effect.after)])
         return EditResult(classification=classification, path=display, replacements=1, lines=(1,), diff=unified_diff(display, "", effect.after))
 
-    def _route(self, classification: Classification, source: SourceFile, effect: Effect) -> tuple[Route, SymbolBackend]:
-        """The verified route of a blocked write; Blocked (saying why not) when there is none."""
+    def route_or_refuse(self, classification: Classification, source: SourceFile, effect: Effect, config: GateConfig | None = None,
+                        route: bool = True, why_not: str | None = None) -> tuple[Route, SymbolBackend] | None:
+        """None for a write the gate allows; for a structural one its verified route (with the
+        back end that performs it), the one way every surface (Engine.edit, a host's edit, write
+        or patch) routes. Blocked, saying why, when it is not routed: it cannot be (not
+        `routable`), it was not asked for (`route` False), `config` (the workspace's `[gate]`
+        by default) says `on_structural = "deny"` (then Blocked holds `classification` itself),
+        or no verified route exists ("Not routed: ...", or `why_not`, a reason the caller knows
+        of). A file outside the workspace is planned on tree-sitter's symbols."""
         from gateway.symbols.routing import RouteRefused, plan_route
 
+        if not classification.blocked:
+            return None
+        if not (route and classification.routable and (config or self.gate.config).on_structural == "route"):
+            raise Blocked(classification)
+        if why_not is not None:
+            raise Blocked(not_routed(classification, why_not))
         try:
-            view = self.symbol_service.file_symbols(source, also=effect.after)
+            view = self._symbols_before(source, effect)
             planned = plan_route(view, effect)
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
             raise Blocked(not_routed(classification, str(refused))) from None
         self.typed.note_operations([o.to_json() for o in planned.operations])
         return planned, view.backend
+
+    def _symbols_before(self, source: SourceFile, effect: Effect) -> FileSymbols:
+        """The symbols of the file before the write: the symbol service's (its language server's,
+        when it has one for the language) for a file in the workspace, else tree-sitter's."""
+        from gateway.symbols.backends import TreeSitterBackend
+        from gateway.symbols.routing import RouteRefused
+        from gateway.symbols.service import FileSymbols, symbols_of
+        from gateway.syntax import language_for
+
+        if source.path.is_relative_to(self.workspace.root):
+            return self.symbol_service.file_symbols(source, also=effect.after)
+        lang = language_for(self.registry, source.path, source.text, effect.after)
+        if lang is None:
+            raise RouteRefused("language", f"{source.display}: no language of the gateway's reads it")
+        backend = TreeSitterBackend()
+        return FileSymbols(source, lang, backend, symbols_of(lang, source.path, source.text, backend))
 
     def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:
         if depth is not None and depth < 1:

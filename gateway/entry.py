@@ -8,9 +8,10 @@ import sys
 
 def main() -> None:
     if sys.argv[1:2] == ["hook"]:
-        from gateway.surfaces.hooks.client import HOSTS, main as hook
+        from gateway.surfaces.hooks import registry
+        from gateway.surfaces.hooks.client import main as hook
 
-        if sys.argv[2:3] and sys.argv[2] in HOSTS:
+        if sys.argv[2:3] and registry.host(sys.argv[2]) is not None:
             sys.exit(hook())
     from gateway.surfaces.cli import main as cli
 

@@ -17,7 +17,7 @@ from gateway.api import Gateway
 from gateway.cookies import UnknownCodec, ruby_codec
 from gateway.errors import UndecodableFile, Unencodable
 from gateway.langs import LanguageRegistry, data_dir
-from gateway.surfaces.hooks.claude_code import run as claude_code
+from gateway.surfaces.hooks.hosts.claude_code import run as claude_code
 from tests.test_hook import applied_by_host
 
 REAL = Path(__file__).parent / "real_code"

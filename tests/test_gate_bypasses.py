@@ -14,7 +14,7 @@ from gateway.contracts.check import check_contract
 from gateway.errors import Blocked
 from gateway.gate.checker import Gate, classify_edit
 from gateway.langs import default_registry
-from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 from gateway.surfaces.operations import call
 from gateway.syntax import language_for, find_definitions
 
@@ -317,12 +317,12 @@ def test_an_internal_error_in_the_hook_fails_closed(monkeypatch: pytest.MonkeyPa
     import sys
 
     from gateway.surfaces import cli
-    from gateway.surfaces.hooks import judge
+    from gateway import hostcalls
 
-    def explode(call: object) -> None:
+    def explode(engine: object, call: object) -> None:
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(judge, "pre", explode)
+    monkeypatch.setattr(hostcalls, "pre", explode)
     monkeypatch.setenv("GATEWAY_NO_DAEMON", "1")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "Edit", "tool_input": {"file_path": "a.py", "old_string": "a", "new_string": "b"}}')))
     assert cli.run(["hook", "claude-code"]) == 2

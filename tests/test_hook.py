@@ -224,7 +224,7 @@ def test_malformed_input_fails_closed(project: Path, raw: str) -> None:
 
 def _loaded_after(project: Path, old: str, new: str) -> tuple[str, list[str]]:
     code = (
-        "import io, json, sys; from gateway.surfaces.hooks.claude_code import run;"
+        "import io, json, sys; from gateway.surfaces.hooks.hosts.claude_code import run;"
         f"out = run(json.dumps({{'tool_name': 'Edit', 'tool_input': {{'file_path': {str(project / 'account.py')!r},"
         f" 'old_string': {old!r}, 'new_string': {new!r}}}}}).encode())[0];"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('multilspy', 'pygls', 'mcp', 'lsprotocol')"

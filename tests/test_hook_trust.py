@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from gateway.surfaces.hooks.install import install
-from gateway.surfaces.hooks.trust import codex_gateway_hooks, hook_trust, session_notices
+from gateway.surfaces.hooks.hosts.codex import codex_gateway_hooks
+from gateway.surfaces.hooks.trust import hook_trust, session_notices
 
 CAPTURED = Path(__file__).parent / "hosts" / "trust_records"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.surfaces.hooks import host_denies
-from gateway.surfaces.hooks.host_denies import READERS, Deny
+from gateway.surfaces.hooks import host_denies, registry
+from gateway.surfaces.hooks.host_denies import Deny
 
 
 pytestmark = pytest.mark.workspace(copy=None, files={"src/": ""})
@@ -38,7 +38,7 @@ def _write(path: Path, data: object) -> None:
 
 def denied(host: str, workspace: Path, relative: str | None, argv: tuple[str, ...] = ()) -> list[str]:
     """The sources of the rules that deny a write to `relative` (None: files not known before the write)."""
-    rules: list[Deny] = READERS[host](workspace, [host, *argv] if argv else [])
+    rules: list[Deny] = registry.hosts()[host].denies(workspace, [host, *argv] if argv else [])
     paths = None if relative is None else [workspace / relative]
     return [rule.source for rule in rules if rule.denies(paths)]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.surfaces.hooks.trust import codex_gateway_hooks
+from gateway.surfaces.hooks.hosts.codex import codex_gateway_hooks
 from tests.hosts.harness import HostRun, HostSession
 from tests.hosts.sample import BROKEN, OLD, PRICES_WORKSPACE, SOURCE
 from tests.test_hosts_gateway import install, steps

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from gateway.engine import Engine
 from gateway.surfaces.hooks.run import outcome
 
 CODEX = Path(__file__).resolve().parent.parent / ".tools" / "hosts" / "node_modules" / ".bin" / "codex"
@@ -33,10 +34,11 @@ def hook(cwd: Path, patch: str, host: str = "codex") -> dict[str, Any] | None:
     return json.loads(stdout) if stdout else None
 
 
-def edit(cwd: Path, path: Path, old: str, new: str) -> dict[str, Any] | None:
+def edit(cwd: Path, path: Path, old: str, new: str, engine: Engine | None = None) -> dict[str, Any] | None:
+    """The hook's reply to an Edit, judged on `engine` (as the daemon's is; None: in process)."""
     payload = {"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(cwd),
                "tool_input": {"file_path": str(path), "old_string": old, "new_string": new}}
-    stdout, code = outcome("claude-code", json.dumps(payload).encode(), {"cwd": str(cwd), "project_dir": None})
+    stdout, code = outcome("claude-code", json.dumps(payload).encode(), {"cwd": str(cwd), "project_dir": None}, None, engine)
     assert code == 0
     return json.loads(stdout) if stdout else None
 
@@ -184,22 +186,27 @@ def test_a_write_outside_every_workspace_is_judged_by_the_calls_settings(two: tu
 
 
 @pytest.mark.usefixtures("servers")
-def test_in_the_calls_daemon_a_write_into_another_workspace_is_planned_there(two: tuple[Path, Path]) -> None:
+def test_in_the_calls_daemon_a_write_into_another_workspace_is_planned_there(two: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """Through workspace A's engine (as A's daemon runs the hook), B's file is judged by B's
     settings and its routed removal planned on an engine of B, not on A's symbols."""
     from gateway.api import Gateway
-    from gateway.surfaces.hooks import planning
+    from gateway.engine import Engine
 
+    planned_on: list[Path] = []
+    route_or_refuse = Engine.route_or_refuse
+
+    def recorded(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        planned_on.append(self.workspace.root)
+        return route_or_refuse(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "route_or_refuse", recorded)
     a, b = two
     engine = Gateway(a, use_servers=False)
     try:
-        with planning.running_in(engine):
-            reply = edit(a, b / "app.py", *REMOVAL)
-            assert reply is not None and reply["hookSpecificOutput"]["updatedInput"]["file_path"] == str(b / "app.py")
-            assert planning._local and planning._local[0].workspace.root == b.resolve()
-            (b / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
-            assert "symbol operations instead" in denial(edit(a, b / "app.py", *REMOVAL))
+        reply = edit(a, b / "app.py", *REMOVAL, engine=engine)
+        assert reply is not None and reply["hookSpecificOutput"]["updatedInput"]["file_path"] == str(b / "app.py")
+        assert planned_on == [b.resolve()]
+        (b / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
+        assert "symbol operations instead" in denial(edit(a, b / "app.py", *REMOVAL, engine=engine))
     finally:
         engine.close()
-        while planning._local:
-            planning._local.pop().close()

@@ -13,7 +13,7 @@ import pytest
 
 from gateway import config, errors
 from gateway.surfaces.cli import build_parser
-from gateway.surfaces.hooks.client import HOSTS
+from gateway.surfaces.hooks.registry import names as host_names
 from gateway.surfaces.operations import OPERATIONS
 from gateway.typed.config import load_config
 
@@ -264,9 +264,9 @@ def test_every_command_is_documented() -> None:
 def test_every_host_has_its_section() -> None:
     page = _page("hosts.md")
     sections = re.split(r"^## ", page, flags=re.M)
-    missing = [host for host in HOSTS if not any(f"gateway hook install {host} " in s and "Enforcement:" in s for s in sections)]
+    missing = [host for host in host_names() if not any(f"gateway hook install {host} " in s and "Enforcement:" in s for s in sections)]
     assert missing == [], f"docs/hosts.md has no section installing {missing}"
-    assert [host for host in HOSTS if f"`{host}`" not in _page("reference/commands.md")] == []
+    assert [host for host in host_names() if f"`{host}`" not in _page("reference/commands.md")] == []
 
 
 # docs/reference/json.md

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gateway.surfaces.hooks.claude_code import run as hook
+from gateway.surfaces.hooks.hosts.claude_code import run as hook
 from gateway.typed.state import state_dir
 from tests.test_security_shell import DIRTY, ENFORCED_GIT_WORKSPACE, bash_call, files, run_through_hooks
 from tests.test_typed_surfaces import declare

@@ -14,7 +14,7 @@ import pytest
 from gateway.gate.checker import Gate
 from gateway.gate.effect import edit_effect
 from gateway.gate.verdict import Classification
-from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 from tests.gate_cases import commands
 
 REAL = Path(__file__).parent / "real_code"

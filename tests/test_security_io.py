@@ -27,7 +27,7 @@ from gateway.api import Gateway
 from gateway.errors import NotRegularFile, OutsideWorkspace, TimedOut, TooLarge
 from gateway.langs import default_registry
 from gateway.reading import read_regular
-from gateway.surfaces.hooks import claude_code
+from gateway.surfaces.hooks.hosts import claude_code
 from tests.test_daemon import _start, env, gateway  # noqa: F401 - `env` is a fixture
 from tests.test_security_server import _frame
 from tests.test_security_server import _start as start_serve

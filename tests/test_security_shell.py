@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gateway.typed.state import state_dir
-from gateway.surfaces.hooks.claude_code import run as hook
+from gateway.surfaces.hooks.hosts.claude_code import run as hook
 from tests.conftest import FIXTURES
 
 

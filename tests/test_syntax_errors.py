@@ -17,7 +17,7 @@ from gateway.contracts.check import check_contract
 from gateway.errors import Blocked
 from gateway.gate.checker import Gate
 from gateway.gate.effect import edit_effect
-from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 from gateway.surfaces.operations import call
 
 REAL = Path(__file__).parent / "real_code"

@@ -16,7 +16,7 @@ import pytest
 from gateway.api import Gateway
 from gateway.errors import Ambiguous, Blocked, Collision, StillReferenced
 from gateway.surfaces import render
-from gateway.surfaces.hooks.claude_code import run as run_hook
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 
 REAL = Path(__file__).parent / "real_code"
 

@@ -172,3 +172,16 @@ def _version(program: str, version_args: tuple[str, ...], path: str, pins: tuple
     lines = text.strip().splitlines()
     first = lines[0].strip() if lines else ""
     return done.returncode == 0, first if done.returncode == 0 else first or f"exit code {done.returncode}"
+
+
+def planned(spec: ServerSpec, root: Path | None = None) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
+    """The spec's server command, its adapter and its launch key (calls with the same key share
+    one server, and a server started early is adopted by its key); None when none is installed
+    (outside the workspace `root`: `gateway.lsp.confine`)."""
+    from gateway.lsp.adapters import adapter_for
+
+    command = find_server(spec, root)
+    if command is None:
+        return None
+    adapter = adapter_for(spec.adapter)
+    return command, adapter, launch_key(command, adapter.path_programs, root)

@@ -114,7 +114,8 @@ def _plan(lang: Language, root: Path) -> tuple[tuple[str | None, ...], list[str]
     from gateway import callerenv
     from gateway.lsp.adapters.base import Adapter
     from gateway.lsp.discovery import search_path
-    from gateway.lsp.launch import leashed, planned
+    from gateway.lsp.discovery import planned
+    from gateway.lsp.launch import leashed
 
     if callerenv.get("GATEWAY_NO_SERVERS") == "1":
         return None

@@ -20,22 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from gateway.langs import ServerSpec
     from gateway.lsp.adapters.base import Adapter
-
-
-def planned(spec: ServerSpec, root: Path | None = None) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
-    """The spec's server command, its adapter and its launch key (calls with the same key share
-    one server, and a server started early is adopted by its key); None when none is installed
-    (outside the workspace `root`: `gateway.lsp.confine`)."""
-    from gateway.lsp.adapters import adapter_for
-    from gateway.lsp.discovery import find_server, launch_key
-
-    command = find_server(spec, root)
-    if command is None:
-        return None
-    adapter = adapter_for(spec.adapter)
-    return command, adapter, launch_key(command, adapter.path_programs, root)
 
 
 # A server's command line begins so: the reaper, with no timeout and no status to write.

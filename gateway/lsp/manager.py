@@ -20,7 +20,8 @@ from gateway import callerenv
 from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
 from gateway.lsp.discovery import forget
-from gateway.lsp.launch import end, planned
+from gateway.lsp.discovery import planned
+from gateway.lsp.launch import end
 from gateway.lsp.session import LspSession
 
 

@@ -113,7 +113,7 @@ def daemon_line(workspace: str) -> str:
 def _cmd_status(args: argparse.Namespace) -> Outcome:
     from pathlib import Path
 
-    from gateway.surfaces.cli_enforce import enforcement_lines
+    from gateway.surfaces.hooks.sandboxes import enforcement_lines
 
     workspace = _workspace(args)
     status = _status(workspace)

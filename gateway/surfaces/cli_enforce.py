@@ -39,14 +39,6 @@ def _modes(root: Path) -> list[dict[str, Any]]:
     return [{"host": e.host, "installed": e.installed, "mode": e.mode, "why": e.why} for e in enforcement(root)]
 
 
-def enforcement_lines(root: Path) -> list[str]:
-    """One line per host whose hook is installed: enforcement sandboxed or advisory, and why."""
-    from gateway.surfaces.hooks.sandboxes import enforcement
-
-    found = [e for e in enforcement(root) if e.installed]
-    return [f"enforcement for {e.host}: {e.mode} ({e.why})" for e in found] or ["enforcement: no host hook installed here"]
-
-
 def _state(typed: Any) -> dict[str, Any]:
     from gateway.typed.arming import check
     from gateway.typed.watch import lock
@@ -65,6 +57,8 @@ def _state_line(state: dict[str, Any]) -> str:
 
 
 def _cmd_status(args: argparse.Namespace) -> Outcome:
+    from gateway.surfaces.hooks.sandboxes import enforcement_lines
+
     typed = _typed(args)
     state = _state(typed)
     hosts = _modes(typed.workspace.root)
@@ -114,6 +108,7 @@ def _servers() -> list[dict[str, Any]]:
 
 def _cmd_doctor(args: argparse.Namespace) -> Outcome:
     from gateway.surfaces.cli_daemon import daemon_line
+    from gateway.surfaces.hooks.sandboxes import enforcement_lines
 
     typed = _typed(args)
     root = typed.workspace.root

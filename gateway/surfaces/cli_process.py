@@ -60,14 +60,14 @@ convention) when the gateway cannot be run."""
 
 
 def _cmd_hook(args: argparse.Namespace) -> Outcome:
-    from gateway.surfaces.hooks.client import HOSTS
+    from gateway.surfaces.hooks import registry
 
     words = tuple(args.words)
-    if words and words[0] in HOSTS:
+    if words and registry.host(words[0]) is not None:
         from gateway.surfaces.hooks.client import main as hook
 
         return {}, "", hook(list(words))
-    if len(words) == 2 and words[0] in ("install", "uninstall") and words[1] in HOSTS:
+    if len(words) == 2 and words[0] in ("install", "uninstall") and registry.host(words[1]) is not None:
         from pathlib import Path
 
         from gateway.surfaces.hooks import install
@@ -89,11 +89,11 @@ def add_process_commands(commands: Any, common: argparse.ArgumentParser, only: s
     if only in (None, "hook"):
         _add_hook(commands, common)
     if only in (None, "mcp"):
-        from gateway.surfaces.hooks.client import HOSTS as HOST_NAMES
+        from gateway.surfaces.hooks.registry import names as host_names
 
         mcp = commands.add_parser("mcp", help="run the MCP server over stdio")
         mcp.add_argument("--workspace", default=".", metavar="DIR", help="workspace root (default: .)")
-        mcp.add_argument("--host", choices=HOST_NAMES, help="the agent host that runs it: its user's denies of the host's edit tools "
+        mcp.add_argument("--host", choices=host_names(), help="the agent host that runs it: its user's denies of the host's edit tools "
                                                             "refuse the write tools, which are listed only with --writes")
         mcp.add_argument("--writes", action="store_true", help="with --host: list the write tools too")
         mcp.set_defaults(handler=_cmd_mcp, json=False)

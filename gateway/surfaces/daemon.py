@@ -80,30 +80,27 @@ def _trim_heap() -> None:
 
 
 def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    from gateway.surfaces.hooks.client import EVENTS, HOSTS, SERVER_SECONDS
-    from gateway.surfaces.hooks.planning import running_in
+    from gateway.surfaces.hooks import registry
+    from gateway.surfaces.hooks.client import SERVER_SECONDS
     from gateway.surfaces.hooks.run import outcome
 
     text, context = params.get("input"), params.get("context")
     host, event = params.get("host", "claude-code"), params.get("event")
     if not isinstance(text, str) or not isinstance(context, dict) or not isinstance(context.get("cwd"), str) \
-            or not isinstance(context.get("project_dir"), str | None) or host not in HOSTS or event not in (None, *EVENTS):
+            or not isinstance(context.get("project_dir"), str | None) or registry.host(host) is None \
+            or event not in (None, *registry.EVENTS):
         raise UsageError("gateway/hook: params must be {host, event, input: string, context: {cwd: string, project_dir: string|null}}")
-    with running_in(gateway), waiting_at_most(SERVER_SECONDS):  # planned on the daemon's warm symbol service
-        stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]}, event)
+    with waiting_at_most(SERVER_SECONDS):  # judged and planned on the daemon's warm engine
+        stdout, code = outcome(host, text.encode("utf-8", "surrogatepass"), {"cwd": context["cwd"], "project_dir": context["project_dir"]},
+                               event, gateway)
     return {"stdout": stdout, "exit_code": code}
 
 
-def _warm() -> None:
-    """Load what a first hook call would otherwise pay for: the gate and the routing of a
-    structural edit (grammar, queries, symbol lifting)."""
-    from gateway.gate.checker import Gate
-    from gateway.surfaces.hooks.judge import Judged
-    from gateway.surfaces.hooks.planning import plan
+def _warm(gateway: Gateway) -> None:
+    """Load what a first hook call would otherwise pay for (`hostcalls.warm`), then freeze it."""
+    from gateway.hostcalls import warm
 
-    gate, before = Gate(), "def f(a):\n    return a\n\n\ndef g():\n    return 1\n"
-    effect, classification = gate.check_write("warm.py", before, before.replace("def f(a):", "def f(a, b):"))
-    plan(Judged(classification, effect, Path("warm.py"), gate))
+    warm(gateway)
     # What is loaded by now (modules, grammars, queries) stays for the daemon's life: the cyclic
     # collector stops looking at it, and looks at the rest less often (a routed edit on a long
     # file makes thousands of objects, which otherwise set off several collections).
@@ -338,7 +335,7 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
     private_file(pid_path, f"{os.getpid()}\n".encode())
 
     def serving() -> None:
-        threading.Thread(target=lambda: (_warm(), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
+        threading.Thread(target=lambda: (_warm(gateway), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
         server.watch_idle()
         server.watch_workspace(identity)
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from tree_sitter import Node
 
 from gateway.langs import Language
-from gateway.symbols.model import Symbol
+from gateway.symbols.model import Target
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.text import byte_to_char
 from gateway.syntax import Definition, definitions, parse
@@ -43,22 +43,6 @@ class Mention:
 
     def place(self, display: Callable[[Path], str]) -> str:
         return f"{display(self.path)}:{self.line}"
-
-
-@dataclass(frozen=True)
-class Target:
-    """The symbol whose name is looked for, and what it hangs from."""
-
-    symbol: Symbol
-    path: Path
-    lang: Language
-    name_byte: int  # where its name starts, in UTF-8 bytes of its file
-    parent_name: str | None = None  # the enclosing type's name for a member, None at the top
-    parent_byte: int = 0  # where the enclosing type starts
-
-    @property
-    def name(self) -> str:
-        return self.symbol.name
 
 
 def _is_name_token(node: Node, name: bytes) -> bool:

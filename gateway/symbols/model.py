@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.errors import Ambiguous, NotFound, UsageError
 from gateway.namepath import NamePath
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from gateway.langs import Language
 
 
 @dataclass(frozen=True)
@@ -85,3 +90,19 @@ def nearest_name_paths(symbols: list[Symbol], pattern: NamePath, count: int = 5)
     """Name paths (or bare names) of `symbols` spelt closest to `pattern`, best first."""
     names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
     return difflib.get_close_matches("/".join(pattern.segments), names, n=count, cutoff=0.5)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The symbol whose name is looked for, and what it hangs from."""
+
+    symbol: Symbol
+    path: Path
+    lang: Language
+    name_byte: int  # where its name starts, in UTF-8 bytes of its file
+    parent_name: str | None = None  # the enclosing type's name for a member, None at the top
+    parent_byte: int = 0  # where the enclosing type starts
+
+    @property
+    def name(self) -> str:
+        return self.symbol.name

@@ -15,7 +15,7 @@ from gateway.langs import Language
 from gateway.syntax import parse
 
 if TYPE_CHECKING:
-    from gateway.symbols.mentions import Target
+    from gateway.symbols.model import Target
 
 
 def _module_file(roots: list[Path], base: Path, dotted: str, level: int) -> Path | None:

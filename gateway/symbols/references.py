@@ -11,7 +11,8 @@ from urllib.parse import unquote, urlparse
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
 from gateway.reading import read_regular
-from gateway.symbols.mentions import Mention, MentionFinder, Target
+from gateway.symbols.mentions import Mention, MentionFinder
+from gateway.symbols.model import Target
 from gateway.symbols.model import Symbol
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.service import FileSymbols, SymbolService

@@ -18,7 +18,7 @@ from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.discovery import find_server, search_path, why_not_found
-from gateway.lsp.launch import planned
+from gateway.lsp.discovery import planned
 
 if TYPE_CHECKING:
     from gateway.symbols.service import SymbolService

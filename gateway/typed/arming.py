@@ -31,7 +31,7 @@ from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_basel
 from gateway.userstate import KEY_NAME, key_file_id, sign, state_home, verified
 
 if TYPE_CHECKING:
-    from gateway.typed.service import TypedEdits
+    from gateway.typed.stateful import TypedState
 
 ARMED = "armed.json"
 SIGNED_AS = "armed"
@@ -80,7 +80,7 @@ def _last_line(path: Path) -> bytes | None:
     return lines[-1] if lines else None
 
 
-def _audit_problem(typed: TypedEdits) -> str | None:
+def _audit_problem(typed: TypedState) -> str | None:
     """What is wrong with the audit log's end and its signed head, if anything."""
     with locked(typed.log.path.with_suffix(".lock")):
         try:
@@ -97,7 +97,7 @@ def _audit_problem(typed: TypedEdits) -> str | None:
     return None
 
 
-def _baseline(typed: TypedEdits, witness: dict[str, Any] | None, problems: list[str]) -> Snapshot | None:
+def _baseline(typed: TypedState, witness: dict[str, Any] | None, problems: list[str]) -> Snapshot | None:
     """The last check's record: the state directory's, else the witness's copy."""
     try:
         baseline = load_baseline(typed)
@@ -114,12 +114,12 @@ def _baseline(typed: TypedEdits, witness: dict[str, Any] | None, problems: list[
     return None
 
 
-def _armed_before(typed: TypedEdits) -> bool:
+def _armed_before(typed: TypedState) -> bool:
     """Whether the audit log says enforcement was armed here before."""
     return any(e.get("phase") in ("watch", "rearmed") for e in typed.log.read().entries)
 
 
-def check(typed: TypedEdits) -> Armed:
+def check(typed: TypedState) -> Armed:
     """What the enforcement state says now (call under `lock`)."""
     root = typed.workspace.root
     record, record_problem = _signed(typed.state / ARMED, SIGNED_AS)
@@ -153,7 +153,7 @@ def check(typed: TypedEdits) -> Armed:
     return Armed("armed", baseline=baseline)
 
 
-def _recorded_key(typed: TypedEdits, record: dict[str, Any] | None) -> str | None:
+def _recorded_key(typed: TypedState, record: dict[str, Any] | None) -> str | None:
     """The key fingerprint the armed record names (read unverified when its signature fails:
     to say why it fails, never to trust it)."""
     if record is None:
@@ -163,13 +163,13 @@ def _recorded_key(typed: TypedEdits, record: dict[str, Any] | None) -> str | Non
     return value if isinstance(value, str) else None
 
 
-def _write_record(typed: TypedEdits, state: str, reason: str = "") -> None:
+def _write_record(typed: TypedState, state: str, reason: str = "") -> None:
     record = {"workspace": os.path.realpath(typed.workspace.root), "state": state, "reason": reason,
               "key_id": key_file_id(), "at": time.time()}
     write_new_text(typed.state / ARMED, json.dumps(sign(record, SIGNED_AS)))
 
 
-def mark_tampered(typed: TypedEdits, armed: Armed, operation: str) -> None:
+def mark_tampered(typed: TypedState, armed: Armed, operation: str) -> None:
     """Record what was found (once): the workspace stays tampered until re-armed."""
     if not armed.new:
         return
@@ -177,14 +177,14 @@ def mark_tampered(typed: TypedEdits, armed: Armed, operation: str) -> None:
     typed.record("tampered", operation, [], audit_error={"code": "state_tampered", "message": refusal(armed.reason)})
 
 
-def arm(typed: TypedEdits, operation: str, phase: str = "watch", **fields: Any) -> None:
+def arm(typed: TypedState, operation: str, phase: str = "watch", **fields: Any) -> None:
     """Enforcement armed on the workspace as it is now (call under `lock`)."""
     typed.record(phase, operation, [], **fields)  # first: the audit's head must exist when the check runs
     save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), time.time()))
     _write_record(typed, "armed")
 
 
-def refused(typed: TypedEdits) -> str | None:
+def refused(typed: TypedState) -> str | None:
     """Why every write is refused now (the state was tampered with); None when it is trusted."""
     with lock(typed):
         armed = check(typed)
@@ -194,7 +194,7 @@ def refused(typed: TypedEdits) -> str | None:
     return refusal(armed.reason)
 
 
-def sweep(typed: TypedEdits, event: str) -> Outcome:
+def sweep(typed: TypedState, event: str) -> Outcome:
     """At a hook call: what changed since the last check, put back unless a gated write did it;
     a tampered state refuses the call (and the ones after it, until re-armed)."""
     with lock(typed):
@@ -212,7 +212,7 @@ def sweep(typed: TypedEdits, event: str) -> Outcome:
         return outcome
 
 
-def rearm(typed: TypedEdits, by: str) -> Armed:
+def rearm(typed: TypedState, by: str) -> Armed:
     """The user's re-arming: the workspace as it is now becomes the baseline, the record is
     signed again (with the key as it is now), and the audit says what had been found."""
     with lock(typed):

@@ -25,7 +25,7 @@ from gateway.typed.state import objects_dir
 from gateway.userstate import key_file_id, sign, verified
 
 if TYPE_CHECKING:
-    from gateway.typed.service import TypedEdits
+    from gateway.typed.stateful import TypedState
 
 BASELINE = "baseline.json"
 SIGNED_AS = "baseline"
@@ -73,11 +73,11 @@ class Outcome:
         return " ".join(parts)
 
 
-def lock(typed: TypedEdits) -> Any:
+def lock(typed: TypedState) -> Any:
     return locked(typed.state / LOCK)
 
 
-def load_baseline(typed: TypedEdits) -> Snapshot | None:
+def load_baseline(typed: TypedState) -> Snapshot | None:
     """The workspace as the last check left it; None before the first. Forged if not the user's."""
     path = typed.state / BASELINE
     try:
@@ -94,7 +94,7 @@ def witness_path(root: Path) -> Path:
     return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
 
 
-def save_baseline(typed: TypedEdits, snapshot: Snapshot) -> None:
+def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     """The baseline in the state directory, and a signed copy of it in the witness."""
     data = snapshot.to_json()
     write_new_text(typed.state / BASELINE, json.dumps(sign(data, SIGNED_AS)))
@@ -104,7 +104,7 @@ def save_baseline(typed: TypedEdits, snapshot: Snapshot) -> None:
     write_new_text(witness, json.dumps(sign(record, WITNESS_SIGNED_AS)))
 
 
-def _config_in_force(typed: TypedEdits, before: Snapshot, objects: Path) -> TypedEditsConfig:
+def _config_in_force(typed: TypedState, before: Snapshot, objects: Path) -> TypedEditsConfig:
     """The settings that judge the changes since `before`: the file's now or, where a change made
     it unreadable (a command wrote a bad config, to be put back), as it was before; the defaults
     (what is always protected) when neither reads."""
@@ -119,7 +119,7 @@ def _config_in_force(typed: TypedEdits, before: Snapshot, objects: Path) -> Type
             return load_config(typed.workspace.root, b"")
 
 
-def _authorized(typed: TypedEdits, config: TypedEditsConfig, change: Change, since: float, during_command: bool) -> bool:
+def _authorized(typed: TypedState, config: TypedEditsConfig, change: Change, since: float, during_command: bool) -> bool:
     if config.protected_glob(change.path):
         return False
     after = change.after.sha256 if change.after else None
@@ -131,7 +131,7 @@ def _authorized(typed: TypedEdits, config: TypedEditsConfig, change: Change, sin
     return typed.consume(change.path, before, "hook:Bash", result=after or DELETED)
 
 
-def verify(typed: TypedEdits, before: Snapshot, what: str, operation: str, during_command: bool, command: str | None = None) -> Outcome:
+def verify(typed: TypedState, before: Snapshot, what: str, operation: str, during_command: bool, command: str | None = None) -> Outcome:
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()

@@ -23,15 +23,12 @@ from gateway import fastjson
 from gateway.errors import EXIT_HOOK_FAILED
 from gateway.roots import gateway_root
 from gateway.surfaces.daemon_client import DaemonError, start_unless_running, through_daemon
+from gateway.surfaces.hooks import registry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
-EVENTS = ("pre", "post", "start", "stop")
-PROJECT_DIR = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
-START_EVENTS = ("SessionStart", "sessionStart")
 ANSWER_SECONDS = 60.0
 # How long the daemon is given: past its own limit (daemon.HOOK_SECONDS, 45 s), so that its
 # refusal arrives first; what is left of ANSWER_SECONDS is for an answer in this process.
@@ -39,13 +36,6 @@ DAEMON_SECONDS = 50.0
 # A language server's answer or start (jdtls: about 8 s) is waited on this long in a hook; a
 # server silent longer is killed and replaced, and the write judged without it.
 SERVER_SECONDS = 20.0
-
-
-def context_of(host: str) -> dict[str, str | None]:
-    """What the hook's process adds to its input: its working directory and the project
-    directory the host names in the environment."""
-    variable = PROJECT_DIR.get(host)
-    return {"cwd": os.getcwd(), "project_dir": os.environ.get(variable) if variable else None}
 
 
 def _payload(text: str) -> dict[str, Any] | None:
@@ -73,15 +63,10 @@ def _in_process(host: str, stdin: bytes, context: dict[str, str | None], event: 
     return {"stdout": stdout, "exit_code": code}
 
 
-# Where the hosts' edit tools name their file: Claude Code and Gemini CLI `file_path`, Copilot
-# CLI `path`, OpenCode `filePath` (Codex's patches name theirs inside the patch).
-_FILE_FIELDS = (("tool_input", "file_path"), ("tool_input", "path"), ("args", "filePath"))
-
-
-def _named_file(payload: dict[str, Any], context: dict[str, str | None]) -> str | None:
-    """The file the host's edit names, absolute: a daemon started for next time starts its
-    server first, for that file."""
-    for holder, field in _FILE_FIELDS:
+def _named_file(payload: dict[str, Any], context: dict[str, str | None], host: registry.Host) -> str | None:
+    """The file the host's edit names (`Host.file_fields`), absolute: a daemon started for next
+    time starts its server first, for that file."""
+    for holder, field in host.file_fields:
         value = payload.get(holder, {}).get(field) if isinstance(payload.get(holder), dict) else None
         if isinstance(value, str) and value:
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else context["cwd"]
@@ -91,7 +76,9 @@ def _named_file(payload: dict[str, Any], context: dict[str, str | None]) -> str 
 
 def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]:
     """(stdout, exit code) for one hook input; HookFailed (exit 2) when it cannot be judged."""
-    context = context_of(host)
+    found = registry.host(host)
+    assert found is not None  # checked by `main`
+    context = registry.context_of(host)
     try:
         payload = _payload(stdin.decode("utf-8"))
     except UnicodeDecodeError:
@@ -100,12 +87,12 @@ def answer(host: str, stdin: bytes, event: str | None = None) -> tuple[str, int]
         result = _in_process(host, stdin, context, event)
         return str(result["stdout"]), int(result["exit_code"])
     workspace = _workspace(payload, context)
-    if event == "start" or payload.get("hook_event_name") in START_EVENTS:
+    if event == "start" or payload.get("hook_event_name") in found.events_for("start"):
         start_unless_running(workspace)  # the first edit is answered in process all the same if it cannot
         return "", 0
     params = {"host": host, "event": event, "input": stdin.decode("utf-8"), "context": context}
     result = through_daemon(workspace, "gateway/hook", params, lambda: _in_process(host, stdin, context, event),
-                            for_file=_named_file(payload, context), timeout=DAEMON_SECONDS)
+                            for_file=_named_file(payload, context, found), timeout=DAEMON_SECONDS)
     return str(result["stdout"]), int(result["exit_code"])
 
 
@@ -130,10 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[2:] if argv is None else argv
     answered = _refuse_at(ANSWER_SECONDS)
     try:
-        if not words or words[0] not in HOSTS or len(words) > 2 or (len(words) == 2 and words[1] not in EVENTS):
+        if not words or registry.host(words[0]) is None or len(words) > 2 or (len(words) == 2 and words[1] not in registry.EVENTS):
             from gateway.errors import UsageError
 
-            raise UsageError(f"usage: gateway hook ({'|'.join(HOSTS)}) [{'|'.join(EVENTS)}]")
+            raise UsageError(f"usage: gateway hook ({'|'.join(registry.names())}) [{'|'.join(registry.EVENTS)}]")
         stdout, code = answer(words[0], sys.stdin.buffer.read(), words[1] if len(words) == 2 else None)
     except Exception as error:  # noqa: BLE001 - fail closed: the host must not run a tool the hook could not judge
         from gateway.errors import GatewayError

@@ -1,7 +1,7 @@
 """Where each host reads hooks and MCP servers, and the gateway's entries in those files.
 
 A `ConfigFile` says how to add the gateway's entries to a file's text and how to take them
-out again; `install` does the rest. JSON files are merged as data; Codex's TOML gets one
+out again; `install` does the rest. Each host's module says which files it has (`Host.config_files`). JSON files are merged as data; Codex's TOML gets one
 delimited block (TOML has no writer in the standard library, and a block comes out exactly).
 """
 
@@ -9,24 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
-from gateway.surfaces.hooks.host_settings import json_settings
+from gateway.surfaces.hooks import registry
 
 SERVER = "gateway"
-HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
-CLAUDE_MATCHERS = {"PreToolUse": "Edit|MultiEdit|Write|NotebookEdit|Bash", "PostToolUse": "Edit|MultiEdit|Write|Bash"}
-GEMINI_MATCHER = "replace|write_file|run_shell_command"
-CODEX_MATCHER = "apply_patch|Bash"
 HOOK_TIMEOUT_SECONDS = 120
 MCP_STARTUP_SECONDS = 60
-BLOCK_START = "# >>> gateway: added by `gateway hook install codex`; `gateway hook uninstall codex` removes this block"
-BLOCK_END = "# <<< gateway"
 
 
 @dataclass(frozen=True)
@@ -115,7 +108,7 @@ def whole_file(path: Path, content: str, note: str = "") -> ConfigFile:
 def _ours(value: Any) -> bool:
     """A hook entry the gateway wrote (any host's form, any version's)."""
     text = json.dumps(value)
-    return "gateway" in text and any(f" hook {host}" in text for host in HOSTS)
+    return "gateway" in text and any(f" hook {host}" in text for host in registry.names())
 
 
 def _strip_hooks(data: dict[str, Any]) -> None:
@@ -131,7 +124,7 @@ def _strip_hooks(data: dict[str, Any]) -> None:
         del data["hooks"]
 
 
-def _hooks(entries: dict[str, dict[str, Any]]) -> JsonEntries:
+def hook_entries(entries: dict[str, dict[str, Any]]) -> JsonEntries:
     """One entry appended to each `hooks.<Event>` list (the shape of Claude Code, Gemini and Copilot)."""
 
     def merge(data: dict[str, Any]) -> None:
@@ -142,7 +135,7 @@ def _hooks(entries: dict[str, dict[str, Any]]) -> JsonEntries:
     return JsonEntries(merge, _strip_hooks)
 
 
-def _matched(matcher: str | None, hook: dict[str, Any]) -> dict[str, Any]:
+def matched(matcher: str | None, hook: dict[str, Any]) -> dict[str, Any]:
     return {"hooks": [hook]} if matcher is None else {"matcher": matcher, "hooks": [hook]}
 
 
@@ -165,7 +158,7 @@ def _prune(data: dict[str, Any], keys: tuple[str, ...]) -> None:
             del parent[keys[depth - 1]]
 
 
-def _keyed(path_keys: tuple[str, ...], value: Any) -> JsonEntries:
+def keyed(path_keys: tuple[str, ...], value: Any) -> JsonEntries:
     """data[k1][k2]...[SERVER] = value (an MCP server's entry)."""
     keys = (*path_keys, SERVER)
 
@@ -183,7 +176,7 @@ def _keyed(path_keys: tuple[str, ...], value: Any) -> JsonEntries:
     return JsonEntries(merge, strip)
 
 
-def _listed(key: tuple[str, ...], item: str) -> JsonEntries:
+def listed(key: tuple[str, ...], item: str) -> JsonEntries:
     """`item` in the list data[k1]...[kn] (an approval)."""
 
     def merge(data: dict[str, Any]) -> None:
@@ -205,7 +198,7 @@ def _listed(key: tuple[str, ...], item: str) -> JsonEntries:
     return JsonEntries(merge, strip)
 
 
-def _all(*parts: JsonEntries) -> JsonEntries:
+def all_of(*parts: JsonEntries) -> JsonEntries:
     def merge(data: dict[str, Any]) -> None:
         for part in parts:
             part.merge(data)
@@ -221,7 +214,7 @@ def _all(*parts: JsonEntries) -> JsonEntries:
     return JsonEntries(merge, strip, settings)
 
 
-def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
+def flag(key: tuple[str, ...], value: Any) -> JsonEntries:
     """data[k1]...[kn] = value: a setting the user may have had already, so uninstall leaves it
     (the original bytes come back when nothing else changed)."""
 
@@ -239,146 +232,17 @@ def _flag(key: tuple[str, ...], value: Any) -> JsonEntries:
     return JsonEntries(merge, lambda data: None, settings)
 
 
-def _mcp_server(commands: Commands, workspace_arg: str, **extra: Any) -> dict[str, Any]:
+def mcp_server(commands: Commands, workspace_arg: str, **extra: Any) -> dict[str, Any]:
     return {"command": commands.mcp, "args": commands.mcp_args(workspace_arg), **extra}
 
 
-def _home() -> Path:
+def home() -> Path:
     return Path(os.environ.get("HOME") or Path.home())
 
 
-def _claude(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    settings = (_home() / ".claude" if user else workspace / ".claude") / "settings.json"
-    events = {"PreToolUse": ("pre", CLAUDE_MATCHERS["PreToolUse"]), "PostToolUse": ("post", CLAUDE_MATCHERS["PostToolUse"]),
-              "SessionStart": ("start", None), "Stop": ("stop", None)}
-    parts = [_hooks({event: _matched(matcher, {"type": "command", "command": commands.hook.get(kind, ""), "timeout": HOOK_TIMEOUT_SECONDS})
-                     for event, (kind, matcher) in events.items()})]
-    if not user:
-        parts.append(_listed(("enabledMcpjsonServers",), SERVER))
-    if allow_mcp:
-        parts.append(_listed(("permissions", "allow"), f"mcp__{SERVER}"))
-    server = _mcp_server(commands, "${CLAUDE_PROJECT_DIR:-.}")
-    mcp_path = _home() / ".claude.json" if user else workspace / ".mcp.json"
-    return [json_file(settings, _all(*parts)), json_file(mcp_path, _keyed(("mcpServers",), server))]
-
-
-def _copilot_home() -> Path:
-    return Path(os.environ.get("COPILOT_HOME") or _home() / ".copilot")
-
-
-def _copilot(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    if allow_mcp:
-        raise UsageError("Copilot CLI takes tool permissions on its command line: run it with --allow-tool gateway")
-    hooks = {name: {"type": "command", "bash": commands.hook.get(event, ""), "cwd": ".", "timeoutSec": HOOK_TIMEOUT_SECONDS}
-             for name, event in (("preToolUse", "pre"), ("postToolUse", "post"), ("sessionStart", "start"), ("sessionEnd", "stop"))}
-    server = _mcp_server(commands, ".")
-    if user:
-        home = _copilot_home()
-        return [json_file(home / "settings.json", _hooks(hooks)), json_file(home / "mcp-config.json", _keyed(("mcpServers",), server))]
-    note = "Copilot CLI runs project hooks only in a trusted folder"
-    return [whole_file(workspace / ".github" / "hooks" / "gateway.json", json.dumps({"version": 1, "hooks": {name: [hook] for name, hook in hooks.items()}}, indent=2) + "\n", note),
-            json_file(workspace / ".github" / "mcp.json", _keyed(("mcpServers",), server))]
-
-
-def _gemini(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    settings = (_home() / ".gemini" if user else workspace / ".gemini") / "settings.json"
-    events = {"BeforeTool": ("pre", GEMINI_MATCHER), "AfterTool": ("post", GEMINI_MATCHER), "SessionStart": ("start", None),
-              "SessionEnd": ("stop", None)}
-    hooks = _hooks({event: _matched(matcher, {"type": "command", "name": SERVER, "command": commands.hook.get(kind, ""),
-                                              "timeout": HOOK_TIMEOUT_SECONDS * 1000})
-                    for event, (kind, matcher) in events.items()})
-    server = _mcp_server(commands, ".", **({"trust": True} if allow_mcp else {}))
-    notes = [] if user else ["Gemini CLI runs project hooks only in a trusted folder"]
-    turned_off = [path for path in _gemini_settings(workspace, user) if _hooks_turned_off(path)]
-    if turned_off:  # the user's choice stands: said plainly, never flipped
-        notes.append(f"hooksConfig.enabled is false in {turned_off[0]} and stays so: Gemini CLI will not run the gateway's hooks, "
-                     "and will write edits unjudged, until you set it to true")
-    enabled = [] if turned_off else [_flag(("hooksConfig", "enabled"), True)]
-    return [json_file(settings, _all(hooks, *enabled, _keyed(("mcpServers",), server)), "; ".join(notes))]
-
-
-def _gemini_settings(workspace: Path, user: bool) -> list[Path]:
-    """The settings files whose `hooksConfig.enabled` holds for this install: the system's (it
-    overrides), the project's (for a project install) and the user's (a project's `true` would
-    override the user's `false`)."""
-    system = Path(os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")
-    return [system, *([] if user else [workspace / ".gemini" / "settings.json"]), _home() / ".gemini" / "settings.json"]
-
-
-def _hooks_turned_off(path: Path) -> bool:
-    hooks = json_settings(path).get("hooksConfig")
-    return isinstance(hooks, dict) and hooks.get("enabled") is False
-
-
-def _toml_string(text: str) -> str:
-    return json.dumps(text)  # a JSON string is a valid TOML basic string
-
-
-def _codex_block(commands: Commands, allow_mcp: bool, user: bool) -> str:
-    lines = [BLOCK_START]
-    for event, kind, matcher in (("PreToolUse", "pre", CODEX_MATCHER), ("PostToolUse", "post", CODEX_MATCHER), ("SessionStart", "start", None),
-                                 ("Stop", "stop", None)):
-        lines.append(f"[[hooks.{event}]]")
-        if matcher:
-            lines.append(f"matcher = {_toml_string(matcher)}")
-        lines += [f"[[hooks.{event}.hooks]]", 'type = "command"', f"command = {_toml_string(commands.hook.get(kind, ''))}",
-                  f"timeout = {HOOK_TIMEOUT_SECONDS}"]
-    lines += [f"[mcp_servers.{SERVER}]", f"command = {_toml_string(commands.mcp)}", f"args = {json.dumps(commands.mcp_args('.'))}"]
-    if not user:  # Codex then waits for the server before the first request, so its instructions (a
-        # notice when the hooks are not trusted) reach the session's start; a missing gateway stops it
-        lines += ["required = true", f"startup_timeout_sec = {MCP_STARTUP_SECONDS}"]
-    if allow_mcp:
-        lines.append('default_tools_approval_mode = "approve"')
-    return "\n".join([*lines, BLOCK_END]) + "\n"
-
-
-def _without_block(text: str) -> str:
-    start = text.find(BLOCK_START)
-    if start < 0:
-        return text
-    end = text.find(BLOCK_END + "\n", start)
-    return text[:start] + (text[end + len(BLOCK_END) + 1:] if end >= 0 else "")
-
-
-def _codex(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    path = (Path(os.environ.get("CODEX_HOME") or _home() / ".codex") if user else workspace / ".codex") / "config.toml"
-
-    def add(text: str | None) -> str:
-        base = _without_block(text or "")
-        merged = base + ("\n" if base and not base.endswith("\n") else "") + _codex_block(commands, allow_mcp, user)
-        try:
-            if SERVER in tomllib.loads(base).get("mcp_servers", {}):
-                raise UsageError(f"{path}: already has [mcp_servers.{SERVER}]; remove it first")
-            tomllib.loads(merged)
-        except tomllib.TOMLDecodeError as error:
-            raise UsageError(f"{path}: the gateway's hooks cannot be added to it ({error}); add them by hand") from None
-        return merged
-
-    def remove(text: str) -> str | None:
-        return _without_block(text) or None
-
-    def bare(text: str | None) -> object:
-        try:
-            return tomllib.loads(_without_block(text or ""))
-        except tomllib.TOMLDecodeError:
-            return text
-
-    return [ConfigFile(path, add, remove, bare)]
-
-
-def _opencode(workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config") / "opencode" if user else workspace / ".opencode"
-    plugin = (Path(__file__).parent / "opencode_plugin.js").read_text("utf-8").replace("__GATEWAY_PROGRAM__", commands.mcp)
-    config = (base if user else workspace) / "opencode.json"
-    server = {"type": "local", "command": [commands.mcp, *commands.mcp_args(".")], "enabled": True}
-    note = "OpenCode allows MCP tools without asking unless its permission settings say otherwise" if allow_mcp else ""
-    return [whole_file(base / "plugins" / "gateway.js", plugin), json_file(config, _keyed(("mcp",), server), note)]
-
-
-CONFIGS: dict[str, Callable[[Path, bool, Commands, bool], list[ConfigFile]]] = {
-    "claude-code": _claude, "copilot": _copilot, "gemini": _gemini, "codex": _codex, "opencode": _opencode,
-}
-
-
 def config_files(host: str, workspace: Path, user: bool, commands: Commands, allow_mcp: bool) -> list[ConfigFile]:
-    return CONFIGS[host](workspace, user, commands, allow_mcp)
+    """The files `gateway hook install HOST` writes: its module's (`hooks.registry`)."""
+    found = registry.host(host)
+    if found is None:
+        raise UsageError(f"unknown host {host!r} (one of {', '.join(registry.names())})")
+    return found.config_files(workspace, user, commands, allow_mcp)

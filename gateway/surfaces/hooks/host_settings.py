@@ -110,3 +110,9 @@ def flag_values(argv: list[str], flags: tuple[str, ...], many: bool = False) -> 
             values.append(word)
             taking -= 1 if taking > 0 else 0
     return values
+
+
+def table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """data[key] when it is a table (an object), else an empty one."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}

@@ -25,8 +25,9 @@ from typing import Any
 
 from gateway.atomic import write_new_text
 from gateway.errors import UsageError
+from gateway.surfaces.hooks import registry
 from gateway.surfaces.hooks.host_configs import Commands, config_files
-from gateway.surfaces.hooks.sandboxes import WITHOUT, sandbox_files
+from gateway.surfaces.hooks.sandboxes import sandbox_files
 from gateway.surfaces.hooks.trust import hook_trust
 from gateway.userstate import private_file, state_home
 
@@ -54,16 +55,18 @@ def _guarded(program: str, check: str, host: str) -> Commands:
 
 def commands(host: str, workspace: Path, absolute: bool) -> Commands:
     """`gateway` as PATH finds it at run time (refused when it is not on PATH now), a path relative
-    to the project for Claude Code when the installation lives inside it, or, with `absolute`,
+    to the project when the installation lives inside it and the host names the project to its
+    hooks (`Host.program_env`: Claude Code), or, with `absolute`,
     this installation's path. Teams commit project files, so nothing machine-specific by default."""
     program = _gateway_program()
     if absolute:
         quoted = shlex.quote(str(program))
         return _guarded(quoted, f"[ -x {quoted} ]", host)
-    if host == "claude-code" and program.is_absolute() and program.is_relative_to(workspace):
-        inside = '"$CLAUDE_PROJECT_DIR"/' + shlex.quote(program.relative_to(workspace).as_posix())
+    variable = registry.host(host).program_env  # type: ignore[union-attr]  # checked by the caller
+    if variable is not None and program.is_absolute() and program.is_relative_to(workspace):
+        inside = f'"${variable}"/' + shlex.quote(program.relative_to(workspace).as_posix())
         found = _guarded(inside, f"[ -x {inside} ]", host)
-        return Commands(host, inside, found.hook, mcp_command="${CLAUDE_PROJECT_DIR:-.}/" + program.relative_to(workspace).as_posix())
+        return Commands(host, inside, found.hook, mcp_command=f"${{{variable}:-.}}/" + program.relative_to(workspace).as_posix())
     on_path = shutil.which("gateway")
     if on_path is None:
         raise UsageError(
@@ -135,7 +138,7 @@ def install(host: str, workspace: Path, user: bool = False, absolute: bool = Fal
              else "read tools only (--mcp-writes adds its write tools)")
     notes = f"; the MCP server offers {tools}" + "".join(f"; {file.note}" for file in files if file.note)
     if enforce and not sandbox:
-        notes += f"; {WITHOUT[host]}: enforcement there stays advisory"
+        notes += f"; {registry.host(host).no_sandbox}: enforcement there stays advisory"  # type: ignore[union-attr]
     trust = hook_trust(host, workspace, user)
     return {
         "ok": True,

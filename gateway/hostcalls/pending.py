@@ -4,7 +4,7 @@ PreToolUse rewrites a structural write into the result R of symbol operations, b
 host writes it, and the host may still refuse (a permission rule, the user, a failed match).
 So the agent is told what the gateway did only at PostToolUse, and only if the file on disk
 is R: `remember` notes R's digest and the note per file (in the user's state directory), and
-`performed` hands the note out once the file holds exactly R.
+`take` hands the note out once the file holds exactly R (`hostcalls.judge.performed`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,8 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gateway.userstate import private_file, state_home
-
-if TYPE_CHECKING:
-    from gateway.surfaces.hooks.judge import HookCall
 
 LIFETIME_SECONDS = 3600
 
@@ -88,30 +84,3 @@ def take(path: Path, texts: list[str]) -> str | None:
         return None
     note = record.get("note")
     return note if isinstance(note, str) else None
-
-
-def performed(call: HookCall) -> list[str]:
-    """The notes of the routed writes this call has performed."""
-    from gateway.surfaces.hooks.judge import gate_for
-    from gateway.surfaces.hooks.planning import written
-    from gateway.textfile import decode, encoding_rule
-
-    paths = [call.path] if call.path is not None else []
-    if call.kind == "patch" and call.text is not None:
-        from gateway.surfaces.hooks.patch_calls import patch_paths
-
-        paths = patch_paths(call)
-    notes, gate = [], gate_for(call)
-    for path in paths:
-        try:
-            data = gate.read(path)
-            if data is None:
-                continue
-            text = decode(data, str(path), encoding_rule(path, None, data))[0]
-        except Exception:  # noqa: BLE001 - an unreadable file gets no note, never a failed hook
-            continue
-        note = take(path, [text, text.replace("\r\n", "\n")])
-        if note:
-            notes.append(note)
-            written(path, text)
-    return notes

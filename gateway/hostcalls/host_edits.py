@@ -4,20 +4,12 @@ edit whose application by the host gives the verified result byte for byte."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from gateway.hostcalls.call import Edit
 
 if TYPE_CHECKING:
     from gateway.symbols.routing import Route
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One string replacement of an edit tool."""
-
-    old: str
-    new: str
-    replace_all: bool = False
 
 
 def host_edits(text: str, edits: tuple[Edit, ...], style: str) -> list[tuple[str, str, bool]]:

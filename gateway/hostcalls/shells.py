@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError
-from gateway.surfaces.hooks.judge import PASS, Answer, HookCall, typed_edits
+from gateway.hostcalls.call import PASS, Answer, HookCall
+from gateway.hostcalls.scope import Scope, root_of
 
 if TYPE_CHECKING:
     from gateway.gate.verdict import TouchedDefinition
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from gateway.typed.service import TypedEdits
 
 
-def _enforced(call: HookCall) -> TypedEdits | None:
-    typed = typed_edits(call)
+def _enforced(scope: Scope) -> TypedEdits | None:
+    typed = scope.typed_of_call()
     return typed if typed is not None and typed.config().enforce else None
 
 
@@ -33,10 +34,10 @@ def _runs_a_patch(command: str) -> bool:
     return ("apply_patch" in command or "applypatch" in command) and extract_heredoc(command) is not None
 
 
-def _shell_patch(call: HookCall) -> Answer | None:
+def _shell_patch(scope: Scope, call: HookCall) -> Answer | None:
     """The answer for a command that applies a patch through the shell; None for other commands."""
     from gateway.patch import extract_heredoc
-    from gateway.surfaces.hooks.patch_calls import judge_patch
+    from gateway.hostcalls.patches import judge_patch
 
     assert call.text is not None
     found = extract_heredoc(call.text)
@@ -44,24 +45,29 @@ def _shell_patch(call: HookCall) -> Answer | None:
         return None
     directory, patch = found
     cwd = call.cwd / directory if directory else call.cwd
-    answer = judge_patch(replace(call, kind="patch", text=patch, cwd=cwd), grants=False)
+    patch_call = replace(call, kind="patch", text=patch, cwd=cwd)
+    inner = Scope(scope.given, patch_call)  # the patch's paths are relative to its own directory
+    try:
+        answer = judge_patch(inner, patch_call, grants=False)
+    finally:
+        inner.close()
     if answer.action != "rewrite" or answer.text is None:
         return answer
     return replace(answer, text=call.text.replace(patch, answer.text, 1))
 
 
-def before_shell(call: HookCall) -> Answer:
+def before_shell(scope: Scope, call: HookCall) -> Answer:
     """Before a shell command: nothing is denied for what it might write; with typed edits
     enforced the workspace is recorded, and the command verified after it ran; otherwise its
     source files are recorded for `[gate] shell`."""
     assert call.text is not None
-    patched = _shell_patch(call) if "apply_patch" in call.text or "applypatch" in call.text else None
+    patched = _shell_patch(scope, call) if "apply_patch" in call.text or "applypatch" in call.text else None
     if patched is not None and patched.action != "pass":
         return patched
-    typed = _enforced(call)
+    typed = _enforced(scope)
     if typed is None:
         if patched is None:
-            _watch_before(call)
+            _watch_before(scope, call)
         return PASS
     from gateway.typed.shell import before_command
 
@@ -69,17 +75,17 @@ def before_shell(call: HookCall) -> Answer:
     return PASS
 
 
-def after_shell(call: HookCall) -> Answer:
+def after_shell(scope: Scope, call: HookCall) -> Answer:
     """After a shell command: under enforcement every workspace change without a live grant put
     back, and said; otherwise what `[gate] shell` says of the command's changes."""
-    typed = typed_edits(call)
+    typed = scope.typed_of_call()
     if call.text is None:
         return PASS
     from gateway.typed.shell import after_command, recorded
 
     # The record decides, not the config now: the command itself may have turned enforcement off.
     if typed is None or not recorded(typed, call.key) and not typed.config().enforce:
-        return _watch_after(call)
+        return _watch_after(scope, call)
     try:
         outcome = after_command(typed, call.key, call.text)
     except GatewayError as error:
@@ -87,12 +93,6 @@ def after_shell(call: HookCall) -> Answer:
     return Answer("block", outcome.message(f"The command `{call.text[:200]}`")) if outcome.bypassed else PASS
 
 
-# What each host's agent writes files with (Copilot and OpenCode give GPT-5 models apply_patch instead).
-HOST_EDIT_TOOLS = {
-    "claude-code": "the Edit and Write tools", "copilot": "the edit and create tools (apply_patch with GPT-5 models)",
-    "gemini": "the replace and write_file tools", "codex": "the apply_patch tool",
-    "opencode": "the edit and write tools (apply_patch with GPT-5 models)",
-}
 MCP_TOOLS = "the gateway's MCP tools replace_symbol, insert_code, remove_symbol and rename_symbol"
 MOST_LINES = 40
 
@@ -100,8 +100,6 @@ MOST_LINES = 40
 def watch_root(call: HookCall) -> Path | None:
     """The workspace a command is checked over: the `.gateway` root, else the git repository
     around the project (or working) directory, else the project directory the host names."""
-    from gateway.surfaces.hooks.judge import root_of
-
     found = root_of(call)
     if found is not None:
         return found
@@ -112,29 +110,27 @@ def watch_root(call: HookCall) -> Path | None:
     return Path(call.project_dir) if call.project_dir else None
 
 
-def _watch_before(call: HookCall) -> None:
+def _watch_before(scope: Scope, call: HookCall) -> None:
     """Record the workspace's source files for `[gate] shell`; a failure only means the command
     is not checked, which its PostToolUse says."""
     from gateway.shell_changes import before_command
-    from gateway.surfaces.hooks.judge import gate_for
 
     root = watch_root(call)
     if root is None:
         return
-    gate = gate_for(call)
+    gate = scope.call_gate()
     if gate.config.shell != "off":
         with contextlib.suppress(GatewayError, OSError, ValueError):
             before_command(gate, root, call.key)
 
 
-def _watch_after(call: HookCall) -> Answer:
+def _watch_after(scope: Scope, call: HookCall) -> Answer:
     from gateway.shell_changes import after_command, kept_as_is
-    from gateway.surfaces.hooks.judge import gate_for
 
     root = watch_root(call)
     if root is None or call.text is None or _runs_a_patch(call.text):
         return PASS
-    gate = gate_for(call)
+    gate = scope.call_gate()
     exempt = kept_as_is(call.text)
     try:
         review = after_command(gate, root, call.key, exempt is None)
@@ -211,7 +207,7 @@ def _report(call: HookCall, review: Review, exempt: str | None, gate_mode_put_ba
         parts.append(f"Not judged: {unjudged}.")
     if exempt:
         return Answer("context", "\n".join(parts))
-    tools = HOST_EDIT_TOOLS.get(call.host, "the host's edit tools")
+    tools = call.edit_tools or "the host's edit tools"
     parts.append(f"Change definitions with {tools} or {MCP_TOOLS} instead: the gateway judges those before anything is "
                  "written and performs definition changes as verified symbol operations.")
     return Answer("context", "\n".join(parts))

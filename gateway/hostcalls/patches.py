@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError
-from gateway.surfaces.hooks.judge import PASS, SYMBOL_HINT, Answer, HookCall, Judged, read_judged, real_path, with_grant
-from gateway.surfaces.hooks.workspaces import Roots, typed_at
+from gateway.hostcalls.call import PASS, Answer, HookCall
+from gateway.hostcalls.scope import Scope
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -32,7 +32,7 @@ class _Routed:
     section: str
 
 
-def patch_paths(call: HookCall) -> list[Path]:
+def patch_paths(scope: Scope, call: HookCall) -> list[Path]:
     """The files a patch writes (after moves); [] when it does not parse."""
     from gateway.patch import PatchError, parse_patch
 
@@ -44,26 +44,27 @@ def patch_paths(call: HookCall) -> list[Path]:
     found = []
     for change in changes:
         try:
-            found += [real_path(call, call.cwd / (change.move_to or change.path))] if change.kind != "delete" else []
+            found += [scope.real_path(call.cwd / (change.move_to or change.path))] if change.kind != "delete" else []
         except GatewayError:
             continue  # a link out of the workspace: refused before, never performed
     return found
 
 
-def _net(call: HookCall, roots: Roots, text: str) -> tuple[Patch, NetEffects]:
+def _net(scope: Scope, call: HookCall, text: str) -> tuple[Patch, NetEffects]:
     from gateway.patch import net_effects, parse_patch
 
     patch = parse_patch(text)
-    return patch, net_effects(patch, call.cwd, lambda path: read_judged(roots.gate(path), path), lambda path: real_path(call, path, roots))
+    return patch, net_effects(patch, call.cwd, scope.read, scope.real_path)
 
 
-def judge_patch(call: HookCall, grants: bool = True) -> Answer:
+def judge_patch(scope: Scope, call: HookCall, grants: bool = True) -> Answer:
+    """The answer to a patch (`call.text`); `grants`: the typed-edit grants are consumed here
+    (not for a patch run through the shell, whose command is verified after it ran)."""
     from gateway.patch import PatchError
 
     assert call.text is not None
-    roots = Roots(call)
     try:
-        patch, net = _net(call, roots, call.text)
+        patch, net = _net(scope, call, call.text)
     except PatchError:
         return PASS  # the host's parser refuses it with its own message
     except GatewayError as error:
@@ -72,7 +73,7 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     routed: list[_Routed] = []
     for effect in net.paths:
         try:
-            outcome = _judge_path(call, roots, patch, net, effect)
+            outcome = _judge_path(scope, call, patch, net, effect)
         except GatewayError as error:
             return Answer("deny", f"Refused: {error}.")
         if isinstance(outcome, str):
@@ -81,53 +82,49 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
             routed.append(outcome)
     if refusals:
         return Answer("deny", " ".join(refusals))
-    answer = _rewritten(call, roots, net, routed) if routed else PASS
+    answer = _rewritten(scope, call, net, routed) if routed else PASS
     if not grants or answer.action == "deny":
         return answer
-    return _with_grants(call, roots, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+    return _with_grants(scope, [effect.path for effect in net.paths if effect.before != effect.after], answer)
 
 
-def _with_grants(call: HookCall, roots: Roots, paths: list[Path], answer: Answer) -> Answer:
+def _with_grants(scope: Scope, paths: list[Path], answer: Answer) -> Answer:
     """`answer`, or a denial when a path's workspace enforces typed edits and it has no live grant."""
     by_workspace: dict[Path | None, list[Path]] = {}
     for path in paths:
-        by_workspace.setdefault(roots.file(path), []).append(path)
+        by_workspace.setdefault(scope.file(path), []).append(path)
     for root, group in by_workspace.items():
-        answer = with_grant(call, group, answer, typed=typed_at(root))
+        answer = scope.with_grant(group, answer, scope.typed(root))
         if answer.action == "deny":
             break
     return answer
 
 
-def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
+def _judge_path(scope: Scope, call: HookCall, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
     """None when the path's net change is allowed (or not judged), its route when it is routed,
     else the refusal."""
+    from gateway.gate.verdict import not_routed
+    from gateway.hostcalls.routes import route as routed
     from gateway.patch import PatchError, update_section
-    from gateway.surfaces.hooks.planning import route as planned
-    from gateway.symbols.routing import RouteRefused
 
     if effect.before == effect.after:
         return None
-    gate = roots.gate(effect.path)
+    gate = scope.gate(effect.path)
     if not gate.judged(effect.path, effect.before if effect.before is not None else effect.after):
         return None
     judged_effect, classification = gate.check_write(str(effect.path), effect.before, effect.after or "", "patch")
     if not classification.blocked:
         return None
-    message = classification.message
     if not classification.routable:
-        return message
-    if gate.config.on_structural == "deny":
-        return message + SYMBOL_HINT
-    unroutable = _unroutable(call, net, effect)
-    if unroutable is not None:
-        return f"{message} Not routed: {unroutable}."
-    assert effect.before is not None and effect.after is not None
+        return classification.message
+    route = routed(scope, effect.path, classification, judged_effect, gate, _unroutable(call, net, effect))
+    if isinstance(route, str):
+        return route
+    assert effect.before is not None
     try:
-        route = planned(call, Judged(classification, judged_effect, effect.path, gate))
         section = update_section(patch.changes[effect.changes[0]].path, effect.before, route.result)
-    except (RouteRefused, PatchError) as refused:
-        return f"{message} Not routed: {str(refused).rstrip('.')}."
+    except PatchError as refused:
+        return not_routed(classification, str(refused)).message
     return _Routed(effect, route, section)
 
 
@@ -155,11 +152,11 @@ def _unroutable(call: HookCall, net: NetEffects, effect: PathEffect) -> str | No
     return None
 
 
-def _rewritten(call: HookCall, roots: Roots, net: NetEffects, routed: list[_Routed]) -> Answer:
+def _rewritten(scope: Scope, call: HookCall, net: NetEffects, routed: list[_Routed]) -> Answer:
     """The patch with each routed path's sections replaced by its one section, checked: applied
     to the files as they are, it leaves every path exactly as verified."""
     from gateway.patch import PatchError, replace_sections
-    from gateway.surfaces.hooks.pending import remember
+    from gateway.hostcalls.pending import remember
 
     sections: dict[int, str | None] = {}
     for done in routed:
@@ -170,7 +167,7 @@ def _rewritten(call: HookCall, roots: Roots, net: NetEffects, routed: list[_Rout
     text = replace_sections(call.text, sections)
     expected = {effect.path: effect.after for effect in net.paths} | {done.effect.path: done.route.result for done in routed}
     try:
-        _, again = _net(call, roots, text)
+        _, again = _net(scope, call, text)
     except (PatchError, GatewayError) as error:
         return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
     if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:

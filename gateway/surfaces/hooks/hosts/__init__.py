@@ -1,0 +1,1 @@
+"""One module per agent host, each registering itself (`gateway.surfaces.hooks.registry`)."""
