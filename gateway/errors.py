@@ -7,11 +7,19 @@ TYPE_CHECKING = False  # the hook's client imports this module; typing costs it 
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    class Suggestion(Protocol):
+        """An operation to run instead (`gateway.results.SuggestedOperation`)."""
+
+        def to_json(self) -> dict[str, Any]: ...
+
     class Verdict(Protocol):
         """What a refusal carries (the gate's `Classification`): a one-line message and a JSON form."""
 
         @property
         def message(self) -> str: ...
+
+        @property
+        def suggested(self) -> tuple[Suggestion, ...]: ...
 
         def to_json(self) -> dict[str, Any]: ...
 
@@ -28,9 +36,20 @@ class GatewayError(Exception):
 
     kind = "error"
     exit_code = EXIT_ERROR
+    hint: str | None = None  # what the caller can do about it, when the message does not say
+    suggested: tuple[Suggestion, ...] = ()  # operations to run instead, named in the message
+
+    def __init__(self, *args: object, hint: str | None = None, suggested: tuple[Suggestion, ...] = ()) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
+        if suggested:
+            self.suggested = suggested
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": str(self)}
+        """The refusal's `error` object: {kind, message, hint?, suggested}."""
+        hint = {"hint": self.hint} if self.hint else {}
+        return {"kind": self.kind, "message": str(self), **hint, "suggested": [s.to_json() for s in self.suggested]}
 
 
 class UsageError(GatewayError):
@@ -136,7 +155,7 @@ class Blocked(GatewayError):
     exit_code = EXIT_BLOCKED
 
     def __init__(self, classification: Verdict) -> None:
-        super().__init__(classification.message)
+        super().__init__(classification.message, suggested=classification.suggested)
         self.classification = classification
 
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +178,14 @@ class GrantRefused(GatewayError):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "reason": self.reason, "path": self.path}
+
+
+class Denied(GatewayError):
+    """A write the host's user denies (the host's own edit tools are denied for the file), or
+    one this server was installed without."""
+
+    kind = "denied"
+    exit_code = EXIT_BLOCKED
 
 
 class Forged(GatewayError):

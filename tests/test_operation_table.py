@@ -12,7 +12,6 @@ import pytest
 from gateway.results import SuggestedOperation
 from gateway.surfaces import render
 from gateway.surfaces.cli import build_parser
-from gateway.surfaces.cli_text import RENDER
 from gateway.surfaces.operations import OPERATIONS, command_line
 from gateway.surfaces.rpc import METHODS
 
@@ -22,8 +21,7 @@ def test_every_operation_is_on_each_surface_it_names() -> None:
     for name, operation in OPERATIONS.items():
         assert METHODS[operation.method] == name
         if operation.command:
-            assert operation.command in commands and name in RENDER
-    assert set(RENDER) == {name for name, operation in OPERATIONS.items() if operation.command}
+            assert operation.command in commands and callable(operation.show)
 
 
 @pytest.mark.parametrize("operation, values", [
@@ -51,20 +49,24 @@ def test_the_gate_suggests_commands_in_the_tables_form() -> None:
     assert command_line("remove_symbol", {"name_path": "f[0]", "path": "x y.py"}) == "gateway remove-symbol 'f[0]' 'x y.py'"
 
 
-def test_suggestions_are_spelled_only_by_the_surfaces_and_only_once() -> None:
+def test_suggestions_are_values_that_each_surface_spells() -> None:
     remove = SuggestedOperation.of("remove_symbol", name_path="f[0]", path="x y.py")
-    said = f"Use remove_symbol: {remove}; or `{SuggestedOperation('rename_symbol')}`. Path: a\u27e6gateway b.py"
-    assert "gateway remove-symbol" not in said and SuggestedOperation.parse(str(remove)) == remove
-    spelled = render.text(said)
-    assert spelled == "Use remove_symbol: gateway remove-symbol 'f[0]' 'x y.py'; or `gateway rename-symbol`. Path: a\u27e6gateway b.py"
-    assert render.text(spelled) == spelled
-    assert render.answer({"commands": [str(remove)], "n": 1, "nested": [{"message": said}]}) == (
-        {"commands": ["gateway remove-symbol 'f[0]' 'x y.py'"], "n": 1, "nested": [{"message": spelled}]})
+    said = f"Use remove_symbol: {remove}. Path: a\u27e6gateway b.py"
+    # The Python API's message names the operation as its call; the value travels beside it.
+    assert said == "Use remove_symbol: remove_symbol(name_path='f[0]', path='x y.py'). Path: a\u27e6gateway b.py"
+    assert SuggestedOperation.from_json(remove.to_json()) == remove and SuggestedOperation.from_json({"operation": 1}) is None
+    refused = {"message": said, "commands": [str(remove)], "suggested": [remove.to_json()], "body": str(remove)}
+    cli = render.answer(refused, render.CLI)
+    assert cli["message"] == "Use remove_symbol: gateway remove-symbol 'f[0]' 'x y.py'. Path: a\u27e6gateway b.py"
+    assert cli["commands"] == ["gateway remove-symbol 'f[0]' 'x y.py'"] and cli["suggested"] == [
+        {"operation": "remove_symbol", "params": {"name_path": "f[0]", "path": "x y.py"}, "command": "gateway remove-symbol 'f[0]' 'x y.py'"}]
+    mcp = render.answer(refused, render.MCP)
+    assert mcp["message"] == 'Use remove_symbol: remove_symbol {"name_path": "f[0]", "path": "x y.py"}. Path: a\u27e6gateway b.py'
+    assert mcp["suggested"][0]["tool"] == "remove_symbol" and mcp["suggested"][0]["arguments"] == {"name_path": "f[0]", "path": "x y.py"}
+    assert render.answer(refused, render.RPC)["suggested"][0]["method"] == "gateway/removeSymbol"
     # A file's own text that looks like a suggestion (a body, a diff) is the file's: never spelled.
-    assert render.answer({"body": str(remove), "diff": [str(remove)], "error": {"message": str(remove)}}) == (
-        {"body": str(remove), "diff": [str(remove)], "error": {"message": "gateway remove-symbol 'f[0]' 'x y.py'"}})
-    unknown = str(SuggestedOperation("no_such_operation"))
-    assert render.text(unknown) == unknown and SuggestedOperation.parse("\u27e6gateway [1]\u27e7") is None
+    assert cli["body"] == str(remove) and render.answer(refused, None) == refused
+    assert render.hook_text(said, (remove,)) == cli["message"]
 
 
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -201,15 +201,15 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
             raise
         from gateway.surfaces import render
 
-        refused = render.refusal(error)
-        hint = "" if args.route or not _routes(args) else (
-            "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
+        refused = render.refusal(error, render.CLI)
+        if not args.route and _routes(args):
+            refused["error"]["hint"] = "Or rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them."
+        hint = f"\n{refused['error']['hint']}" if refused["error"].get("hint") else ""
         return refused, refused["message"] + hint, EXIT_BLOCKED
     from gateway.surfaces import render
-    from gateway.surfaces.cli_text import RENDER
 
-    result = render.answer(result)
-    text, code = RENDER[operation.name](result, params)
+    result = render.answer(result, render.CLI)
+    text, code = operation.show(result, params)
     return result, text, code
 
 
@@ -282,7 +282,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
         _close(args)
         print(f"gateway: {render.message(error)}", file=sys.stderr)
-        _emit(args, render.refusal(error), "")
+        _emit(args, render.refusal(error, render.CLI), "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)

@@ -31,25 +31,19 @@ from typing import Any, Literal
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from gateway import progress
 from gateway.api import Gateway
 from gateway.config import mcp_config
-from gateway.errors import GatewayError
+from gateway.errors import Denied, GatewayError
 from gateway.surfaces import render
 from gateway.surfaces.daemon_client import invoke
 from gateway.surfaces.hooks.host_denies import refusal as host_refusal
 from gateway.surfaces.hooks.trust import session_notices
 from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
-from gateway.typed.kinds import catalogue
-
-# The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
-KindName = Literal[tuple(catalogue().kinds)]  # type: ignore[valid-type]
-Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
-ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
-
 Run = Callable[[str, dict[str, Any], "Context | None"], dict[str, Any]]
+Answer = str | CallToolResult  # a result as JSON text; a refusal other than the gate's is a tool error holding its JSON
 
 INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
@@ -81,12 +75,15 @@ READ_ONLY_TYPED_INSTRUCTIONS = (
 )
 
 
-def _tool(operation: Operation, run: Run) -> Callable[..., str]:
+def _tool(operation: Operation, run: Run) -> Callable[..., Answer]:
     """The MCP tool of a table operation: its signature (hence its schema) from the table's
     parameters, under the names agents use (`file_path`)."""
 
-    def tool(ctx: Context | None = None, **given: Any) -> str:
-        return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}, ctx))
+    def tool(ctx: Context | None = None, **given: Any) -> Answer:
+        try:
+            return _text(run(operation.name, {_NAMES[operation.name].get(name, name): value for name, value in given.items()}, ctx))
+        except GatewayError as error:
+            return _refused(error)
 
     # `ctx` (the SDK's request context, found by its annotation) is left out of the schema.
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context | None, default=None)
@@ -96,7 +93,8 @@ def _tool(operation: Operation, run: Run) -> Callable[..., str]:
 
 
 def _parameter(param: Param) -> inspect.Parameter:
-    kind: Any = Literal[param.choices] if param.choices else param.kind
+    choices = param.enum() if param.enum else param.choices
+    kind: Any = Literal[choices] if choices else list[str] if param.kind is list else param.kind
     if param.required:
         return inspect.Parameter(param.agent_name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
     default = param.default
@@ -112,6 +110,11 @@ def _text(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
+def _refused(error: GatewayError) -> CallToolResult:
+    """A tool error whose text is the refusal object (ok, error {kind, message, ...})."""
+    return CallToolResult(content=[TextContent(type="text", text=render.mcp_error(error))], is_error=True)
+
+
 def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] | None:
     """The files a write names (as named, and where a link leads), or None when it may write
     others (a rename, a contract)."""
@@ -123,13 +126,15 @@ def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] |
 
 
 def _refuse_denied(root: Path, host: str | None, writes: bool, operation: str, params: dict[str, Any]) -> None:
+    if operation == "declare" and params.get("file_path") is not None:
+        operation = "edit"  # a declaration that also makes its edit
     if operation not in WRITING:
         return
     if not writes:
-        raise ToolError(f"denied: {NO_WRITES}")
+        raise Denied(NO_WRITES)
     reason = host_refusal(host, root, _written(root, operation, params)) if host else None
     if reason is not None:
-        raise ToolError(f"denied: {reason}")
+        raise Denied(reason)
 
 
 def build_server(gateway: Gateway, host: str | None = None, writes: bool = True) -> MCPServer:
@@ -150,18 +155,16 @@ def build_server(gateway: Gateway, host: str | None = None, writes: bool = True)
                 return call(gateway, operation, params)
 
         try:
-            return render.answer(invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink)))
+            return render.answer(invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink)), render.MCP)
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
-                return render.refusal(error)
-            raise ToolError(render.mcp_error(error)) from None
+                return render.refusal(error, render.MCP)
+            raise
 
+    groups = {"core", *(["contracts"] if listed.contracts else []), *(["typed"] if listed.typed_edits else [])}
     for operation in OPERATIONS.values():
-        if operation.tool and (operation.group != "contracts" or listed.contracts) and (writes or operation.name not in WRITING):
+        if operation.tool and operation.group in groups and (writes or operation.name not in WRITING):
             server.add_tool(_tool(operation, run), name=operation.tool, description=operation.description, structured_output=False)
-    if listed.typed_edits:  # one tool for the declaration and the edit it grants
-        declare = OPERATIONS["declare"]
-        server.add_tool(_declare_tool(run), name=declare.name, description=declare.description, structured_output=False)
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server
@@ -199,51 +202,6 @@ def _compact_schema(schema: Any) -> Any:
             kept = {k: v for k, v in schema.items() if k != "anyOf"}
             schema = {**other, "type": [other["type"], "null"], **kept}
     return {k: _compact_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
-
-
-def _declare_tool(run: Run) -> Callable[..., str]:
-    def declare(
-        kind: KindName,  # pyright: ignore[reportInvalidTypeForm]
-        provenance: Provenance | None = None,  # pyright: ignore[reportInvalidTypeForm]
-        rationale: str | None = None,
-        files: list[str] | None = None,
-        target: Literal["prod", "test"] | None = None,
-        test_files: list[str] | None = None,
-        execution_state: ExecutionState = "normal",  # pyright: ignore[reportInvalidTypeForm]
-        additional_files: list[str] | None = None,
-        file_path: str | None = None,
-        old_string: str | None = None,
-        new_string: str | None = None,
-        replace_all: bool = False,
-        ctx: Context | None = None,
-    ) -> str:
-        if provenance is None and rationale is None and not files and file_path is None:
-            return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
-        edit = (file_path, old_string, new_string)
-        if any(part is not None for part in edit) and not all(part is not None for part in edit):
-            raise ToolError("usage: give file_path, old_string and new_string together (or none, to declare only)")
-        if provenance is None or rationale is None:
-            raise ToolError("usage: a declaration needs provenance and rationale (call with kind alone to read what it needs)")
-        declared = run("declare", {
-            "kind": kind,
-            "files": list(dict.fromkeys([*(files or []), *([file_path] if file_path else [])])),
-            "provenance": provenance,
-            "rationale": rationale,
-            "target": target,
-            "test_files": test_files or [],
-            "execution_state": execution_state,
-            "additional_files": additional_files or [],
-        }, ctx)
-        if not declared["issued"] or file_path is None:
-            return _text(declared)
-        try:
-            applied = run("edit", {"file_path": file_path, "old_string": old_string, "new_string": new_string,
-                                   "replace_all": replace_all, "token": declared["token"]}, ctx)
-        except ToolError as error:
-            applied = {"applied": False, "error": str(error)}
-        return _text({**declared, "edit": applied})
-
-    return declare
 
 
 def serve_mcp(workspace: str, host: str | None = None, writes: bool = True) -> None:

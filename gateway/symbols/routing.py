@@ -34,8 +34,8 @@ class RouteRefused(GatewayError):
 
     kind = "route_refused"
 
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, message: str, suggested: tuple[SuggestedOperation, ...] = ()) -> None:
+        super().__init__(message, suggested=suggested)
         self.reason = reason
 
 
@@ -158,10 +158,12 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
     name, backend = namer.name(lifted.symbol)
     if lifted.renamed_to is not None:
         new_name = lifted.renamed_to.rpartition("/")[2]
+        rename = SuggestedOperation.of("rename_symbol", name_path=name, path=path, new_name=new_name)
         raise RouteRefused(
             "rename",
             f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing "
-            f"was written. Rename it with rename_symbol instead: {SuggestedOperation.of('rename_symbol', name_path=name, path=path, new_name=new_name)}",
+            f"was written. Rename it with rename_symbol instead: {rename}",
+            (rename,),
         )
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gateway.gate.checker import Gate
     from gateway.gate.effect import Effect
     from gateway.gate.verdict import Classification
+    from gateway.results import SuggestedOperation
     from gateway.typed.service import TypedEdits
     from gateway.typed.watch import Outcome
 
@@ -82,6 +83,7 @@ class Answer:
     content: str | None = None
     text: str | None = None
     operations: list[dict[str, object]] = field(default_factory=list)
+    suggested: tuple[SuggestedOperation, ...] = ()  # the operations `reason` names, spelled by the surface
 
 
 PASS = Answer("pass")
@@ -339,15 +341,15 @@ def structural(call: HookCall, judged: Judged) -> Answer:
     from gateway.surfaces.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
 
-    message = judged.classification.message
+    message, suggested = judged.classification.message, judged.classification.suggested
     if not judged.classification.routable:
-        return Answer("deny", message)
+        return Answer("deny", message, suggested=suggested)
     if judged.gate.config.on_structural == "deny":
-        return Answer("deny", message + SYMBOL_HINT)
+        return Answer("deny", message + SYMBOL_HINT, suggested=suggested)
     try:
         route = planned(call, judged)
     except RouteRefused as refused:
-        return Answer("deny", f"{message} Not routed: {str(refused).rstrip('.')}.")
+        return Answer("deny", f"{message} Not routed: {str(refused).rstrip('.')}.", suggested=suggested + refused.suggested)
     remember(judged.path, route.result, route.summary())
     operations = [o.to_json() for o in route.operations]
     if call.kind == "write":

@@ -20,6 +20,7 @@ from gateway.surfaces.hooks.workspaces import Roots, typed_at
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
+    from gateway.results import SuggestedOperation
     from gateway.symbols.routing import Route
 
 
@@ -69,18 +70,20 @@ def judge_patch(call: HookCall, grants: bool = True) -> Answer:
     except GatewayError as error:
         return Answer("deny", f"Refused: {error}.")
     refusals: list[str] = []
+    suggested: list[SuggestedOperation] = []
     routed: list[_Routed] = []
     for effect in net.paths:
         try:
             outcome = _judge_path(call, roots, patch, net, effect)
         except GatewayError as error:
             return Answer("deny", f"Refused: {error}.")
-        if isinstance(outcome, str):
-            refusals.append(outcome)
+        if isinstance(outcome, tuple):
+            refusals.append(outcome[0])
+            suggested += outcome[1]
         elif outcome is not None:
             routed.append(outcome)
     if refusals:
-        return Answer("deny", " ".join(refusals))
+        return Answer("deny", " ".join(refusals), suggested=tuple(dict.fromkeys(suggested)))
     answer = _rewritten(call, roots, net, routed) if routed else PASS
     if not grants or answer.action == "deny":
         return answer
@@ -99,9 +102,10 @@ def _with_grants(call: HookCall, roots: Roots, paths: list[Path], answer: Answer
     return answer
 
 
-def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
+def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects,
+                effect: PathEffect) -> tuple[str, tuple[SuggestedOperation, ...]] | _Routed | None:
     """None when the path's net change is allowed (or not judged), its route when it is routed,
-    else the refusal."""
+    else the refusal (and the operations it names)."""
     from gateway.patch import PatchError, update_section
     from gateway.surfaces.hooks.planning import route as planned
     from gateway.symbols.routing import RouteRefused
@@ -114,20 +118,20 @@ def _judge_path(call: HookCall, roots: Roots, patch: Patch, net: NetEffects, eff
     judged_effect, classification = gate.check_write(str(effect.path), effect.before, effect.after or "", "patch")
     if not classification.blocked:
         return None
-    message = classification.message
+    message, suggested = classification.message, classification.suggested
     if not classification.routable:
-        return message
+        return message, suggested
     if gate.config.on_structural == "deny":
-        return message + SYMBOL_HINT
+        return message + SYMBOL_HINT, suggested
     unroutable = _unroutable(call, net, effect)
     if unroutable is not None:
-        return f"{message} Not routed: {unroutable}."
+        return f"{message} Not routed: {unroutable}.", suggested
     assert effect.before is not None and effect.after is not None
     try:
         route = planned(call, Judged(classification, judged_effect, effect.path, gate))
         section = update_section(patch.changes[effect.changes[0]].path, effect.before, route.result)
     except (RouteRefused, PatchError) as refused:
-        return f"{message} Not routed: {str(refused).rstrip('.')}."
+        return f"{message} Not routed: {str(refused).rstrip('.')}.", suggested + getattr(refused, "suggested", ())
     return _Routed(effect, route, section)
 
 
