@@ -138,7 +138,7 @@ class Engine:
             view = self.symbol_service.file_symbols(source, also=effect.after)
             planned = plan_route(view, effect)
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
-            raise Blocked(not_routed(classification, str(refused), refused.suggested)) from None
+            raise Blocked(not_routed(classification, str(refused), refused.suggested if isinstance(refused, RouteRefused) else ())) from None
         self.typed.note_operations([o.to_json() for o in planned.operations])
         return planned, view.backend
 

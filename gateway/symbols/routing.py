@@ -33,6 +33,7 @@ class RouteRefused(GatewayError):
     """The structural write cannot be performed as symbol operations; `reason` says why."""
 
     kind = "route_refused"
+    suggested: tuple[SuggestedOperation, ...]
 
     def __init__(self, reason: str, message: str, suggested: tuple[SuggestedOperation, ...] = ()) -> None:
         super().__init__(message, suggested=suggested)
