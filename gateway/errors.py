@@ -215,17 +215,31 @@ class NotServed(GatewayError):
 
 
 class RemoteError(GatewayError):
-    """An error the workspace's daemon reported: its kind, message and fields as it sent them,
-    with the exit code that kind has here."""
+    """An error the workspace's daemon reported: the refusal as it sent it (`ok` false, `error`
+    {kind, message, ...}), with the exit code that kind has here."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__(str(data.get("message") or "the daemon failed").splitlines()[0])
+        error = data.get("error") if isinstance(data.get("error"), dict) else data
+        super().__init__(str(error.get("message") or "the daemon failed").splitlines()[0])
         self.data = data
-        self.kind = str(data.get("kind") or "error")
-        self.exit_code = next((c.exit_code for c in GatewayError.__subclasses__() if c.kind == self.kind), EXIT_ERROR)
+        self.kind = str(error.get("kind") or "error")
+        self.exit_code = next((c.exit_code for c in _kinds() if c.kind == self.kind), EXIT_ERROR)
 
     def to_json(self) -> dict[str, Any]:
+        """The refusal as the daemon sent it (`gateway.results.refusal` passes it on as it is)."""
+        if self.data.get("ok") is False:
+            return self.data
         return {**self.data, "message": str(self)}
+
+
+def _kinds() -> list[type[GatewayError]]:
+    """Every error class (subclasses of subclasses too)."""
+    found, waiting = [], list(GatewayError.__subclasses__())
+    while waiting:
+        cls = waiting.pop()
+        found.append(cls)
+        waiting += cls.__subclasses__()
+    return found
 
 
 def exit_code_for(error: BaseException) -> int:

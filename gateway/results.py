@@ -1,6 +1,8 @@
 """What an operation answers, in one envelope on every surface: `ok`, `applied`, `decision`,
-and for a refusal `error` ({kind, message}) beside the gate's classification. Objects here;
-dicts only in `to_json` and `refusal`."""
+and for a refusal `error` ({kind, message, hint?, suggested: [operation]}) beside what the
+operation reports (the gate's classification, a declaration's audit entry, a contract's plan).
+One result type per operation family; objects here, dicts only in `to_json`, `failure` and
+`refusal`."""
 
 from __future__ import annotations
 

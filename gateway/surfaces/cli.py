@@ -1,5 +1,5 @@
 """The `gateway` command: its operation commands are generated from the table in gateway.surfaces.operations
-(shown as gateway.surfaces.cli_text says); the process commands (serve, mcp, hook, daemon) are gateway.surfaces.cli_process's."""
+(shown as each entry's `show` says); the process commands (serve, mcp, hook, daemon) are gateway.surfaces.cli_process's."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def _edit_params(args: argparse.Namespace, operation: Operation) -> dict[str, An
 
 def _run_operation(args: argparse.Namespace) -> Outcome:
     """A table operation: its parameters from the command line, its answer (from the daemon for
-    `warm` operations), spelled (render) and shown as cli_text says."""
+    `warm` operations), spelled (render) and shown as its entry's `show` says."""
     operation = args.operations[getattr(args, "word", None)]
     params = _edit_params(args, operation) if operation.name == "edit" else _params_of(args, operation)
     try:
