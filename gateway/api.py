@@ -16,6 +16,7 @@ from gateway.typed.kinds import catalogue
 if TYPE_CHECKING:
     from gateway.contracts.apply import ContractReport
     from gateway.contracts.context import NewContract, WorkspaceContext
+    from gateway.typed.chain import ChainCheck
     from gateway.typed.service import Declared
 
 __all__ = ["EditResult", "Gateway"]
@@ -44,12 +45,12 @@ class Gateway(Engine):
             raise UsageError(f"--since wants an ISO 8601 time such as 2026-11-21T09:30:00Z, not {since!r}") from None
         return Listing("entries", tuple(entries), tuple(read.warnings))
 
-    def audit_verify(self) -> Checked:
+    def audit_verify(self) -> ChainCheck:
         """The audit log's hash chain checked against its signed head; Tampered says where it was cut."""
         result = self.typed.log.verify()
-        if not result["ok"]:
-            raise Tampered(result["message"])
-        return Checked(result)
+        if not result.ok:
+            raise Tampered(result.message)
+        return result
 
     def audit_summary(self) -> Checked:
         read = self.typed.log.read()

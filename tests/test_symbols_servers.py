@@ -66,7 +66,7 @@ def check_case(workspace: LanguageWorkspace, case: OpCase, backend: str) -> None
     for name, old, new in case.changes:
         assert expected[name].count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = expected[name].replace(old, new)
-    result = getattr(workspace.gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
+    result = getattr(workspace.gateway, case.operation)(*case.args, **FORCE.get(case.operation, {})).to_json()
     assert result["ok"] and result["backend"] == backend, result["message"]
     assert result["operation"] == case.operation and result["name_path"] == case.args[0]
     for name in expected:

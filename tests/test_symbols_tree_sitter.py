@@ -26,7 +26,7 @@ def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
         assert text.count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = text.replace(old, new)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = getattr(gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
+        result = getattr(gateway, case.operation)(*case.args, **FORCE.get(case.operation, {})).to_json()
     assert result["backend"] == "tree-sitter"
     for name, text in expected.items():
         assert (tmp_path / name).read_text() == text

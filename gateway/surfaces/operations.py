@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gateway.contracts.apply import ContractReport
     from gateway.contracts.context import NewContract, WorkspaceContext
     from gateway.gate.verdict import Classification
+    from gateway.typed.chain import ChainCheck
     from gateway.results import Checked, EditResult, Jsonable, Listing, OperationResult, SymbolList, SymbolMatches
 
 # A description is in the agent's context on every request: each says only what is particular
@@ -348,7 +349,7 @@ def audit_summary(g: Gateway) -> Checked:
 
 
 @operation("the audit log's hash chain checked", command="audit", word="verify")
-def audit_verify(g: Gateway) -> Checked:
+def audit_verify(g: Gateway) -> ChainCheck:
     return g.audit_verify()
 
 
