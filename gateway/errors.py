@@ -219,7 +219,7 @@ class RemoteError(GatewayError):
     {kind, message, ...}), with the exit code that kind has here."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        error = data.get("error") if isinstance(data.get("error"), dict) else data
+        error: dict[str, Any] = data["error"] if isinstance(data.get("error"), dict) else data
         super().__init__(str(error.get("message") or "the daemon failed").splitlines()[0])
         self.data = data
         self.kind = str(error.get("kind") or "error")
