@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gateway.engine import Engine
-from gateway.results import Checked, EditResult, Listing
+from gateway.results import EditResult, Listing, Summary
 from gateway.errors import Tampered, UsageError
 from gateway.typed.audit import select, summarize
 from gateway.typed.declaration import Declaration
@@ -52,9 +52,9 @@ class Gateway(Engine):
             raise Tampered(result.message)
         return result
 
-    def audit_summary(self) -> Checked:
+    def audit_summary(self) -> Summary:
         read = self.typed.log.read()
-        return Checked(summarize(read.entries), tuple(read.warnings))
+        return Summary(summarize(read.entries), tuple(read.warnings))
 
     def contract_check(self, path: str) -> ContractReport:
         from gateway.contracts.apply import ContractReport, pending_recovery, read_contract

@@ -195,9 +195,9 @@ class Listing:
 
 
 @dataclass(frozen=True)
-class Checked:
-    """A report whose fields its producer names (the audit log's chain checked, its summary, the
-    workspace's context, a new contract), answered in the envelope (`ok`)."""
+class Summary:
+    """A summary whose fields its producer names (the audit log summed up: `gateway.typed.audit.summarize`),
+    answered in the envelope (`ok`), with the log's warnings."""
 
     report: dict[str, Any]
     log_warnings: tuple[str, ...] | None = None

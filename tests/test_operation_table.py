@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.results import Checked, SuggestedOperation
+from gateway.results import SuggestedOperation, Summary
 from gateway.surfaces import render
 from gateway.surfaces.cli import build_parser
 from gateway.surfaces.mcp import build_server
@@ -107,9 +107,9 @@ def test_an_operation_is_one_typed_function_on_every_surface(tmp_path: Path, mon
     """Adding an operation: a function and its entry. The CLI command, the MCP tool (its schema
     from the signature), the JSON-RPC method and the CLI's text come from that entry alone."""
 
-    def count_lines(g: Gateway, path: str, blank: bool = False) -> Checked:
+    def count_lines(g: Gateway, path: str, blank: bool = False) -> Summary:
         text = g.workspace.read(path).text
-        return Checked({"lines": sum(1 for line in text.splitlines() if blank or line.strip())})
+        return Summary({"lines": sum(1 for line in text.splitlines() if blank or line.strip())})
 
     entry = Operation(count_lines, "count a file's lines", "Count a file's lines. USE to size a file. Read-only.", command="count-lines",
                       tool="count_lines", args={"blank": Arg("count blank lines too", "switch")},

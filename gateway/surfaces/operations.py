@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from gateway.contracts.context import NewContract, WorkspaceContext
     from gateway.gate.verdict import Classification
     from gateway.typed.chain import ChainCheck
-    from gateway.results import Checked, EditResult, Jsonable, Listing, OperationResult, SymbolList, SymbolMatches
+    from gateway.results import EditResult, Jsonable, Listing, OperationResult, Summary, SymbolList, SymbolMatches
 
 # A description is in the agent's context on every request: each says only what is particular
 # to its tool (when to use it, when not, the test that must come with it, when to stop and ask).
@@ -252,7 +252,7 @@ def audit_log(g: Gateway, since: str | None = None, kind: str | None = None) -> 
 
 
 @operation("the audit log summed up", command="audit", word="summary", show=cli_text.audit_summary)
-def audit_summary(g: Gateway) -> Checked:
+def audit_summary(g: Gateway) -> Summary:
     return g.audit_summary()
 
 
