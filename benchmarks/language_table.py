@@ -114,7 +114,7 @@ def _measure_file(lang: str, name: str, text: str, origin: str, runs: int) -> di
     row: dict[str, Any] = {"language": lang, "file": origin, "lines": text.count("\n")}
     try:
         with Gateway(root) as gateway:
-            row["server"] = next(s for s in gateway.servers()["languages"] if s["language"] == lang)
+            row["server"] = next(s for s in gateway.servers().to_json()["languages"] if s["language"] == lang)
             view = gateway.symbol_service.symbols(name)
             row["backend"] = view.backend.name
             picked = _replaceable(gateway, root, name)

@@ -128,7 +128,7 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
     operations = OperationTally()
     with Gateway(root) as gateway:
         oracle = _oracle(gateway, lang)
-        backend = gateway.symbols(files[0].name)["backend"]
+        backend = gateway.symbols(files[0].name).to_json()["backend"]
         row["oracle"] = oracle.name if oracle else None
         for source in tqdm(files, desc=f"{lang:<10}", unit="file", leave=True, file=sys.stderr):
             path = root / source.name

@@ -92,7 +92,7 @@ def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally:
 
 def _find(gateway: Gateway, name: str, address: str, symbol: Symbol, tally: OperationTally) -> None:
     try:
-        matches = gateway.find_symbol(address, name)["matches"]
+        matches = gateway.find_symbol(address, name).to_json()["matches"]
     except GatewayError as error:
         tally.add("find", False, f"{name}: {address}: {error.kind}: {error}")
         return
@@ -128,7 +128,7 @@ def _rename(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbo
         return
     fresh = symbol.name + SUFFIX
     try:
-        answer = gateway.rename_symbol(address, name, fresh)
+        answer = gateway.rename_symbol(address, name, fresh).to_json()
         if not answer.get("files", [name]):
             tally.add("rename", False, f"{name}: {address}: answered ok but renamed in no file: {answer.get('message')}")
             return

@@ -89,7 +89,7 @@ def _backend(gateway: Gateway, exercise: Exercise) -> str:
     """The backend the gateway picks for the exercise's first source file, with its server's version."""
     path = next((f"{exercise.name}/{p.path}" for p in exercise.files if p.stub is not None and not p.path.endswith(".toml")), None)
     try:
-        backend = str(gateway.symbols(path)["backend"]) if path else "–"
+        backend = str(gateway.symbols(path).to_json()["backend"]) if path else "–"
     except GatewayError as error:
         return f"none ({error.kind})"
     lang = gateway.registry.get(exercise.language)

@@ -39,7 +39,7 @@ def run_language(lang: str) -> dict[str, object] | None:
     checked = exact = refused = 0
     misses: list[str] = []
     with Gateway(root) as gateway:
-        backend = gateway.symbols(files[0].name)["backend"]
+        backend = gateway.symbols(files[0].name).to_json()["backend"]
         for source in files:
             count = definition_count(gateway, source.name)
             for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:

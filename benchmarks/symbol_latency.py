@@ -61,7 +61,7 @@ def measure(lang: str) -> dict[str, object]:
     shutil.copytree(FIXTURES / lang, root, dirs_exist_ok=True)
     with Gateway(root) as gateway:
         started = time.perf_counter()
-        listing = gateway.symbols(path)
+        listing = gateway.symbols(path).to_json()
         cold = (time.perf_counter() - started) * 1000
         view = gateway.symbol_service.symbols(path)
         assert isinstance(view.backend, LspBackend), f"{lang}: no server"

@@ -57,7 +57,7 @@ def in_process(workspace: Path) -> dict[str, float]:
     with Gateway(workspace, use_servers=False) as gw:
         for number in range(IN_PROCESS_RUNS):
             started = time.perf_counter()
-            token = gw.declare(Declaration.from_params(params))["token"]
+            token = gw.declare(Declaration.from_params(params)).to_json()["token"]
             declare.append((time.perf_counter() - started) * 1000)
             old, new = ("width * height", "height * width") if number % 2 == 0 else ("height * width", "width * height")
             started = time.perf_counter()
@@ -79,7 +79,7 @@ def contract_ms(workspace: Path) -> float:
             path.write_text(f'[contract]\nid = "bench"\nsummary = "s"\n\n[[files]]\npath = "{SHAPES}"\n\n[[steps]]\nid = "a"\n'
                             f'file = "{SHAPES}"\naction = "replace"\nanchor = "{old}"\ntext = "{new}"\n\n[[validate]]\nrun = "true"\n')
             started = time.perf_counter()
-            assert gw.contract_apply(str(path))["validated"]
+            assert gw.contract_apply(str(path)).to_json()["validated"]
             samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gateway.config import GateConfig, gate_config
 from gateway.diffs import unified_diff
@@ -15,7 +15,7 @@ from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
 from gateway.langs import Language, LanguageRegistry, default_registry
-from gateway.results import EditResult
+from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches
 from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
@@ -164,7 +164,7 @@ class Engine:
             view = self._symbols_before(source, effect)
             planned = plan_route(view, effect)
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
-            raise Blocked(not_routed(classification, str(refused))) from None
+            raise Blocked(not_routed(classification, str(refused), refused.suggested if isinstance(refused, RouteRefused) else ())) from None
         self.typed.note_operations([o.to_json() for o in planned.operations])
         return planned, view.backend
 
@@ -184,48 +184,37 @@ class Engine:
         backend = TreeSitterBackend()
         return FileSymbols(source, lang, backend, symbols_of(lang, source.path, source.text, backend))
 
-    def symbols(self, path: str, depth: int | None = None) -> dict[str, Any]:
+    def symbols(self, path: str, depth: int | None = None) -> SymbolList:
         if depth is not None and depth < 1:
             raise UsageError(f"depth must be 1 or more (the levels of symbols to show; omit it for all), not {depth}")
         view = self.symbol_service.symbols(path)
-        shown = [s for s in view.symbols if depth is None or s.depth < depth]
-        return {
-            "ok": True,
-            "path": view.source.display,
-            "language": view.lang.name,
-            "backend": view.backend.name,
-            "symbols": [s.to_json() for s in shown],
-            **({"note": view.backend.note} if view.backend.note else {}),
-        }
+        shown = tuple(s for s in view.symbols if depth is None or s.depth < depth)
+        return SymbolList(view.source.display, view.lang.name, view.backend.name, shown, view.backend.note or None)
 
-    def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> dict[str, Any]:
-        matches = []
+    def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> SymbolMatches:
         found, nearest = self.symbol_service.find(name_path, path)
-        for view, symbol in found:
-            entry = {**symbol.to_json(), "path": view.source.display, "backend": view.backend.name}
-            if body:
-                entry["body"] = view.source.text[symbol.start : symbol.end]
-            matches.append(entry)
-        return {"ok": True, "name_path": name_path, "matches": matches, "nearest": nearest}
+        matches = tuple(SymbolMatch(symbol, view.source.display, view.backend.name, view.source.text[symbol.start : symbol.end] if body else None)
+                        for view, symbol in found)
+        return SymbolMatches(name_path, matches, tuple(nearest))
 
-    def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None) -> dict[str, Any]:
+    def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None) -> OperationResult:
         with self.typed.attempt("replace_symbol", token, [path]):
-            return self.symbol_service.replace_symbol(name_path, path, body).to_json()
+            return self.symbol_service.replace_symbol(name_path, path, body)
 
-    def insert_code(self, name_path: str, path: str, code: str, position: str, token: str | None = None) -> dict[str, Any]:
+    def insert_code(self, name_path: str, path: str, code: str, position: str, token: str | None = None) -> OperationResult:
         with self.typed.attempt("insert_code", token, [path]):
-            return self.symbol_service.insert_code(name_path, path, code, position).to_json()
+            return self.symbol_service.insert_code(name_path, path, code, position)
 
-    def remove_symbol(self, name_path: str, path: str, token: str | None = None, force: bool = False) -> dict[str, Any]:
+    def remove_symbol(self, name_path: str, path: str, token: str | None = None, force: bool = False) -> OperationResult:
         """Remove a definition; refused (StillReferenced) while other code refers to it, unless `force`."""
         from gateway.symbols.references import refuse_referenced
 
         guard = None if force else functools.partial(refuse_referenced, self.symbol_service)
         with self.typed.attempt("remove_symbol", token, [path]):
-            return self.symbol_service.remove_symbol(name_path, path, guard).to_json()
+            return self.symbol_service.remove_symbol(name_path, path, guard)
 
-    def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None) -> dict[str, Any]:
+    def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None) -> OperationResult:
         from gateway.symbols.rename import rename_symbol
 
         with self.typed.attempt("rename_symbol", token, [path]):
-            return rename_symbol(self.symbol_service, name_path, path, new_name).to_json()
+            return rename_symbol(self.symbol_service, name_path, path, new_name)

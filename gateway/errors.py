@@ -7,11 +7,19 @@ TYPE_CHECKING = False  # the hook's client imports this module; typing costs it 
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    class Suggestion(Protocol):
+        """An operation to run instead (`gateway.results.SuggestedOperation`)."""
+
+        def to_json(self) -> dict[str, Any]: ...
+
     class Verdict(Protocol):
         """What a refusal carries (the gate's `Classification`): a one-line message and a JSON form."""
 
         @property
         def message(self) -> str: ...
+
+        @property
+        def suggested(self) -> tuple[Suggestion, ...]: ...
 
         def to_json(self) -> dict[str, Any]: ...
 
@@ -28,9 +36,20 @@ class GatewayError(Exception):
 
     kind = "error"
     exit_code = EXIT_ERROR
+    hint: str | None = None  # what the caller can do about it, when the message does not say
+    suggested: tuple[Suggestion, ...] = ()  # operations to run instead, named in the message
+
+    def __init__(self, *args: object, hint: str | None = None, suggested: tuple[Suggestion, ...] = ()) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
+        if suggested:
+            self.suggested = suggested
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": str(self)}
+        """The refusal's `error` object: {kind, message, hint?, suggested}."""
+        hint = {"hint": self.hint} if self.hint else {}
+        return {"kind": self.kind, "message": str(self), **hint, "suggested": [s.to_json() for s in self.suggested]}
 
 
 class UsageError(GatewayError):
@@ -142,7 +161,7 @@ class Blocked(GatewayError):
     exit_code = EXIT_BLOCKED
 
     def __init__(self, classification: Verdict) -> None:
-        super().__init__(classification.message)
+        super().__init__(classification.message, suggested=classification.suggested)
         self.classification = classification
 
     def to_json(self) -> dict[str, Any]:
@@ -165,6 +184,14 @@ class GrantRefused(GatewayError):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "reason": self.reason, "path": self.path}
+
+
+class Denied(GatewayError):
+    """A write the host's user denies (the host's own edit tools are denied for the file), or
+    one this server was installed without."""
+
+    kind = "denied"
+    exit_code = EXIT_BLOCKED
 
 
 class Forged(GatewayError):
@@ -194,17 +221,31 @@ class NotServed(GatewayError):
 
 
 class RemoteError(GatewayError):
-    """An error the workspace's daemon reported: its kind, message and fields as it sent them,
-    with the exit code that kind has here."""
+    """An error the workspace's daemon reported: the refusal as it sent it (`ok` false, `error`
+    {kind, message, ...}), with the exit code that kind has here."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__(str(data.get("message") or "the daemon failed").splitlines()[0])
+        error: dict[str, Any] = data["error"] if isinstance(data.get("error"), dict) else data
+        super().__init__(str(error.get("message") or "the daemon failed").splitlines()[0])
         self.data = data
-        self.kind = str(data.get("kind") or "error")
-        self.exit_code = next((c.exit_code for c in GatewayError.__subclasses__() if c.kind == self.kind), EXIT_ERROR)
+        self.kind = str(error.get("kind") or "error")
+        self.exit_code = next((c.exit_code for c in _kinds() if c.kind == self.kind), EXIT_ERROR)
 
     def to_json(self) -> dict[str, Any]:
+        """The refusal as the daemon sent it (`gateway.results.refusal` passes it on as it is)."""
+        if self.data.get("ok") is False:
+            return self.data
         return {**self.data, "message": str(self)}
+
+
+def _kinds() -> list[type[GatewayError]]:
+    """Every error class (subclasses of subclasses too)."""
+    found, waiting = [], list(GatewayError.__subclasses__())
+    while waiting:
+        cls = waiting.pop()
+        found.append(cls)
+        waiting += cls.__subclasses__()
+    return found
 
 
 def exit_code_for(error: BaseException) -> int:

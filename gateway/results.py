@@ -1,14 +1,17 @@
 """What an operation answers, in one envelope on every surface: `ok`, `applied`, `decision`,
-and for a refusal `error` ({kind, message}) beside the gate's classification. Objects here;
-dicts only in `to_json` and `refusal`."""
+and for a refusal `error` ({kind, message, hint?, suggested: [operation]}) beside what the
+operation reports (the gate's classification, a declaration's audit entry, a contract's plan).
+One result type per operation family; objects here, dicts only in `to_json`, `failure` and
+`refusal`."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from gateway.errors import GatewayError, Verdict
 
 
@@ -20,17 +23,12 @@ class Performed(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-# A suggested operation inside a text: "⟦gateway " + JSON + "⟧" (the JSON is ASCII, so neither
-# bracket occurs inside it).
-SUGGESTION_START, SUGGESTION_END = "\u27e6gateway ", "\u27e7"
-
-
 @dataclass(frozen=True)
 class SuggestedOperation:
     """An operation of the table (`gateway.surfaces.operations`) to run instead of a refused
-    write, with its parameters' values. A text that suggests one (a refusal's message, a
-    verdict's `commands`) holds `str(suggestion)`, a placeholder that only the surfaces fill
-    in, each in its own terms (`gateway.surfaces.render`: the `gateway` command line)."""
+    write, with its parameters' values: a value, carried beside a message in `suggested`.
+    `str(suggestion)` is the Python API's call (`remove_symbol(name_path='f', path='m.py')`),
+    as a message says it; each surface spells it in its own terms (`gateway.surfaces.render`)."""
 
     operation: str
     values: tuple[tuple[str, str], ...] = ()
@@ -40,20 +38,27 @@ class SuggestedOperation:
         return cls(operation, tuple(values.items()))
 
     def __str__(self) -> str:
-        return f"{SUGGESTION_START}{json.dumps([self.operation, dict(self.values)], separators=(',', ':'))}{SUGGESTION_END}"
+        return f"{self.operation}({', '.join(f'{name}={value!r}' for name, value in self.values)})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operation": self.operation, "params": dict(self.values)}
 
     @classmethod
-    def parse(cls, placeholder: str) -> SuggestedOperation | None:
-        """The suggestion `str(suggestion)` spelled; None for any other text."""
-        if not (placeholder.startswith(SUGGESTION_START) and placeholder.endswith(SUGGESTION_END)):
+    def from_json(cls, data: object) -> SuggestedOperation | None:
+        """The suggestion `to_json` gave (a daemon's answer); None for anything else."""
+        if not isinstance(data, dict) or not isinstance(data.get("operation"), str) or not isinstance(data.get("params", {}), dict):
             return None
-        try:
-            operation, values = json.loads(placeholder[len(SUGGESTION_START):-len(SUGGESTION_END)])
-        except (ValueError, TypeError):
+        values = data.get("params", {})
+        if not all(isinstance(v, str) for v in values.values()):
             return None
-        if not isinstance(operation, str) or not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
-            return None
-        return cls(operation, tuple(values.items()))
+        return cls(data["operation"], tuple(values.items()))
+
+
+def spell(text: str, suggested: Iterable[SuggestedOperation], spelling: Callable[[SuggestedOperation], str]) -> str:
+    """`text` with each of its `suggested` operations, as `str` says them, said by `spelling`."""
+    for suggestion in suggested:
+        text = text.replace(str(suggestion), spelling(suggestion))
+    return text
 
 
 @dataclass(frozen=True)
@@ -113,12 +118,123 @@ class OperationResult:
         }
 
 
+def failure(kind: str, message: str, hint: str | None = None, suggested: Iterable[SuggestedOperation] = (), **fields: Any) -> dict[str, Any]:
+    """A refusal's `error` object where an operation answers its refusal as a result (a
+    declaration rejected, a contract refused): the same fields as `GatewayError.to_json`."""
+    return {"kind": kind, "message": message, **({"hint": hint} if hint else {}), "suggested": [s.to_json() for s in suggested], **fields}
+
+
 def refusal(error: GatewayError) -> dict[str, Any]:
-    """The one shape of a refusal wherever an answer is an object (the CLI's --json, MCP): the
-    gate's classification when it judged the write (decision "block", what to do instead),
-    `ok` and `applied` false, and `error` {kind, message}. Idempotent on a daemon's answer."""
+    """The one shape of a refusal on every surface: `ok` and `applied` false and `error`
+    {kind, message, hint?, suggested: [operation], and the error's own fields}; beside it the
+    gate's classification when the gate judged the write (decision "block"). Idempotent on a
+    daemon's answer."""
     data = error.to_json()
     if data.get("ok") is False:
         return data
     classification = data.pop("classification", None) or {}
     return {**classification, "ok": False, "applied": False, "error": data}
+
+
+class Jsonable(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class SymbolList:
+    """A file's symbols (`symbols`), from the backend that listed them."""
+
+    path: str
+    language: str
+    backend: str
+    symbols: tuple[Jsonable, ...]
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        note = {"note": self.note} if self.note else {}
+        return {"ok": True, "path": self.path, "language": self.language, "backend": self.backend,
+                "symbols": [s.to_json() for s in self.symbols], **note}
+
+
+@dataclass(frozen=True)
+class SymbolMatch:
+    symbol: Jsonable
+    path: str
+    backend: str
+    body: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.symbol.to_json(), "path": self.path, "backend": self.backend, **({"body": self.body} if self.body is not None else {})}
+
+
+@dataclass(frozen=True)
+class SymbolMatches:
+    """The symbols a name path matches (`find_symbol`), and the nearest names when none does."""
+
+    name_path: str
+    matches: tuple[SymbolMatch, ...]
+    nearest: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": True, "name_path": self.name_path, "matches": [m.to_json() for m in self.matches], "nearest": list(self.nearest)}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A read-only listing (the servers, the typed-edit kinds, the audit log's entries): its rows
+    under `name`, with the log's warnings where it read the audit log."""
+
+    name: str
+    rows: tuple[Any, ...]
+    log_warnings: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        rows = [row.to_json() if hasattr(row, "to_json") else row for row in self.rows]
+        warnings = {} if self.log_warnings is None else {"log_warnings": list(self.log_warnings)}
+        return {"ok": True, self.name: rows, **warnings}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A summary whose fields its producer names (the audit log summed up: `gateway.typed.audit.summarize`),
+    answered in the envelope (`ok`), with the log's warnings."""
+
+    report: dict[str, Any]
+    log_warnings: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        warnings = {} if self.log_warnings is None else {"log_warnings": list(self.log_warnings)}
+        return {"ok": True, **self.report, **warnings}
+
+
+@dataclass(frozen=True)
+class Obligations:
+    """A typed-edit kind's obligations, asked for by declaring the kind alone (nothing declared)."""
+
+    kind: Jsonable
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": True, "declared": False, **self.kind.to_json()}
+
+
+@dataclass(frozen=True)
+class Granted:
+    """A declaration and the edit its grant was used for at once (MCP's declare with file_path):
+    the edit's result, or its refusal in the one shape."""
+
+    declared: Jsonable
+    edit_result: Jsonable | None = None
+    refused: GatewayError | None = None
+
+    @classmethod
+    def edit(cls, declared: Jsonable, edit: Callable[[], Jsonable]) -> Granted:
+        from gateway.errors import GatewayError
+
+        try:
+            return cls(declared, edit())
+        except GatewayError as error:
+            return cls(declared, refused=error)
+
+    def to_json(self) -> dict[str, Any]:
+        edit = self.edit_result.to_json() if self.edit_result is not None else refusal(self.refused) if self.refused else None
+        return {**self.declared.to_json(), "edit": edit}

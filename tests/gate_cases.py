@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def commands(verdict: Classification) -> tuple[str, ...]:
     """The operations a verdict suggests, as the surfaces spell them (`gateway` command lines)."""
-    return tuple(render.text(str(s)) for s in verdict.suggested)
+    return tuple(render.command(s) for s in verdict.suggested)
 
 
 @dataclass(frozen=True)

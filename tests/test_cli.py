@@ -34,6 +34,7 @@ def test_classify_allow(workspace: Path) -> None:
     result = json.loads(done.stdout)
     assert (result["decision"], result["suggested_tool"], result["language"], result["definitions"]) == (
         "allow", None, "python", [])
+    assert (result["ok"], result["applied"]) == (True, False)  # classify answers in the envelope
     assert result["message"].startswith("Allowed")
 
 
@@ -46,6 +47,10 @@ def test_classify_block(workspace: Path) -> None:
         {"kind": "method", "name": "fee", "name_path": "Account/fee", "line": 18, "change": "header"}
     ]
     assert "gateway replace-symbol Account/fee src/account.py" in result["message"]
+    assert (result["ok"], result["applied"]) == (True, False)
+    assert result["suggested"] == [{"operation": "replace_symbol", "params": {"name_path": "Account/fee", "path": "src/account.py",
+                                                                            "body": "NEW_DEFINITION_FILE"},
+                                    "command": "gateway replace-symbol Account/fee src/account.py --body-file NEW_DEFINITION_FILE"}]
 
 
 def test_classify_text_files_and_workspace_option(workspace: Path) -> None:
@@ -93,6 +98,9 @@ def test_edit_blocked_leaves_file(workspace: Path) -> None:
     assert done.returncode == 3
     result = json.loads(done.stdout)
     assert (result["applied"], result["decision"], result["suggested_tool"]) == (False, "block", "replace_symbol")
+    error = result["error"]  # the one refusal shape: ok, error {kind, message, hint?, suggested}
+    assert (result["ok"], error["kind"], error["message"]) == (False, "blocked", result["message"])
+    assert "rerun with --route" in error["hint"] and [s["command"] for s in error["suggested"]] == result["commands"]
     assert (workspace / "src" / "account.py").read_text() == PYTHON.source
     done = gateway("edit", "src/account.py", "--old", DECORATED_OLD, "--new", DECORATED_NEW, cwd=workspace)
     assert done.returncode == 3 and "rerun with --route" in done.stdout  # the way through, from the CLI
@@ -102,7 +110,8 @@ def test_edit_error_json(workspace: Path) -> None:
     done = gateway("edit", "src/account.py", "--old", "absent text", "--new", "x", "--json", cwd=workspace)
     assert done.returncode == 1
     result = json.loads(done.stdout)
-    assert result["applied"] is False and result["error"]["kind"] == "not_found"
+    assert result["applied"] is False and result["ok"] is False and result["error"]["kind"] == "not_found"
+    assert result["error"]["message"] and result["error"]["suggested"] == []
     assert (workspace / "src" / "account.py").read_text() == PYTHON.source
 
 

@@ -98,10 +98,10 @@ timeout = 120
 @pytest.mark.usefixtures("servers")
 def test_a_multi_file_contract_applies_and_validates(gateway: Gateway, workspace: Path) -> None:
     path = write_contract(workspace, FULL, (SHAPES, USE, "tests/test_surface.py"))
-    checked = gateway.contract_check(str(path))
+    checked = gateway.contract_check(str(path)).to_json()
     assert checked["ready"] and [s["status"] for s in checked["steps"]] == ["ready"] * 4
     assert (workspace / SHAPES).read_text().count("def area(") == 1  # check writes nothing
-    result = gateway.contract_apply(str(path))
+    result = gateway.contract_apply(str(path)).to_json()
     assert result["applied"] and result["validated"] and not result["rolled_back"]
     assert result["steps"][0]["files"] == [SHAPES, USE]
     assert [(s["id"], s["status"], s["lines_added"]) for s in result["steps"]] == [
@@ -115,7 +115,7 @@ def test_a_multi_file_contract_applies_and_validates(gateway: Gateway, workspace
     assert [(e["phase"], e["step"], e["contract"]) for e in log] == [
         ("consumed", step, "surface") for step in ("rename", "docstring", "perimeter", "new-test")
     ]
-    assert gateway.contract_check(str(path))["problems"][0]["code"] == "stale"  # its hashes are history now
+    assert gateway.contract_check(str(path)).to_json()["problems"][0]["code"] == "stale"  # its hashes are history now
 
 
 def test_an_anchor_made_by_an_earlier_step_is_found(gateway: Gateway, workspace: Path) -> None:
@@ -134,7 +134,7 @@ action = "replace"
 anchor = "# MARKER\\n"
 text = "# Areas of rectangles.\\n"
 '''
-    result = gateway.contract_apply(str(write_contract(workspace, body)))
+    result = gateway.contract_apply(str(write_contract(workspace, body))).to_json()
     assert result["applied"], result["problems"]
     assert "# Areas of rectangles.\ndef area(" in (workspace / SHAPES).read_text()
 
@@ -161,9 +161,11 @@ def test_refusals_leave_every_byte(gateway: Gateway, workspace: Path, case: str)
     # A first step that would succeed: refusal must not leave it half-applied.
     path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_BEFORE) .replace('id = "s2"', 'id = "ok"') + body)
     before = snapshot(workspace)
-    result = gateway.contract_apply(str(path))
+    result = gateway.contract_apply(str(path)).to_json()
     assert not result["ready"] and not result["applied"] and result["problems"][0]["code"] == code, result["problems"]
     assert result["fallback"] == "Regenerate the contract."
+    error = result["error"]  # the one refusal shape; the contract's fallback is its hint
+    assert (result["ok"], error["kind"], error["code"], error["hint"]) == (False, "contract_refused", code, "Regenerate the contract.")
     assert snapshot(workspace) == before
     if code == "structural":
         assert "replace_symbol" in result["problems"][0]["message"]
@@ -173,7 +175,7 @@ def test_a_stale_hash_refuses(gateway: Gateway, workspace: Path) -> None:
     path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER))
     (workspace / USE).write_text((workspace / USE).read_text() + "# changed after the contract\n")
     before = snapshot(workspace)
-    result = gateway.contract_apply(str(path))
+    result = gateway.contract_apply(str(path)).to_json()
     assert [(p["code"], p["line"]) for p in result["problems"]] == [("stale", 12)]
     assert snapshot(workspace) == before
 
@@ -187,9 +189,9 @@ def test_a_git_tracked_file_changed_since_the_base_refuses(gateway: Gateway, wor
     base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=workspace, capture_output=True, text=True).stdout.strip()
     path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER), hashes=False)
     path.write_text(path.read_text().replace('fallback = "Regenerate the contract."', f'fallback = "Regenerate the contract."\nbase = "{base}"'))
-    assert gateway.contract_check(str(path))["ready"]
+    assert gateway.contract_check(str(path)).to_json()["ready"]
     (workspace / USE).write_text("# edited by someone\n")
-    problems = gateway.contract_check(str(path))["problems"]
+    problems = gateway.contract_check(str(path)).to_json()["problems"]
     assert [(p["code"], p["message"].split(":")[0]) for p in problems] == [("stale", USE)]
 
 
@@ -197,14 +199,14 @@ def test_schema_errors_name_their_line(gateway: Gateway, workspace: Path) -> Non
     path = write_contract(workspace, '\n[[steps]]\nid = "a"\nfile = "pkg/shapes.py"\naction = "replace"\ntext = "x"\n\n'
                                      '[[steps]]\nid = "b"\nfile = "pkg/shapes.py"\naction = "replace_all"\n\n'
                                      '[[validate]]\nrun = "true"\ntimout = 5\n')
-    problems = gateway.contract_check(str(path))["problems"]
+    problems = gateway.contract_check(str(path)).to_json()["problems"]
     lines = path.read_text().splitlines()
     assert [(p["code"], lines[p["line"] - 1]) for p in problems] == [
         ("schema", "[[steps]]"), ("schema", 'action = "replace_all"'), ("schema", "timout = 5")
     ]
     assert "exactly one of `anchor` or `anchor_regex`" in problems[0]["message"]
     path.write_text("[contract\nid = 1\n")
-    assert [(p["code"], p["line"]) for p in gateway.contract_check(str(path))["problems"]] == [("schema", 1)]
+    assert [(p["code"], p["line"]) for p in gateway.contract_check(str(path)).to_json()["problems"]] == [("schema", 1)]
 
 
 def _failing(workspace: Path, run_cmd: str, timeout: float = 60) -> Path:
@@ -217,8 +219,9 @@ def _failing(workspace: Path, run_cmd: str, timeout: float = 60) -> Path:
 def test_a_failed_validation_restores_every_file(gateway: Gateway, workspace: Path) -> None:
     path = _failing(workspace, "echo boom; exit 4")
     before = snapshot(workspace)
-    result = gateway.contract_apply(str(path))
+    result = gateway.contract_apply(str(path)).to_json()
     assert result["rolled_back"] and not result["applied"]
+    assert (result["ok"], result["error"]["kind"]) == (False, "validation_failed") and "every file restored" in result["error"]["message"]
     assert [(v["passed"], v.get("exit_code")) for v in result["validations"]] == [(True, 0), (False, 4), (None, None)]
     assert result["validations"][1]["output_tail"] == "boom\n"
     assert snapshot(workspace) == before
@@ -230,7 +233,7 @@ def test_a_failed_validation_restores_every_file(gateway: Gateway, workspace: Pa
 def test_a_validation_timeout_kills_it_and_restores(gateway: Gateway, workspace: Path) -> None:
     path = _failing(workspace, "sleep 30 & sleep 30", timeout=1)
     before = snapshot(workspace)
-    result = gateway.contract_apply(str(path))
+    result = gateway.contract_apply(str(path)).to_json()
     timed = result["validations"][1]
     assert timed["timed_out"] and timed["exit_code"] is None and timed["duration_s"] < 10
     assert result["rolled_back"] and snapshot(workspace) == before
@@ -238,7 +241,7 @@ def test_a_validation_timeout_kills_it_and_restores(gateway: Gateway, workspace:
 
 @pytest.mark.usefixtures("processes")
 def test_keep_on_failure_keeps_the_result(gateway: Gateway, workspace: Path) -> None:
-    result = gateway.contract_apply(str(_failing(workspace, "exit 1")), keep_on_failure=True)
+    result = gateway.contract_apply(str(_failing(workspace, "exit 1")), keep_on_failure=True).to_json()
     assert not result["applied"] and result["kept_on_failure"] and not result["rolled_back"]
     assert DOC_AFTER in (workspace / SHAPES).read_text()
 
@@ -356,7 +359,7 @@ def test_a_process_killed_mid_apply_is_undone_by_the_next_run(workspace: Path) -
     assert snapshot(workspace) != before  # half-applied: one file written, the process gone
     half = snapshot(workspace)
     with Gateway(workspace) as gw:
-        checked = gw.contract_check(str(path))
+        checked = gw.contract_check(str(path)).to_json()
         assert [run["files"] for run in checked["interrupted"]] == [[SHAPES, USE, "tests/test_surface.py"]]
         assert snapshot(workspace) == half  # a check writes nothing
         assert recover(gw) == [SHAPES]  # what the next apply does first

@@ -39,7 +39,8 @@ def test_gate_decision(lang: str, case: Case) -> None:
         assert commands(result), "a refusal names the command to run instead"
         assert all(command.split()[1].replace("_", "-") in command for command in commands(result))
         assert result.suggested_tool and result.suggested_tool in result.message
+        assert "\u27e6" not in result.message and all(str(s) in result.message for s in result.suggested)  # values, not markers
         for command in commands(result):
-            assert command in render.text(result.message)
+            assert command in render.hook_text(result.message, result.suggested)
     else:
         assert result.definitions == () and result.suggested == ()

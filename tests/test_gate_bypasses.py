@@ -198,7 +198,7 @@ def test_a_cpp_header_is_judged_as_cpp() -> None:
 def test_the_symbol_service_reads_a_cpp_header_as_cpp(tmp_path: Path) -> None:
     (tmp_path / "geo.h").write_text(CPP_HEADER)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = gateway.symbols("geo.h")
+        result = gateway.symbols("geo.h").to_json()
     assert result["language"] == "cpp" and "geo/Circle/area" in [s["name_path"] for s in result["symbols"]]
 
 

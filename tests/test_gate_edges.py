@@ -124,7 +124,7 @@ def test_refusal_names_definition_line_and_command() -> None:
     assert result.message.startswith(
         "Blocked: this multi-line edit to account.py changes the header of method `Account/refresh` (line 21)"
     )
-    assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in render.text(result.message)
+    assert "gateway replace-symbol Account/refresh account.py --body-file NEW_DEFINITION_FILE" in render.hook_text(result.message, result.suggested)
     assert "\n" not in result.message
     assert [c.to_json() for c in result.changed_lines] == [{"before": {"start": 21, "lines": 2}, "after": {"start": 21, "lines": 2}}]
 

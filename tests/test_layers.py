@@ -106,7 +106,7 @@ PAST_THE_FACE = {
     ("gateway.surfaces.cli_enforce", "gateway.workspace"),
     ("gateway.surfaces.cli_enforce", "gateway.lsp.discovery"),
     # The typed-edit kinds and declarations the `declare` operation takes.
-    ("gateway.surfaces.mcp", "gateway.typed.kinds"),
+    ("gateway.surfaces.operations", "gateway.typed.kinds"),
     ("gateway.surfaces.operations", "gateway.typed.declaration"),
 }
 

@@ -122,8 +122,9 @@ def test_on_structural_deny_is_honoured_exactly_as_the_hook_does(tmp_path: Path)
     for result in results:
         refused = _payload(result)
         assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
-        command = "gateway replace-symbol area pkg/shapes.py --body-file NEW_DEFINITION_FILE"  # spelled by the surface
-        assert refused["commands"] == [command] and command in refused["message"]
+        call = 'replace_symbol {"name_path": "area", "path": "pkg/shapes.py", "body": "NEW_DEFINITION_FILE"}'  # spelled by the surface
+        assert refused["commands"] == [call] and call in refused["message"] and call in refused["error"]["message"]
+        assert (refused["ok"], refused["error"]["kind"], refused["error"]["suggested"][0]["tool"]) == (False, "blocked", "replace_symbol")
     assert (tmp_path / "pkg" / "shapes.py").read_text() == before
 
 
@@ -146,7 +147,9 @@ def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
     routed = _payload(results[3])
     assert (routed["decision"], routed["exact"]) == ("routed", True)
     assert [(o["tool"], o["name_path"]) for o in routed["operations"]] == [("remove_symbol", "perimeter")]
-    assert results[4].is_error and "not_found: no symbol nothing" in results[4].content[0].text
+    missing = json.loads(results[4].content[0].text)  # a tool error holding the one refusal shape
+    assert results[4].is_error and (missing["ok"], missing["error"]["kind"]) == (False, "not_found")
+    assert missing["error"]["message"].startswith("no symbol nothing")
     assert "perimeter" not in [s["name_path"] for s in _payload(results[5])["symbols"]]
     assert "def area(w, h):" in (tmp_path / "pkg" / "shapes.py").read_text()
 
@@ -192,7 +195,9 @@ def test_a_write_the_hosts_user_denies_is_refused_with_the_rule(tmp_path: Path) 
         ("rename_symbol", {"name_path": "f", "path": "b.py", "new_name": "g"}), ("edit_file", {"file_path": "link.py", **edit}),
     ])
     assert refused.is_error, refused.content[0].text
-    assert refused.content[0].text.startswith("Error executing tool edit_file: denied: claude-code's own edit tools are denied for this file (Edit(src/**) in permissions.deny of ")
+    denied = json.loads(refused.content[0].text)
+    assert (denied["ok"], denied["error"]["kind"]) == (False, "denied")
+    assert denied["error"]["message"].startswith("claude-code's own edit tools are denied for this file (Edit(src/**) in permissions.deny of ")
     assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"
     assert _payload(applied)["applied"] is True and (workspace / "b.py").read_text() == "def f():\n    return 2\n"
     assert renamed.is_error and "a file this write may change" in renamed.content[0].text  # a rename may reach src/

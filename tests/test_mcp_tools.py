@@ -33,9 +33,14 @@ def _call(gateway: Gateway, tool: str, arguments: dict[str, Any], host: str | No
 
 
 def _refused(gateway: Gateway, tool: str, arguments: dict[str, Any], host: str | None = None, writes: bool = True) -> str:
-    with pytest.raises(ToolError) as refused:
-        _call(gateway, tool, arguments, host, writes)
-    return str(refused.value)
+    """The refusal, as `Error executing tool TOOL: KIND: MESSAGE` (the SDK's own errors as it says them)."""
+    try:
+        result = anyio.run(build_server(gateway, host, writes).call_tool, tool, arguments)
+    except ToolError as error:
+        return str(error)
+    assert result.is_error, result
+    error = json.loads(result.content[0].text)["error"]
+    return f"Error executing tool {tool}: {error['kind']}: {error['message']}"
 
 
 @pytest.mark.parametrize("tool, arguments, said", [

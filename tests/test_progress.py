@@ -118,7 +118,7 @@ def test_a_slow_server_start_and_first_index_are_said_only_after_the_threshold(
     said: list[Update] = []
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
         with progress.reporting(said.append, "symbols", after=0.4, every=0.25, gap=0.25):
-            assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+            assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
     assert said[0].kind == "begin" and said[-1].kind == "end"
     assert all(update.elapsed is not None and update.elapsed >= 0.4 for update in said)  # nothing before the threshold
     texts = [update.text for update in said]

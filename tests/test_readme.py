@@ -281,7 +281,7 @@ def test_every_field_of_the_results_is_documented(tmp_path: Path, monkeypatch: p
     with Gateway(str(tmp_path)) as gateway:
         verdict = gateway.classify("app.py", "def f():\n    return 1", "def f(x):\n    return x").to_json()
         routed = gateway.edit("app.py", "    return 1\n", "    return 1\n\n\ndef g():\n    return 2\n", route=True).to_json()
-        performed = gateway.remove_symbol("g", "app.py")
+        performed = gateway.remove_symbol("g", "app.py").to_json()
         with pytest.raises(errors.Blocked) as blocked:
             gateway.edit("app.py", "def f():", "def h():")
     from gateway.results import refusal

@@ -111,7 +111,7 @@ def test_routed_write_is_audited_with_its_operations(tmp_path: Path) -> None:
     with Gateway(tmp_path, use_servers=False) as gateway:
         grant = declare(gateway, "account.py", kind="edit_cosmetic", test_files=[])
         gateway.edit("account.py", CLASSIFY, "", route=True, token=grant["token"])  # type: ignore[arg-type]
-        consumed = [e for e in gateway.audit_log()["entries"] if e["phase"] == "consumed"]
+        consumed = [e for e in gateway.audit_log().to_json()["entries"] if e["phase"] == "consumed"]
     assert [o["tool"] for o in consumed[-1]["operations"]] == ["remove_symbol"]
     assert (tmp_path / "account.py").read_text() == PYTHON.source.replace(CLASSIFY, "")
 
@@ -136,5 +136,5 @@ def test_a_file_just_written_is_read_ahead_to_its_normalised_symbols(workspace: 
         assert kept and "added_later" in [s.name_path for s in kept[-1]]
         lang = gateway.registry.for_path(path)
         assert lang is not None and structure._recall(lang, parse(lang, utf8(text))) is not None  # tree-sitter's, which a write is lifted on
-        listing = gateway.symbols("pkg/shapes.py")
+        listing = gateway.symbols("pkg/shapes.py").to_json()
         assert listing["backend"].startswith("lsp:") and "added_later" in [s["name_path"] for s in listing["symbols"]]

@@ -81,9 +81,12 @@ def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient
         client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "",
                                         "route": False})
     assert blocked.value.code == RPC_BLOCKED
-    assert blocked.value.data["classification"]["suggested_tool"] == "remove_symbol"
-    command = "gateway remove-symbol area pkg/shapes.py"  # spelled by the surface (gateway.surfaces.render)
-    assert blocked.value.data["classification"]["commands"] == [command] and command in str(blocked.value)
+    refusal = blocked.value.data  # the one refusal shape, the gate's classification beside its error
+    assert (refusal["ok"], refusal["applied"], refusal["error"]["kind"], refusal["suggested_tool"]) == (False, False, "blocked", "remove_symbol")
+    call = 'gateway/removeSymbol {"name_path": "area", "path": "pkg/shapes.py"}'  # spelled by the surface (gateway.surfaces.render)
+    assert refusal["commands"] == [call] and call in str(blocked.value) and call in refusal["error"]["message"]
+    assert refusal["error"]["suggested"] == [{"operation": "remove_symbol", "params": {"name_path": "area", "path": "pkg/shapes.py"},
+                                               "method": "gateway/removeSymbol"}]
     assert (workspace / "pkg" / "shapes.py").read_bytes() == before
     routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
     assert (routed["decision"], routed["exact"]) == ("routed", True)

@@ -75,7 +75,7 @@ def test_an_option_like_base_is_refused_and_creates_nothing(workspace: Path, tmp
     plan = contract(workspace)
     plan.write_text(plan.read_text().replace('summary = "s"', f'summary = "s"\nbase = "--output={target}"'))
     with Gateway(workspace) as gateway:
-        checked = gateway.contract_check(str(plan))
+        checked = gateway.contract_check(str(plan)).to_json()
     assert not checked["ready"] and "is not a commit" in checked["problems"][0]["message"]
     assert not target.exists()
 
@@ -87,7 +87,7 @@ def test_a_catastrophic_anchor_regex_is_cut_off(workspace: Path, pattern: str, c
     plan.write_text(plan.read_text() + f'\n[[steps]]\nid = "r"\nfile = "pkg/shapes.py"\naction = "delete"\nanchor_regex = "{pattern}"\n')
     started = time.monotonic()
     with Gateway(workspace) as gateway:
-        checked = gateway.contract_check(str(plan))
+        checked = gateway.contract_check(str(plan)).to_json()
     assert time.monotonic() - started < 15
     assert checked["problems"][0]["code"] == code
 
@@ -105,7 +105,7 @@ def test_a_validation_child_that_left_the_session_is_killed_at_the_timeout(works
     marker = f"{uuid.uuid4().int % 1000}.{uuid.uuid4().int % 997 + 1}"
     plan = contract(workspace, f'\n[[validate]]\nrun = "setsid sleep {marker} & sleep {marker}"\ntimeout = 2\n')
     with Gateway(workspace) as gateway:
-        result = gateway.contract_apply(str(plan))
+        result = gateway.contract_apply(str(plan)).to_json()
     validation = result["validations"][0]
     assert validation["timed_out"] and validation["duration_s"] < 3.0 and result["rolled_back"]
     assert _sleepers(f"sleep {marker}") == []
@@ -116,7 +116,7 @@ def test_a_daemonised_validation_child_does_not_outlive_apply(workspace: Path) -
     marker = f"{uuid.uuid4().int % 1000}.{uuid.uuid4().int % 991 + 1}"
     plan = contract(workspace, f'\n[[validate]]\nrun = "(setsid sh -c \'sleep {marker}\' > /dev/null 2>&1 &) ; true"\ntimeout = 20\n')
     with Gateway(workspace) as gateway:
-        result = gateway.contract_apply(str(plan))
+        result = gateway.contract_apply(str(plan)).to_json()
     assert result["validated"] and result["validations"][0]["duration_s"] < 5
     assert _sleepers(f"sleep {marker}") == []
 
@@ -126,7 +126,7 @@ def test_a_validation_that_changes_an_unlisted_file_fails_and_everything_is_put_
     use = (workspace / "pkg" / "use.py").read_bytes()
     plan = contract(workspace, '\n[[validate]]\nrun = "echo tampered >> pkg/use.py && touch pkg/new.py && mkdir -p .gateway && echo x > .gateway/config.toml"\ntimeout = 10\n')
     with Gateway(workspace) as gateway:
-        result = gateway.contract_apply(str(plan))
+        result = gateway.contract_apply(str(plan)).to_json()
     assert not result["validated"] and result["rolled_back"]
     assert result["validations"][-1]["changed_unlisted"] == [".gateway/config.toml (created)", "pkg/new.py (created)", "pkg/use.py (changed)"]
     assert (workspace / "pkg" / "use.py").read_bytes() == use
@@ -137,7 +137,7 @@ def test_a_validation_that_changes_an_unlisted_file_fails_and_everything_is_put_
 def test_a_contract_cannot_list_the_gateway_config(workspace: Path) -> None:
     plan = contract(workspace, '\n[[files]]\npath = ".gateway/config.toml"\n')
     with Gateway(workspace) as gateway:
-        checked = gateway.contract_check(str(plan))
+        checked = gateway.contract_check(str(plan)).to_json()
     assert checked["problems"][0]["code"] == "protected"
 
 
@@ -151,7 +151,7 @@ APPLY_SLOWLY = """
 import sys
 from gateway.api import Gateway
 with Gateway(sys.argv[1]) as gateway:
-    print(gateway.contract_apply(sys.argv[2])["validated"])
+    print(gateway.contract_apply(sys.argv[2]).to_json()["validated"])
 """
 
 
@@ -168,7 +168,7 @@ def test_another_contracts_apply_does_not_undo_a_run_still_validating(workspace:
     while not ('"""A figure."""' in shapes.read_text() and runs.is_dir() and any(runs.iterdir())) and time.monotonic() < deadline:
         time.sleep(0.05)  # the slow run has written and is validating
     with Gateway(workspace) as gateway:
-        assert gateway.contract_apply(str(other))["validated"]
+        assert gateway.contract_apply(str(other)).to_json()["validated"]
         assert '"""A figure."""' in (workspace / "pkg" / "shapes.py").read_text()  # the live run's write stands
     assert process.communicate(timeout=60)[0].strip() == "True"
     assert '"""A figure."""' in (workspace / "pkg" / "shapes.py").read_text()

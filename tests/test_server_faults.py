@@ -64,7 +64,7 @@ def test_fault_leaves_file_and_recovers(
 
         monkeypatch.setenv("FAKE_LSP_MODE", "ok")
         gateway.sessions.timeout = 30  # the fresh server's start must not race a busy machine
-        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
         assert result["backend"].startswith("lsp:")
         assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
         assert not _alive(broken_pid), "the failed server was left running"
@@ -80,7 +80,7 @@ def test_an_error_the_adapter_knows_to_pass_is_asked_again(
 ) -> None:
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
-        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
         assert result["backend"].startswith("lsp:")
         assert not list(gateway.sessions._sessions.values())[0].broken
     assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
@@ -98,12 +98,12 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
     monkeypatch.setattr(adapter, "announces_ready", True)
     monkeypatch.setattr(adapter, "readiness", lambda method, params: (False, params["message"]) if method == "language/status" else None)
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
-        listing = gateway.symbols("m.py")
+        listing = gateway.symbols("m.py").to_json()
         assert listing["backend"] == "tree-sitter" and "is still loading the workspace" in listing["note"]
-        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
         assert result["backend"] == "tree-sitter" and "is still loading the workspace" in result["message"]
         assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
-        renamed = gateway.rename_symbol("f", "m.py", "g")
+        renamed = gateway.rename_symbol("f", "m.py", "g").to_json()
         assert renamed["backend"] == "tree-sitter" and "is still loading the workspace" in renamed["fallback"]
         session = gateway.sessions.running()[0]
         assert not session.broken and _alive(session.pid), "a server that is loading is left to load"
@@ -136,7 +136,7 @@ def test_no_symbols_from_the_server_in_a_file_with_definitions_is_not_an_empty_f
     monkeypatch.setenv("FAKE_LSP_MODE", "empty")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
-        listing = gateway.symbols("m.py")
+        listing = gateway.symbols("m.py").to_json()
         assert listing["backend"] == "tree-sitter" and "reports no symbol in this file" in listing["note"]
         assert [s["name_path"] for s in listing["symbols"]] == ["f"]
 
@@ -152,7 +152,7 @@ def test_a_server_started_before_the_engine_answers_its_first_call_or_fails_it(
     assert start_early(str(fake_workspace), "m.py", fake_registry) is None
     monkeypatch.delenv("GATEWAY_NO_SERVERS")
     with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry)) as gateway:
-        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
         [session] = gateway.sessions.running()
         assert session.documents.answer((fake_workspace / "m.py").resolve().as_uri(), FAKE_SOURCE) is not None
         assert type(session._handler).__name__ == "AdoptingHandler"  # the process started before the session's imports
@@ -211,7 +211,7 @@ def test_a_cold_command_starts_the_server_its_predecessor_recorded_and_adopts_it
     recorded = start_recorded(str(fake_workspace), "m.py")
     assert recorded is not None
     with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry, recorded)) as gateway:
-        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
         [session] = gateway.sessions.running()
         assert session.pid == recorded[2].pid  # the recorded launch is the one talked to
     assert not _alive(recorded[2].pid)
@@ -223,7 +223,7 @@ def test_a_cold_command_starts_the_server_its_predecessor_recorded_and_adopts_it
     assert stale is not None
     with Gateway(fake_workspace, registry=fake_registry, sessions=start_early(str(fake_workspace), "m.py", fake_registry, stale)) as gateway:
         assert stale[2].poll() is not None  # ended, a fresh one started in its place
-        assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+        assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
         assert gateway.sessions.running()[0].pid != stale[2].pid
     assert _children() - before == set()
 
@@ -264,7 +264,7 @@ def test_a_session_closed_or_ended_at_exit_leaves_no_pending_task(
     for early, exiting in [(False, False), (False, True), (True, False), (True, True)]:
         sessions = start_early(str(fake_workspace), "m.py", fake_registry) if early else None
         with Gateway(fake_workspace, registry=fake_registry, sessions=sessions) as gateway:
-            assert gateway.symbols("m.py")["backend"].startswith("lsp:")
+            assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
             [session] = gateway.sessions.running()
             threads.append(session._thread)
             gateway.close(exiting=exiting)

@@ -49,7 +49,7 @@ def _go(rows: list[dict[str, object]]) -> dict[str, object]:
 @pytest.mark.parametrize("case", sorted(GO_MODS))
 def test_gopls_is_working_only_where_the_module_loads(tmp_path: Path, case: str) -> None:
     with Gateway(_module(tmp_path, case)) as gw:
-        row = _go(gw.servers()["languages"])
+        row = _go(gw.servers().to_json()["languages"])
     expected = GO_MODS[case][1]
     assert (row["backend"], row["probed"]) == ("lsp:gopls", "main.go")
     if expected is None:

@@ -24,7 +24,7 @@ def test_replace_keeps_export_on_typescript_so_the_importer_still_compiles(tmp_p
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)
     with Gateway(tmp_path) as gateway:
-        result = gateway.replace_symbol("greet", "greet.ts", "function greet(name: string): string {\n  return `hi ${name}`;\n}")
+        result = gateway.replace_symbol("greet", "greet.ts", "function greet(name: string): string {\n  return `hi ${name}`;\n}").to_json()
     assert result["backend"].startswith("lsp:typescript")
     assert (tmp_path / "greet.ts").read_text() == "export function greet(name: string): string {\n  return `hi ${name}`;\n}\n"
     tsc = shutil.which("tsc")
@@ -101,7 +101,7 @@ def test_replacing_a_partial_specialization_is_not_a_collision_with_its_primary_
     (tmp_path / "spec.hpp").write_text(SPECIALIZED)
     body = "template <typename R, typename... Args>\nclass function<R(Args...)> {\npublic:\n    R call(Args... args) { return R(1); }\n};"
     with Gateway(tmp_path, use_servers=servers) as gateway:
-        symbol = next(s["name_path"] for s in gateway.symbols("spec.hpp")["symbols"] if s["kind"] == "class" and s["start_line"] == 5)
+        symbol = next(s["name_path"] for s in gateway.symbols("spec.hpp").to_json()["symbols"] if s["kind"] == "class" and s["start_line"] == 5)
         assert symbol == ("ns/function<R (Args...)>" if servers else "ns/function")  # tree-sitter lists no declaration
         gateway.replace_symbol(symbol, "spec.hpp", body)
         assert (tmp_path / "spec.hpp").read_text() == SPECIALIZED.replace("return R();", "return R(1);")
@@ -129,7 +129,7 @@ def test_a_rename_local_to_a_function_is_complete_without_a_server(tmp_path: Pat
     (tmp_path / "m.py").write_text("def outer():\n    def inner():\n        return 1\n    return inner()\n")
     (tmp_path / "n.py").write_text("inner = 2\n")
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = gateway.rename_symbol("outer/inner", "m.py", "helper")
+        result = gateway.rename_symbol("outer/inner", "m.py", "helper").to_json()
     assert (result["complete"], result["mentioned_in"]) == (True, [])
 
 
@@ -151,7 +151,7 @@ def test_remove_then_insert_the_same_code_restores_the_bytes(tmp_path: Path, sym
         code = next(s for s in gateway.symbol_service.symbols("m.py").symbols if s.name == symbol)
         body = ASYMMETRIC[code.doc_start : code.end]
         gateway.remove_symbol(symbol, "m.py")
-        result = gateway.insert_code(anchor, "m.py", body, position)
+        result = gateway.insert_code(anchor, "m.py", body, position).to_json()
     assert (tmp_path / "m.py").read_text() == ASYMMETRIC
     assert ASYMMETRIC.splitlines()[result["start_line"] - 1] == f"def {symbol}():"
 

@@ -41,7 +41,7 @@ def test_file_changed_behind_the_server_is_re_read(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
     path = tmp_path / "pkg" / "shapes.py"
     with Gateway(tmp_path) as gateway:
-        assert gateway.symbols("pkg/shapes.py")["backend"] == "lsp:jedi-language-server"
+        assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:jedi-language-server"
         original = path.read_text()
         shifted = original.replace("import functools\n", "import functools\nimport os\n\n\ndef helper():\n    return os.sep\n")
         path.write_text(shifted)  # another editor, behind the server's back

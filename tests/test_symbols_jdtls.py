@@ -23,7 +23,7 @@ JDTLS = "lsp:jdtls"
 
 
 def _kotlin_renames_through_the_checked_fallback(workspace: LanguageWorkspace) -> None:
-    result = workspace.gateway.rename_symbol("Basket/size", "kt/Basket.kt", "amount")
+    result = workspace.gateway.rename_symbol("Basket/size", "kt/Basket.kt", "amount").to_json()
     assert result["backend"] == "tree-sitter" and result["complete"] is True
     assert "read-only" in result["fallback"] and "read-only" in result["message"]
     basket = workspace.original["kt/Basket.kt"].decode()
@@ -34,9 +34,9 @@ def _kotlin_renames_through_the_checked_fallback(workspace: LanguageWorkspace) -
 def _kotlin_symbols_after_a_write_come_from_the_text(workspace: LanguageWorkspace) -> None:
     """jdtls answers Kotlin symbols for the text it opened: after the rename's write they come
     from tree-sitter, which shows the new name, saying why."""
-    assert workspace.gateway.symbols("kt/Basket.kt")["backend"] == JDTLS
+    assert workspace.gateway.symbols("kt/Basket.kt").to_json()["backend"] == JDTLS
     workspace.gateway.rename_symbol("Basket/size", "kt/Basket.kt", "amount")
-    listing = workspace.gateway.symbols("kt/Basket.kt")
+    listing = workspace.gateway.symbols("kt/Basket.kt").to_json()
     assert listing["backend"] == "tree-sitter" and "for the text it opened" in listing["note"], listing
     assert "Basket/amount" in [s["name_path"] for s in listing["symbols"]]
 
@@ -48,7 +48,7 @@ def _kotlin_rename_refuses_what_it_cannot_tie(workspace: LanguageWorkspace) -> N
 
 
 def _servers_rows(workspace: LanguageWorkspace) -> None:
-    rows = {row["language"]: row for row in workspace.gateway.servers()["languages"]}
+    rows = {row["language"]: row for row in workspace.gateway.servers().to_json()["languages"]}
     assert (rows["java"]["status"], rows["kotlin"]["status"]) == ("working", "working")
     assert rows["java"]["rename_fallback"] is None and "read-only" in rows["kotlin"]["rename_fallback"]
     assert rows["java"]["version"].startswith("Eclipse JDT LS")
@@ -71,7 +71,7 @@ def _renames_in_a_file_rewritten_as_it_was(workspace: LanguageWorkspace) -> None
     cart.write_bytes(cart.read_bytes())
     stamp = cart.stat()
     os.utime(cart, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 2_000_000_000))
-    assert workspace.gateway.rename_symbol("Cart/total", "Cart.java", "grandTotal")["ok"]
+    assert workspace.gateway.rename_symbol("Cart/total", "Cart.java", "grandTotal").to_json()["ok"]
     assert "grandTotal" in workspace.text("Cart.java")
 
 
@@ -88,7 +88,7 @@ def _closing_ends_jdtls_and_its_java(workspace: LanguageWorkspace) -> None:
 def test_java_and_kotlin_through_jdtls(tmp_path: Path) -> None:
     workspace = LanguageWorkspace("jvm", tmp_path)
     try:
-        listing = workspace.gateway.symbols("Cart.java")
+        listing = workspace.gateway.symbols("Cart.java").to_json()
         assert listing["backend"] == JDTLS and [s["name_path"] for s in listing["symbols"]][:3] == ["Cart", "Cart/sum", "Cart/total"]
         for case in JVM_CASES:  # Java replace, insert, remove, rename across files; Kotlin replace, insert, remove
             workspace.reset()

@@ -68,7 +68,7 @@ def check_case(workspace: LanguageWorkspace, case: OpCase, backend: str) -> None
     for name, old, new in case.changes:
         assert expected[name].count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = expected[name].replace(old, new)
-    result = getattr(workspace.gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
+    result = getattr(workspace.gateway, case.operation)(*case.args, **FORCE.get(case.operation, {})).to_json()
     assert result["ok"] and result["backend"] == backend, result["message"]
     assert result["operation"] == case.operation and result["name_path"] == case.args[0]
     for name in expected:
@@ -82,7 +82,7 @@ def test_symbols_come_from_the_server(workspace_for: Callable[[str], LanguageWor
     workspace = workspace_for(lang)
     sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
     source = max(sources, key=lambda name: len(workspace.original[name]))
-    listing = workspace.gateway.symbols(source)
+    listing = workspace.gateway.symbols(source).to_json()
     assert listing["backend"] == SERVER_LANGUAGES[lang]
     assert listing["symbols"], f"{lang}: the server reported no symbols for {source}"
 
@@ -93,15 +93,15 @@ def test_the_server_is_asked_once_per_text_and_again_after_a_change_or_a_restart
     about again, a changed one is, and so is the same text by a server that replaced one that died."""
     workspace = workspace_for("python")
     gateway, asked = workspace.gateway, []
-    first = gateway.symbols("pkg/shapes.py")
+    first = gateway.symbols("pkg/shapes.py").to_json()
     session = gateway.sessions.running()[0]
     monkeypatch.setattr(session, "request", _counting(session.request, asked))
-    assert gateway.symbols("pkg/shapes.py") == first and asked == []
+    assert gateway.symbols("pkg/shapes.py").to_json() == first and asked == []
     path = workspace.root / "pkg" / "shapes.py"
     path.write_text(path.read_text() + "\n\ndef later():\n    return 1\n")
-    assert "later" in {s["name"] for s in gateway.symbols("pkg/shapes.py")["symbols"]} and asked == ["textDocument/documentSymbol"]
+    assert "later" in {s["name"] for s in gateway.symbols("pkg/shapes.py").to_json()["symbols"]} and asked == ["textDocument/documentSymbol"]
     session.broken = "killed for the test"  # what a crash or a timeout leaves; the manager replaces it
-    assert gateway.symbols("pkg/shapes.py")["backend"] == "lsp:jedi-language-server"
+    assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:jedi-language-server"
     assert gateway.sessions.running()[0] is not session and asked == ["textDocument/documentSymbol"]
 
 

@@ -26,7 +26,7 @@ def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
         assert text.count(old) == 1, f"expected change {old!r} must be unique in {name}"
         expected[name] = text.replace(old, new)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = getattr(gateway, case.operation)(*case.args, **FORCE.get(case.operation, {}))
+        result = getattr(gateway, case.operation)(*case.args, **FORCE.get(case.operation, {})).to_json()
     assert result["backend"] == "tree-sitter"
     for name, text in expected.items():
         assert (tmp_path / name).read_text() == text
@@ -35,7 +35,7 @@ def test_operation_exact_text(tmp_path: Path, lang: str, case: OpCase) -> None:
 @pytest.mark.usefixtures("servers")
 def test_servers_report_tree_sitter_for_missing_servers(tmp_path: Path) -> None:
     with Gateway(tmp_path) as gateway:
-        rows = {row["language"]: row for row in gateway.servers()["languages"]}
+        rows = {row["language"]: row for row in gateway.servers().to_json()["languages"]}
     for lang in ("rust", "csharp", "ruby"):
         assert rows[lang]["found"] is False and rows[lang]["backend"] == "tree-sitter" and rows[lang]["install"]
     for lang in ("python", "typescript", "tsx", "javascript", "go", "c", "cpp", "java", "kotlin", "bash"):
@@ -54,9 +54,9 @@ def test_name_path_errors(tmp_path: Path) -> None:
             gateway.remove_symbol("Inventory/cout", "src/Inventory.java")
         with pytest.raises(NotFound, match=r"count\[5\]: src/Inventory.java has 2 symbol"):
             gateway.remove_symbol("count[5]", "src/Inventory.java")
-        assert gateway.find_symbol("/Inventory/count[1]", "src/Inventory.java")["matches"][0]["start_line"] == 18
-        assert gateway.find_symbol("/count", "src/Inventory.java")["matches"] == []
-        found = gateway.find_symbol("Inventory/toString", body=True)["matches"]
+        assert gateway.find_symbol("/Inventory/count[1]", "src/Inventory.java").to_json()["matches"][0]["start_line"] == 18
+        assert gateway.find_symbol("/count", "src/Inventory.java").to_json()["matches"] == []
+        found = gateway.find_symbol("Inventory/toString", body=True).to_json()["matches"]
         assert [(m["path"], m["start_line"]) for m in found] == [("src/Inventory.java", 22)]
         assert found[0]["body"].startswith("    @Override\n    public String toString()")
 
@@ -133,10 +133,10 @@ def test_kotlin_annotations_after_a_comment_belong_to_the_declaration(tmp_path: 
     path = tmp_path / "a.kt"
     path.write_text(KDOC_ANNOTATED)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        listed = {s["name_path"]: s["start_line"] for s in gateway.symbols("a.kt")["symbols"]}
+        listed = {s["name_path"]: s["start_line"] for s in gateway.symbols("a.kt").to_json()["symbols"]}
         assert listed == {"Marker": 4, "old": 12, "next": 15}
         gateway.replace_symbol("Marker", "a.kt", "@Target(AnnotationTarget.CLASS)\n@Retention(AnnotationRetention.BINARY)\n"
-                                                  "annotation class Marker(val name: String)")
+                                                  "annotation class Marker(val name: String)").to_json()
         replaced = KDOC_ANNOTATED.replace("@MustBeDocumented\n@Retention(AnnotationRetention.SOURCE)", "@Retention(AnnotationRetention.BINARY)")
         assert path.read_text() == replaced
         gateway.remove_symbol("old", "a.kt")
@@ -173,7 +173,7 @@ def test_a_kotlin_declaration_tree_sitter_reads_as_an_expression_is_not_taken_by
     path = tmp_path / "b.kt"
     path.write_text(SWALLOWED)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        assert {s["name_path"]: s["start_line"] for s in gateway.symbols("b.kt")["symbols"]} == {"First": 3, "Third": 18}
+        assert {s["name_path"]: s["start_line"] for s in gateway.symbols("b.kt").to_json()["symbols"]} == {"First": 3, "Third": 18}
         gateway.replace_symbol("Third", "b.kt", "@Target(EXPRESSION)\npublic actual annotation class Third")
         replaced = SWALLOWED.replace("@Target(EXPRESSION)\n@Retention(AnnotationRetention.SOURCE)\n", "@Target(EXPRESSION)\n")
         assert path.read_text() == replaced

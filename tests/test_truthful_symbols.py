@@ -40,7 +40,7 @@ def _cli(root: Path, *args: str, servers: bool = True) -> subprocess.CompletedPr
 def test_a_rename_in_a_src_layout_package_follows_the_reexport_and_reports_what_it_cannot_tie(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("flask", tmp_path)
     with Gateway(root, use_servers=use_servers) as gateway:
-        result = gateway.rename_symbol("has_request_context", "src/flask/ctx.py", "has_request_ctx")
+        result = gateway.rename_symbol("has_request_context", "src/flask/ctx.py", "has_request_ctx").to_json()
     init, tests = (root / "src/flask/__init__.py").read_text(), (root / "tests/test_ctx.py").read_text()
     assert "from .ctx import has_request_ctx\n" in init
     assert "from flask import has_request_ctx\n" in tests and "assert not flask.has_request_ctx()" in tests
@@ -61,7 +61,7 @@ def test_an_incomplete_rename_exits_4_on_the_cli(tmp_path: Path) -> None:
 def test_a_complete_rename_says_so(tmp_path: Path) -> None:
     root = _copy("flask", tmp_path)
     with Gateway(root, use_servers=False) as gateway:
-        result = gateway.rename_symbol("after_this_request", "src/flask/ctx.py", "after_request")
+        result = gateway.rename_symbol("after_this_request", "src/flask/ctx.py", "after_request").to_json()
     assert (result["complete"], result["mentioned_in"]) == (True, [])
     assert "from .ctx import after_request as after_request" in (root / "src/flask/__init__.py").read_text()
 
@@ -71,7 +71,7 @@ def test_a_complete_rename_says_so(tmp_path: Path) -> None:
 def test_renaming_a_go_method_leaves_the_type_of_the_same_name(tmp_path: Path, use_servers: bool) -> None:
     root = _copy("chi", tmp_path)
     with Gateway(root, use_servers=use_servers) as gateway:
-        result = gateway.rename_symbol("Mux/Middlewares", "mux.go", "Stack")
+        result = gateway.rename_symbol("Mux/Middlewares", "mux.go", "Stack").to_json()
     assert result["complete"] is True, result
     mux = (root / "mux.go").read_text()
     assert "func (mx *Mux) Stack() Middlewares {" in mux and "len(mx.Stack())" in mux
@@ -101,7 +101,7 @@ def test_renaming_a_rust_struct_renames_its_impl_blocks(tmp_path: Path) -> None:
     definition of something else (the tree-sitter rename left both impls behind, uncompilable)."""
     (tmp_path / "lib.rs").write_text(BUF)
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = gateway.rename_symbol("Buf[0]", "lib.rs", "Buffer")
+        result = gateway.rename_symbol("Buf[0]", "lib.rs", "Buffer").to_json()
     text = (tmp_path / "lib.rs").read_text()
     assert result["complete"] and "Buf " not in text and "Buf:" not in text and text.count("Buffer") == 6, text
     compiled = subprocess.run(["rustc", "--crate-type", "lib", "--emit", "metadata", "-o", str(tmp_path / "lib.rmeta"), "lib.rs"],
@@ -114,7 +114,7 @@ def test_a_scoped_class_name_is_renamed_at_its_last_part(tmp_path: Path) -> None
     the definition (it was left as "may refer", and the rename said done in 0 files)."""
     (tmp_path / "a.rb").write_text("class RDoc::Markup::Attributes\n  def initialize\n    @x = 1\n  end\nend\n")
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = gateway.rename_symbol("RDoc/Markup/Attributes", "a.rb", "Attrs")
+        result = gateway.rename_symbol("RDoc/Markup/Attributes", "a.rb", "Attrs").to_json()
     assert result["complete"] and result["files"] == ["a.rb"]
     assert (tmp_path / "a.rb").read_text().startswith("class RDoc::Markup::Attrs\n")
 
@@ -122,7 +122,7 @@ def test_a_scoped_class_name_is_renamed_at_its_last_part(tmp_path: Path) -> None
 def test_a_member_declared_in_its_class_is_reported_when_its_definition_outside_is_renamed(tmp_path: Path) -> None:
     (tmp_path / "a.cpp").write_text("struct A {\n  void f();\n};\n\nvoid A::f() {\n}\n\nint main() {\n  A a;\n  a.f();\n}\n")
     with Gateway(tmp_path, use_servers=False) as gateway:
-        result = gateway.rename_symbol("A/f[1]", "a.cpp", "g")
+        result = gateway.rename_symbol("A/f[1]", "a.cpp", "g").to_json()
     assert not result["complete"] and result["mentioned_in"] == ["a.cpp:2"], result
 
 
@@ -199,7 +199,7 @@ def test_a_rename_by_text_is_refused_on_every_surface_with_the_command_that_rena
 def test_find_symbol_offers_the_nearest_name_paths(tmp_path: Path) -> None:
     root = _copy("chi", tmp_path)
     with Gateway(root, use_servers=False) as gateway:
-        found = gateway.find_symbol("Mux/Middleware")
+        found = gateway.find_symbol("Mux/Middleware").to_json()
     assert found["matches"] == [] and found["nearest"][0] == "Mux/Middlewares"
     done = _cli(root, "find-symbol", "Mux/Midlewares", servers=False)
     assert done.returncode == 1 and "Mux/Middlewares" in json.loads(done.stdout)["nearest"]
@@ -214,7 +214,7 @@ def test_a_typescript_rename_adds_no_alias(tmp_path: Path) -> None:
     (tmp_path / "a.ts").write_text('export function greet(name: string): string {\n  return "hi " + name;\n}\nexport const config = { greet };\n')
     (tmp_path / "b.ts").write_text('import { greet } from "./a";\nexport { greet };\nconsole.log(greet("x"));\n')
     with Gateway(tmp_path) as gateway:
-        result = gateway.rename_symbol("/greet", "a.ts", "salute")
+        result = gateway.rename_symbol("/greet", "a.ts", "salute").to_json()
     assert result["backend"] == "lsp:typescript-language-server"
     assert (tmp_path / "a.ts").read_text().endswith("export const config = { salute };\n")
     assert (tmp_path / "b.ts").read_text() == 'import { salute } from "./a";\nexport { salute };\nconsole.log(salute("x"));\n'
@@ -231,8 +231,8 @@ def test_a_rename_asked_right_after_one_across_files_reaches_every_file(tmp_path
     before = {name: (tmp_path / name).read_text() for name in ("a.c", "b.c")}
     with Gateway(tmp_path) as gateway:
         gateway.symbols("b.c")
-        first = gateway.rename_symbol("helper", "a.c", "helperZq")
+        first = gateway.rename_symbol("helper", "a.c", "helperZq").to_json()
         assert first["files"] == ["a.c", "b.c"] and first["complete"], first
-        back = gateway.rename_symbol("helperZq", "a.c", "helper")
+        back = gateway.rename_symbol("helperZq", "a.c", "helper").to_json()
         assert back["files"] == ["a.c", "b.c"] and back["complete"], back
     assert {name: (tmp_path / name).read_text() for name in before} == before

@@ -33,7 +33,7 @@ def declare(gw: Gateway, *files: str, kind: str = "edit_boundary_condition", **f
         "kind": kind, "files": list(files), "provenance": "user_confirmed", "rationale": "asked by the user",
         "target": "prod", "test_files": ["tests/test_shapes.py"], **fields,
     }
-    result = gw.declare(Declaration.from_params(params))
+    result = gw.declare(Declaration.from_params(params)).to_json()
     assert result["issued"], result
     return result
 
@@ -123,15 +123,15 @@ def test_protected_paths_are_refused_even_to_the_gateway(gateway: Gateway, works
 def test_symbol_operations_and_rename_need_grants_for_every_file(gateway: Gateway, workspace: Path) -> None:
     shapes, use = workspace / SHAPES, workspace / "pkg" / "use.py"
     before = {shapes: shapes.read_bytes(), use: use.read_bytes()}
-    refused(lambda: gateway.replace_symbol("area", SHAPES, "def area(w, h):\n    return w * h"), "undeclared")
-    refused(lambda: gateway.insert_code("area", SHAPES, "def cube(s):\n    return s ** 3", "after"), "undeclared")
-    refused(lambda: gateway.remove_symbol("perimeter", SHAPES), "undeclared")
+    refused(lambda: gateway.replace_symbol("area", SHAPES, "def area(w, h):\n    return w * h").to_json(), "undeclared")
+    refused(lambda: gateway.insert_code("area", SHAPES, "def cube(s):\n    return s ** 3", "after").to_json(), "undeclared")
+    refused(lambda: gateway.remove_symbol("perimeter", SHAPES).to_json(), "undeclared")
     only_shapes = declare(gateway, SHAPES, kind="edit_api_contract")
     # The server's rename also rewrites pkg/use.py, which no grant covers: nothing is written, nothing consumed.
-    refused(lambda: gateway.rename_symbol("area", SHAPES, "surface", token=only_shapes["token"]), "undeclared")  # type: ignore[arg-type]
+    refused(lambda: gateway.rename_symbol("area", SHAPES, "surface", token=only_shapes["token"]).to_json(), "undeclared")  # type: ignore[arg-type]
     assert {p: p.read_bytes() for p in before} == before
     both = declare(gateway, "pkg/use.py", kind="edit_api_contract")
-    renamed = gateway.rename_symbol("area", SHAPES, "surface")
+    renamed = gateway.rename_symbol("area", SHAPES, "surface").to_json()
     assert renamed["files"] == ["pkg/shapes.py", "pkg/use.py"] and renamed["backend"] == "lsp:jedi-language-server"
     consumed = [e for e in log(workspace) if e["phase"] == "consumed"]
     assert {(e["edit_id"], f["path"]) for e in consumed for f in e["files"]} == {
@@ -139,7 +139,7 @@ def test_symbol_operations_and_rename_need_grants_for_every_file(gateway: Gatewa
     }
     grant = declare(gateway, SHAPES)
     gateway.replace_symbol("surface", SHAPES, "def surface(w, h):\n    return w * h", token=grant["token"])  # type: ignore[arg-type]
-    refused(lambda: gateway.remove_symbol("perimeter", SHAPES, token=grant["token"]), "consumed")  # type: ignore[arg-type]
+    refused(lambda: gateway.remove_symbol("perimeter", SHAPES, token=grant["token"]).to_json(), "consumed")  # type: ignore[arg-type]
     declare(gateway, SHAPES)
     gateway.insert_code("surface", SHAPES, "def cube(s):\n    return s ** 3", "after")
     declare(gateway, SHAPES)
@@ -153,7 +153,7 @@ def test_a_blocked_edit_is_logged_and_keeps_the_grant(gateway: Gateway, workspac
     old = "def area(width, height):\n    return width * height\n"
     with pytest.raises(Blocked):
         gateway.edit(SHAPES, old, "def area(w, h):\n    return w * h\n", token=grant["token"])  # type: ignore[arg-type]
-    result = gateway.replace_symbol("area", SHAPES, "def area(w, h):\n    return w * h", token=grant["token"])  # type: ignore[arg-type]
+    result = gateway.replace_symbol("area", SHAPES, "def area(w, h):\n    return w * h", token=grant["token"]).to_json()  # type: ignore[arg-type]
     assert result["ok"]
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [
         ("issued", None), ("rejected", "blocked"), ("consumed", None)
@@ -287,7 +287,7 @@ def test_a_write_that_fails_midway_gives_its_grants_back(gateway: Gateway, works
     grants = json.loads((state_dir(workspace) / "grants.json").read_text())["grants"]
     assert grants[0]["consumed"] == {}
     assert [(e["phase"], (e["audit_error"] or {}).get("code")) for e in log(workspace)] == [("issued", None), ("rejected", "write_failed")]
-    assert gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"])["files"] == [SHAPES, "pkg/use.py"]  # type: ignore[arg-type]
+    assert gateway.rename_symbol("area", SHAPES, "surface", token=grant["token"]).to_json()["files"] == [SHAPES, "pkg/use.py"]  # type: ignore[arg-type]
 
 
 def _edit(gw: Gateway, token: str | None = None) -> object:

@@ -93,12 +93,14 @@ def test_rpc_declare_and_write_with_the_token(workspace: Path) -> None:
         edit = {"path": SHAPES, "old_string": "width * height", "new_string": "height * width"}
         with pytest.raises(RpcError) as caught:
             client.request("gateway/edit", edit)
-        assert caught.value.code == -32005 and caught.value.data["reason"] == "undeclared"
+        assert caught.value.code == -32005 and caught.value.data["error"]["reason"] == "undeclared"  # the one refusal shape
         declared = client.request("gateway/declare", {"kind": "edit_boundary_condition", "files": [SHAPES], "target": "prod",
                                                       "provenance": "user_confirmed", "rationale": "asked", "test_files": ["tests/t.py"]})
         assert client.request("gateway/edit", {**edit, "token": declared["token"]})["applied"] is True
         rejected = client.request("gateway/declare", {"kind": "edit_decision", "files": ["DECISIONS.md"], "provenance": "inference", "rationale": "x"})
         assert rejected["issued"] is False and rejected["audit_error"]["code"] == "provenance_rejected"
+        assert (rejected["ok"], rejected["error"]["kind"], rejected["error"]["code"]) == (False, "declaration_refused", "provenance_rejected")
+        assert rejected["error"]["message"] == rejected["audit_error"]["message"]
         summary = client.request("gateway/auditSummary")
         assert summary["phases"] == {"issued": 1, "consumed": 1, "rejected": 2}
         assert [e["phase"] for e in client.request("gateway/auditLog", {"kind": "edit_decision"})["entries"]] == ["rejected"]

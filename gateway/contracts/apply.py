@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
 from gateway.errors import FileMissing, OutsideWorkspace, UsageError
+from gateway.results import failure
 from gateway.reaper import SCRIPT as REAPER
 from gateway.snapshot import compare, restore, take
 from gateway.typed.state import objects_dir
@@ -42,18 +44,53 @@ def read_contract(gateway: Engine, path: str | os.PathLike[str]) -> Contract:
         raise UsageError(f"{path}: a contract is UTF-8 text") from None
 
 
-def report(plan: Plan, **extra: Any) -> dict[str, Any]:
-    contract = plan.contract
-    return {
-        "ok": plan.ready,
-        "contract": contract.id,
-        "summary": contract.summary,
-        "ready": plan.ready,
-        "problems": [p.to_json() for p in plan.problems],
-        "steps": [s.to_json() for s in plan.steps],
-        **({"fallback": contract.fallback} if not plan.ready and contract.fallback else {}),
-        **extra,
-    }
+@dataclass(frozen=True)
+class ContractReport:
+    """A contract checked (`applied` None) or applied: its plan, and for an application what ran.
+    Refused (`ok` false, `error`) when the plan is not ready or the validations failed."""
+
+    plan: Plan
+    applied: bool | None = None
+    rolled_back: bool = False
+    kept_on_failure: bool = False
+    validations: tuple[dict[str, Any], ...] = ()
+    recovered: tuple[str, ...] = ()
+    interrupted: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.plan.ready and self.applied is not False
+
+    def error(self) -> dict[str, Any] | None:
+        contract = self.plan.contract
+        if not self.plan.ready:
+            problem = self.plan.problems[0]
+            return failure("contract_refused", f"contract {contract.id} refused: {problem.message}", contract.fallback or None, code=problem.code)
+        if self.applied is False:
+            failed = next((v for v in self.validations if v.get("passed") is False), {"run": "?"})
+            restored = "files kept as written" if self.kept_on_failure else "every file restored"
+            return failure("validation_failed", f"contract {contract.id} failed validation `{failed['run']}`; {restored}")
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        contract, plan = self.plan.contract, self.plan
+        applied = {} if self.applied is None else {
+            "applied": self.applied, "validated": self.applied, "rolled_back": self.rolled_back, "validations": list(self.validations),
+            **({"kept_on_failure": self.kept_on_failure} if plan.ready else {}),
+        }
+        error = self.error()
+        return {
+            "ok": self.ok,
+            "contract": contract.id,
+            "summary": contract.summary,
+            "ready": plan.ready,
+            "problems": [p.to_json() for p in plan.problems],
+            "steps": [s.to_json() for s in plan.steps],
+            **({"fallback": contract.fallback} if not plan.ready and contract.fallback else {}),
+            **applied,
+            **({"recovered": list(self.recovered)} if self.applied is not None else {"interrupted": list(self.interrupted)}),
+            **({"error": error} if error else {}),
+        }
 
 
 def run_validation(validation: Validation, root: Path) -> dict[str, Any]:
@@ -113,7 +150,7 @@ def _validate(contract: Contract, root: Path, listed: set[str], run_id: str) -> 
     return validations, [f"{c.path} ({c.what})" for c in foreign]
 
 
-def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failure: bool = False) -> dict[str, Any]:
+def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failure: bool = False) -> ContractReport:
     contract = read_contract(gateway, path)
     run_id = uuid.uuid4().hex[:16]
     workspace = gateway.workspace
@@ -128,7 +165,7 @@ def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failur
         plan = check_contract(gateway, contract)
         if not plan.ready:
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", plan.problems[0].code)
-            return report(plan, applied=False, validated=False, rolled_back=False, validations=[], recovered=recovered)
+            return ContractReport(plan, applied=False, recovered=tuple(recovered))
         changed = [fp for fp in plan.files.values() if fp.changed]
         write_journal(workspace.root, run_id, contract.id, [_journal_entry(fp) for fp in changed])
         try:
@@ -162,8 +199,8 @@ def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failur
             for result in plan.steps:
                 result.status = "rolled_back"
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
-    return report(plan, applied=validated, validated=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep,
-                  validations=validations + not_run, recovered=recovered)
+    return ContractReport(plan, applied=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep,
+                          validations=tuple(validations + not_run), recovered=tuple(recovered))
 
 
 def _journal_entry(fp: FilePlan) -> JournalEntry:

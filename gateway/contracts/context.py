@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,35 @@ def _recent(root: Path) -> list[tuple[float, str]]:
     return sorted(found, reverse=True)[:SHOWN]
 
 
-def workspace_context(gateway: Engine) -> dict[str, Any]:
+@dataclass(frozen=True)
+class WorkspaceContext:
+    """The workspace snapshot a contract author starts from; each row a path with what is known of it."""
+
+    root: str
+    git: bool
+    dirty: tuple[dict[str, Any], ...]
+    recent: tuple[dict[str, Any], ...]
+    audit_recent: tuple[dict[str, Any], ...]
+    audit_frequent: tuple[dict[str, Any], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": True, "root": self.root, "git": self.git, "dirty": list(self.dirty), "recent": list(self.recent),
+                "audit_recent": list(self.audit_recent), "audit_frequent": list(self.audit_frequent)}
+
+
+@dataclass(frozen=True)
+class NewContract:
+    """A contract skeleton written to `path`."""
+
+    path: str
+    contract: str
+    files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": True, "path": self.path, "contract": self.contract, "files": list(self.files)}
+
+
+def workspace_context(gateway: Engine) -> WorkspaceContext:
     root = gateway.workspace.root
 
     def language(path: str) -> str | None:
@@ -56,22 +85,21 @@ def workspace_context(gateway: Engine) -> dict[str, Any]:
         for file in entry.get("files", []):
             recent_edits.setdefault(file["path"], entry.get("timestamp", ""))
     counts = Counter(f["path"] for e in consumed for f in e.get("files", []))
-    return {
-        "ok": True,
-        "root": str(root),
-        "git": status is not None,
-        "dirty": dirty,
-        "recent": [{"path": p, "modified": timestamp(m), "language": language(p)} for m, p in _recent(root)],
-        "audit_recent": [{"path": p, "last_edit": t, "language": language(p)} for p, t in list(recent_edits.items())[:SHOWN]],
-        "audit_frequent": [{"path": p, "edits": n, "language": language(p)} for p, n in counts.most_common(SHOWN)],
-    }
+    return WorkspaceContext(
+        str(root),
+        status is not None,
+        tuple(dirty),
+        tuple({"path": p, "modified": timestamp(m), "language": language(p)} for m, p in _recent(root)),
+        tuple({"path": p, "last_edit": t, "language": language(p)} for p, t in list(recent_edits.items())[:SHOWN]),
+        tuple({"path": p, "edits": n, "language": language(p)} for p, n in counts.most_common(SHOWN)),
+    )
 
 
 def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def new_contract(gateway: Engine, contract_id: str, files: list[str], output: str | None) -> dict[str, Any]:
+def new_contract(gateway: Engine, contract_id: str, files: list[str], output: str | None) -> NewContract:
     """A skeleton contract with the files' current hashes (and git HEAD as base) filled in."""
     workspace = gateway.workspace
     if not contract_id or not all(c.isalnum() or c in "-_." for c in contract_id):
@@ -114,4 +142,4 @@ def new_contract(gateway: Engine, contract_id: str, files: list[str], output: st
     ]
     target.parent.mkdir(parents=True, exist_ok=True)
     write_new_text(target, "\n".join(lines))
-    return {"ok": True, "path": str(target), "contract": contract_id, "files": [workspace.display(workspace.resolve(f)) for f in files]}
+    return NewContract(str(target), contract_id, tuple(workspace.display(workspace.resolve(f)) for f in files))

@@ -196,13 +196,14 @@ def _unreadable(path: str, language: str, action: str, invisible: list[Unseen], 
     as it is (no symbol operation can be planned on a tree that does not show them)."""
     touched = tuple(TouchedDefinition(u.kind, u.name, u.name, u.line, "added" if u.change == "added" else "removed") for u in invisible)
     shown = "; ".join(f"{'adds' if u.change == 'added' else 'removes'} {u.kind} `{u.name}` (line {u.line})" for u in invisible[:6])
+    find = SuggestedOperation.of("find_symbol", name_path=invisible[0].name, path=path)
     message = (
         f"Blocked: this {action} to {path} {shown}, in lines tree-sitter cannot read as part of the file (macros or "
         f"syntax its {language} grammar does not know), so no symbol operation can be planned there. Nothing was "
         f"written; make the change with the symbol tools, which ask the language server "
-        f"(find it with `{SuggestedOperation.of('find_symbol', name_path=invisible[0].name, path=path)}`), or by hand outside the gateway's hosts."
+        f"(find it with `{find}`), or by hand outside the gateway's hosts."
     )
-    return Classification("block", "unreadable", path, language, message, None, touched, (), changed)
+    return Classification("block", "unreadable", path, language, message, None, touched, (find,), changed)
 
 
 def _hidden_by_errors(judgement: _Judgement, b: Definition) -> bool:

@@ -89,7 +89,10 @@ class Classification:
         return self.decision == "block" and self.reason == "definition" and all(d.change != "shadowed" for d in self.definitions)
 
     def to_json(self) -> dict[str, Any]:
+        """The verdict in the envelope: answered (`ok`), nothing written (`applied` false)."""
         return {
+            "ok": True,
+            "applied": False,
             "decision": self.decision,
             "reason": self.reason,
             "path": self.path,
@@ -97,6 +100,7 @@ class Classification:
             "suggested_tool": self.suggested_tool,
             "definitions": [d.to_json() for d in self.definitions],
             "commands": [str(s) for s in self.suggested],
+            "suggested": [s.to_json() for s in self.suggested],
             "changed_lines": [c.to_json() for c in self.changed_lines],
             "syntax_error": self.syntax_error.to_json() if self.syntax_error else None,
             "message": self.message,
@@ -134,7 +138,7 @@ def block_message(
         shown.append(f"{len(touched) - 6} more")
     syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
-        f" A rename by text leaves every reference behind: rename_symbol (`{SuggestedOperation('rename_symbol')}`) renames them too."
+        " A rename by text leaves every reference behind: rename_symbol renames them too."
         if tool != "rename_symbol" and any(d.change == "renamed" for d in touched)
         else ""
     )
@@ -158,6 +162,8 @@ def allow(path: str, language: str | None, reason: str, message: str, changed: t
     return Classification("allow", reason, path, language, f"Allowed: {message}", changed_lines=changed)
 
 
-def not_routed(classification: Classification, why: str) -> Classification:
-    """The block, saying why the write could not be performed as symbol operations."""
-    return dataclasses.replace(classification, message=f"{classification.message} Not routed: {why.rstrip('.')}.")
+def not_routed(classification: Classification, why: str, suggested: tuple[SuggestedOperation, ...] = ()) -> Classification:
+    """The block, saying why the write could not be performed as symbol operations (`suggested`:
+    what that reason names to run instead)."""
+    return dataclasses.replace(classification, message=f"{classification.message} Not routed: {why.rstrip('.')}.",
+                               suggested=tuple(dict.fromkeys(classification.suggested + suggested)))

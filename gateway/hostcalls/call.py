@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from gateway.results import SuggestedOperation
 
 SYMBOL_HINT = (
     " Make structural changes with the gateway's symbol operations instead (MCP tools replace_symbol, "
@@ -68,6 +71,7 @@ class Answer:
     content: str | None = None
     text: str | None = None
     operations: list[dict[str, object]] = field(default_factory=list)
+    suggested: tuple[SuggestedOperation, ...] = ()  # the operations `reason` names, spelled by the surface
 
 
 PASS = Answer("pass")

@@ -239,10 +239,10 @@ def structural(scope: Scope, call: HookCall, judged: Judged) -> Answer:
     from gateway.hostcalls.routes import route as routed
 
     if not judged.classification.routable:
-        return Answer("deny", judged.classification.message)
+        return Answer("deny", judged.classification.message, suggested=judged.classification.suggested)
     route = routed(scope, judged.path, judged.classification, judged.effect, judged.gate)
-    if isinstance(route, str):
-        return Answer("deny", route)
+    if isinstance(route, tuple):
+        return Answer("deny", route[0], suggested=route[1])
     remember(judged.path, route.result, route.summary())
     operations = [o.to_json() for o in route.operations]
     if call.kind == "write":

@@ -20,6 +20,7 @@ from gateway.hostcalls.scope import Scope
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
+    from gateway.results import SuggestedOperation
     from gateway.symbols.routing import Route
 
 
@@ -70,18 +71,20 @@ def judge_patch(scope: Scope, call: HookCall, grants: bool = True) -> Answer:
     except GatewayError as error:
         return Answer("deny", f"Refused: {error}.")
     refusals: list[str] = []
+    suggested: list[SuggestedOperation] = []
     routed: list[_Routed] = []
     for effect in net.paths:
         try:
             outcome = _judge_path(scope, call, patch, net, effect)
         except GatewayError as error:
             return Answer("deny", f"Refused: {error}.")
-        if isinstance(outcome, str):
-            refusals.append(outcome)
+        if isinstance(outcome, tuple):
+            refusals.append(outcome[0])
+            suggested += outcome[1]
         elif outcome is not None:
             routed.append(outcome)
     if refusals:
-        return Answer("deny", " ".join(refusals))
+        return Answer("deny", " ".join(refusals), suggested=tuple(dict.fromkeys(suggested)))
     answer = _rewritten(scope, call, net, routed) if routed else PASS
     if not grants or answer.action == "deny":
         return answer
@@ -100,9 +103,10 @@ def _with_grants(scope: Scope, paths: list[Path], answer: Answer) -> Answer:
     return answer
 
 
-def _judge_path(scope: Scope, call: HookCall, patch: Patch, net: NetEffects, effect: PathEffect) -> str | _Routed | None:
+def _judge_path(scope: Scope, call: HookCall, patch: Patch, net: NetEffects,
+                effect: PathEffect) -> tuple[str, tuple[SuggestedOperation, ...]] | _Routed | None:
     """None when the path's net change is allowed (or not judged), its route when it is routed,
-    else the refusal."""
+    else the refusal (and the operations it names)."""
     from gateway.gate.verdict import not_routed
     from gateway.hostcalls.routes import route as routed
     from gateway.patch import PatchError, update_section
@@ -116,15 +120,15 @@ def _judge_path(scope: Scope, call: HookCall, patch: Patch, net: NetEffects, eff
     if not classification.blocked:
         return None
     if not classification.routable:
-        return classification.message
+        return classification.message, classification.suggested
     route = routed(scope, effect.path, classification, judged_effect, gate, _unroutable(call, net, effect))
-    if isinstance(route, str):
+    if isinstance(route, tuple):
         return route
     assert effect.before is not None
     try:
         section = update_section(patch.changes[effect.changes[0]].path, effect.before, route.result)
     except PatchError as refused:
-        return not_routed(classification, str(refused)).message
+        return not_routed(classification, str(refused)).message, classification.suggested
     return _Routed(effect, route, section)
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gateway.errors import Blocked
 from gateway.hostcalls.call import SYMBOL_HINT
@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     from gateway.gate.effect import Effect
     from gateway.gate.verdict import Classification
     from gateway.hostcalls.scope import Scope
+    from gateway.results import SuggestedOperation
     from gateway.symbols.routing import Route
 
 
-def route(scope: Scope, path: Path, classification: Classification, effect: Effect, gate: Gate, why_not: str | None = None) -> Route | str:
+def route(scope: Scope, path: Path, classification: Classification, effect: Effect, gate: Gate,
+          why_not: str | None = None) -> Route | tuple[str, tuple[SuggestedOperation, ...]]:
     """The verified route of a structural write to `path` (`effect`, judged by `gate`), or why
-    it is refused: what the gate said, with the symbol operations to use where the workspace
+    it is refused (and the operations the refusal names): what the gate said, with the symbol operations to use where the workspace
     says `[gate] on_structural = "deny"`, or why it was not routed (`why_not`: a reason the
     caller knows of)."""
     from gateway.workspace import SourceFile
@@ -31,7 +33,8 @@ def route(scope: Scope, path: Path, classification: Classification, effect: Effe
         planned = scope.engine_for(path).route_or_refuse(classification, source, effect, gate.config, why_not=why_not)
     except Blocked as refused:
         declined = refused.classification is classification and classification.routable  # by the workspace's setting
-        return refused.classification.message + (SYMBOL_HINT if declined else "")
+        suggested = cast("tuple[SuggestedOperation, ...]", refused.classification.suggested)  # the gate's, held as a Verdict
+        return refused.classification.message + (SYMBOL_HINT if declined else ""), suggested
     assert planned is not None
     return planned[0]
 

@@ -1,5 +1,5 @@
 """The `gateway` command: its operation commands are generated from the table in gateway.surfaces.operations
-(shown as gateway.surfaces.cli_text says); the process commands (serve, mcp, hook, daemon) are gateway.surfaces.cli_process's."""
+(shown as each entry's `show` says); the process commands (serve, mcp, hook, daemon) are gateway.surfaces.cli_process's."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def _edit_params(args: argparse.Namespace, operation: Operation) -> dict[str, An
 
 def _run_operation(args: argparse.Namespace) -> Outcome:
     """A table operation: its parameters from the command line, its answer (from the daemon for
-    `warm` operations), spelled (render) and shown as cli_text says."""
+    `warm` operations), spelled (render) and shown as its entry's `show` says."""
     operation = args.operations[getattr(args, "word", None)]
     params = _edit_params(args, operation) if operation.name == "edit" else _params_of(args, operation)
     try:
@@ -201,15 +201,15 @@ def _run_operation(args: argparse.Namespace) -> Outcome:
             raise
         from gateway.surfaces import render
 
-        refused = render.refusal(error)
-        hint = "" if args.route or not _may_route(refused) or not _routes(args) else (
-            "\nOr rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them.")
+        refused = render.refusal(error, render.CLI)
+        if not args.route and _may_route(refused) and _routes(args):
+            refused["error"]["hint"] = "Or rerun with --route: the edit is then performed as those symbol operations, verified, when it maps onto them."
+        hint = f"\n{refused['error']['hint']}" if refused["error"].get("hint") else ""
         return refused, refused["message"] + hint, EXIT_BLOCKED
     from gateway.surfaces import render
-    from gateway.surfaces.cli_text import RENDER
 
-    result = render.answer(result)
-    text, code = RENDER[operation.name](result, params)
+    result = render.answer(result, render.CLI)
+    text, code = operation.show(result, params)
     return result, text, code
 
 
@@ -289,7 +289,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
         _close(args)
         print(f"gateway: {render.message(error)}", file=sys.stderr)
-        _emit(args, render.refusal(error), "")
+        _emit(args, render.refusal(error, render.CLI), "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)

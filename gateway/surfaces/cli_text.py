@@ -1,5 +1,6 @@
-"""How the `gateway` command shows each operation's result: its text and exit code. The result
-itself (what --json prints) is the operation's, from the table in gateway.surfaces.operations."""
+"""How the `gateway` command shows each operation's result: its text and exit code (each
+operation's entry in gateway.surfaces.operations names its `show` here). The result itself
+(what --json prints) is the operation's."""
 
 from __future__ import annotations
 
@@ -13,27 +14,32 @@ Shown = tuple[str, int]
 Result = dict[str, Any]
 
 
-def _classify(result: Result, params: dict[str, Any]) -> Shown:
+def message(result: Result, params: dict[str, Any]) -> Shown:
+    """The default: the result's message."""
+    return str(result.get("message", "")), EXIT_OK
+
+
+def classify(result: Result, params: dict[str, Any]) -> Shown:
     return result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
 
 
-def _edit(result: Result, params: dict[str, Any]) -> Shown:
+def edit(result: Result, params: dict[str, Any]) -> Shown:
     if result.get("decision") == "routed":
         return f"{result['message']}\n{result['diff'].rstrip()}", EXIT_OK
     lines = ", ".join(map(str, result["lines"]))
     return f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", EXIT_OK
 
 
-def _created(result: Result, params: dict[str, Any]) -> Shown:
+def created(result: Result, params: dict[str, Any]) -> Shown:
     return f"Created {result['path']} ({len(params['content'].splitlines())} line(s)).", EXIT_OK
 
 
-def _operation(result: Result, params: dict[str, Any]) -> Shown:
+def operation(result: Result, params: dict[str, Any]) -> Shown:
     text = result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else "")
     return text, EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
 
 
-def _symbols(result: Result, params: dict[str, Any]) -> Shown:
+def symbols(result: Result, params: dict[str, Any]) -> Shown:
     lines = [f"{result['path']} ({result['language']}, {result['backend']})"]
     for symbol in result["symbols"]:
         depth = symbol["name_path"].count("/")
@@ -41,7 +47,7 @@ def _symbols(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _find_symbol(result: Result, params: dict[str, Any]) -> Shown:
+def find_symbol(result: Result, params: dict[str, Any]) -> Shown:
     lines = []
     for match in result["matches"]:
         lines.append(f"{match['path']}:{match['start_line']}-{match['end_line']} {match['kind']} {match['name_path']}")
@@ -62,7 +68,7 @@ def _server_state(row: dict[str, Any]) -> str:
     return "; not started (no file of the language here)" if row["status"] == "not started" else ""
 
 
-def _servers(result: Result, params: dict[str, Any]) -> Shown:
+def servers(result: Result, params: dict[str, Any]) -> Shown:
     lines = []
     for row in result["languages"]:
         if row["found"]:
@@ -74,7 +80,7 @@ def _servers(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _kinds(result: Result, params: dict[str, Any]) -> Shown:
+def kinds(result: Result, params: dict[str, Any]) -> Shown:
     lines = []
     for kind in result["kinds"]:
         lines.append(f"{kind['kind']} ({kind['group']}): {kind['summary']}")
@@ -83,7 +89,10 @@ def _kinds(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _declare(result: Result, params: dict[str, Any]) -> Shown:
+def declare(result: Result, params: dict[str, Any]) -> Shown:
+    if "issued" not in result:  # the kind alone: its obligations
+        return "\n".join([f"{result['kind']} ({result['group']}): {result['summary']}",
+                          *(f"    {key.replace('_', ' ')}: {result[key]}" for key in ("use_when", "do_not_use", "tests", "stop_and_ask"))]), EXIT_OK
     warnings = [f"warning {w['code']}: {w['message']}" for w in result["audit_warnings"]]
     if not result["issued"]:
         error = result["audit_error"]
@@ -98,7 +107,7 @@ def _log_warnings(result: Result) -> None:
         print(f"gateway: {warning}", file=sys.stderr)
 
 
-def _audit_log(result: Result, params: dict[str, Any]) -> Shown:
+def audit_log(result: Result, params: dict[str, Any]) -> Shown:
     lines = []
     for e in result["entries"]:
         files = ", ".join(f["path"] for f in e.get("files", []))
@@ -109,7 +118,7 @@ def _audit_log(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _audit_summary(result: Result, params: dict[str, Any]) -> Shown:
+def audit_summary(result: Result, params: dict[str, Any]) -> Shown:
     lines = [f"{result['entries']} entries: " + ", ".join(f"{n} {phase}" for phase, n in result["phases"].items())]
     lines += [f"  {kind}: {c['total']} (prod {c['prod']}, test {c['test']})" for kind, c in result["by_kind"].items()]
     for title in ("by_provenance", "by_execution_state", "warnings", "rejections"):
@@ -121,7 +130,7 @@ def _audit_summary(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _contract(action: str) -> Callable[[Result, dict[str, Any]], Shown]:
+def contract(action: str) -> Callable[[Result, dict[str, Any]], Shown]:
     def show(result: Result, params: dict[str, Any]) -> Shown:
         done = result["ready"] and (action == "check" or result["validated"])
         return _contract_text(action, result), EXIT_OK if done else EXIT_BLOCKED
@@ -155,7 +164,7 @@ def _contract_text(action: str, result: Result) -> str:
     return "\n".join(lines)
 
 
-def _context(result: Result, params: dict[str, Any]) -> Shown:
+def context(result: Result, params: dict[str, Any]) -> Shown:
     lines = [f"workspace {result['root']}" + ("" if result["git"] else " (not a git repository)")]
     for title, rows, fmt in (
         ("git-dirty", result["dirty"], lambda r: f"{r['status']:>2} {r['path']}"),
@@ -169,28 +178,5 @@ def _context(result: Result, params: dict[str, Any]) -> Shown:
     return "\n".join(lines), EXIT_OK
 
 
-def _contract_new(result: Result, params: dict[str, Any]) -> Shown:
+def contract_new(result: Result, params: dict[str, Any]) -> Shown:
     return f"Wrote {result['path']}", EXIT_OK
-
-
-RENDER: dict[str, Callable[[Result, dict[str, Any]], Shown]] = {
-    "classify": _classify,
-    "edit": _edit,
-    "create_file": _created,
-    "symbols": _symbols,
-    "find_symbol": _find_symbol,
-    "replace_symbol": _operation,
-    "insert_code": _operation,
-    "remove_symbol": _operation,
-    "rename_symbol": _operation,
-    "servers": _servers,
-    "kinds": _kinds,
-    "declare": _declare,
-    "audit_log": _audit_log,
-    "audit_summary": _audit_summary,
-    "audit_verify": lambda result, params: (result["message"], EXIT_OK),
-    "contract_check": _contract("check"),
-    "contract_apply": _contract("apply"),
-    "contract_new": _contract_new,
-    "context": _context,
-}

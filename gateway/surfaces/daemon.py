@@ -122,6 +122,8 @@ class DaemonServer(GatewayServer):
     """`GatewayServer` with the hook, a status report, an idle clock, and each request answered
     with its caller's settings."""
 
+    spelling = None  # its answers are spelled by the surface that asked
+
     def __init__(self, gateway: Gateway, idle_seconds: float, server_growth_mib: float = 64.0, prestart_servers: int = 0) -> None:
         self.started = self.last_active = time.monotonic()
         self.prestart: dict[str, Any] = {"servers": prestart_servers, "started": [], "done": False, "error": None}

@@ -32,25 +32,20 @@ from typing import Annotated, Any, Literal
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import AliasChoices, Field, ValidationError
 
 from gateway import progress
 from gateway.api import Gateway
 from gateway.config import mcp_config
-from gateway.errors import GatewayError
+from gateway.errors import Denied, GatewayError, UsageError
 from gateway.surfaces import render
 from gateway.surfaces.daemon_client import invoke
 from gateway.surfaces.hooks.host_denies import refusal as host_refusal
 from gateway.surfaces.hooks.trust import session_notices
 from gateway.surfaces.operations import OPERATIONS, Operation, Param, call
-from gateway.typed.kinds import catalogue
-
-# The enumerations come from kinds.toml, so the tools' schemas list exactly what the matrix accepts.
-KindName = Literal[tuple(catalogue().kinds)]  # type: ignore[valid-type]
-Provenance = Literal[catalogue().rules.provenances]  # type: ignore[valid-type]
-ExecutionState = Literal[catalogue().rules.execution_states]  # type: ignore[valid-type]
-
 Run = Callable[[str, dict[str, Any], "Context | None"], dict[str, Any]]
+Answer = str | CallToolResult  # a result as JSON text; a refusal other than the gate's is a tool error holding its JSON
 
 INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
@@ -82,11 +77,14 @@ READ_ONLY_TYPED_INSTRUCTIONS = (
 )
 
 
-def _tool(operation: Operation, run: Run) -> Callable[..., str]:
+def _tool(operation: Operation, run: Run) -> Callable[..., Answer]:
     """The MCP tool of a table operation: its signature (hence its schema) from the table's parameters."""
 
-    def tool(ctx: Context | None = None, **given: Any) -> str:
-        return _text(run(operation.name, given, ctx))
+    def tool(ctx: Context | None = None, **given: Any) -> Answer:
+        try:
+            return _text(run(operation.name, given, ctx))
+        except GatewayError as error:
+            return _refused(error)
 
     # `ctx` (the SDK's request context, found by its annotation) is left out of the schema.
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context | None, default=None)
@@ -100,7 +98,8 @@ _PATH = Field(validation_alias=AliasChoices("path", "file_path"))
 
 
 def _parameter(param: Param) -> inspect.Parameter:
-    kind: Any = Literal[param.choices] if param.choices else param.kind
+    choices = param.enum() if param.enum else param.choices
+    kind: Any = Literal[choices] if choices else list[str] if param.kind is list else param.kind
     if not param.required:
         kind = kind if param.default is not None else kind | None
     if param.name == "path":
@@ -125,13 +124,13 @@ class _Server(MCPServer):
                 invalid = None
             except ValidationError as error:
                 invalid = error
-            raise ToolError(f"Error executing tool {name}: {_argument_problems(name, properties, unknown, invalid)}")
+            return _refused(UsageError(_argument_problems(name, properties, unknown, invalid)))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             if not isinstance(error.__cause__, ValidationError):
                 raise
-            raise ToolError(f"Error executing tool {name}: {_argument_problems(name, properties, [], error.__cause__)}") from error.__cause__
+            return _refused(UsageError(_argument_problems(name, properties, [], error.__cause__)))
 
 
 def _argument_problems(tool: str, properties: set[str], unknown: list[str], error: ValidationError | None) -> str:
@@ -147,17 +146,22 @@ def _argument_problems(tool: str, properties: set[str], unknown: list[str], erro
             expected = expected.partition(", ")[0] if expected.startswith("a valid ") else expected
             given = repr(problem["input"])
             problems.append(f"{name} must be {expected}, not {given if len(given) <= 40 else given[:37] + '...'}")
-    return f"usage: {tool}: {'; '.join(problems)} ({tool} takes {', '.join(sorted(properties))})"
+    return f"{tool}: {'; '.join(problems)} ({tool} takes {', '.join(sorted(properties))})"
 
 
 def _text(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
+def _refused(error: GatewayError) -> CallToolResult:
+    """A tool error whose text is the refusal object (ok, error {kind, message, ...})."""
+    return CallToolResult(content=[TextContent(type="text", text=render.mcp_error(error))], is_error=True)
+
+
 def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] | None:
     """The files a write names (as named, and where a link leads), or None when it may write
     others (a rename, a contract)."""
-    path = params.get("path")
+    path = params.get("path", params.get("file_path"))
     if operation in ("rename_symbol", "contract_apply") or not isinstance(path, str):
         return None
     named = root / path  # an absolute path stays itself
@@ -165,13 +169,15 @@ def _written(root: Path, operation: str, params: dict[str, Any]) -> list[Path] |
 
 
 def _refuse_denied(root: Path, host: str | None, writes: bool, operation: str, params: dict[str, Any]) -> None:
+    if operation == "declare" and params.get("path", params.get("file_path")) is not None:
+        operation = "edit"  # a declaration that also makes its edit
     if operation not in WRITING:
         return
     if not writes:
-        raise ToolError(f"denied: {NO_WRITES}")
+        raise Denied(NO_WRITES)
     reason = host_refusal(host, root, _written(root, operation, params)) if host else None
     if reason is not None:
-        raise ToolError(f"denied: {reason}")
+        raise Denied(reason)
 
 
 def build_server(gateway: Gateway, host: str | None = None, writes: bool = True) -> MCPServer:
@@ -192,18 +198,16 @@ def build_server(gateway: Gateway, host: str | None = None, writes: bool = True)
                 return call(gateway, operation, params)
 
         try:
-            return render.answer(invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink)))
+            return render.answer(invoke(gateway.workspace.root, operation, params, local, progress.from_remote(sink)), render.MCP)
         except GatewayError as error:
             if error.kind == "blocked":  # Blocked here, RemoteError from the daemon: the same object
-                return render.refusal(error)
-            raise ToolError(render.mcp_error(error)) from None
+                return render.refusal(error, render.MCP)
+            raise
 
+    groups = {"core", *(["contracts"] if listed.contracts else []), *(["typed"] if listed.typed_edits else [])}
     for operation in OPERATIONS.values():
-        if operation.tool and (operation.group != "contracts" or listed.contracts) and (writes or operation.name not in WRITING):
+        if operation.tool and operation.group in groups and (writes or operation.name not in WRITING):
             server.add_tool(_tool(operation, run), name=operation.tool, description=operation.description, structured_output=False)
-    if listed.typed_edits:  # one tool for the declaration and the edit it grants
-        declare = OPERATIONS["declare"]
-        server.add_tool(_declare_tool(run), name=declare.name, description=declare.description, structured_output=False)
     for tool in server._tool_manager.list_tools():
         tool.parameters = _compact_schema(tool.parameters)
     return server
@@ -241,51 +245,6 @@ def _compact_schema(schema: Any) -> Any:
             kept = {k: v for k, v in schema.items() if k != "anyOf"}
             schema = {**other, "type": [other["type"], "null"], **kept}
     return {k: _compact_schema(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
-
-
-def _declare_tool(run: Run) -> Callable[..., str]:
-    def declare(
-        kind: KindName,  # pyright: ignore[reportInvalidTypeForm]
-        provenance: Provenance | None = None,  # pyright: ignore[reportInvalidTypeForm]
-        rationale: str | None = None,
-        files: list[str] | None = None,
-        target: Literal["prod", "test"] | None = None,
-        test_files: list[str] | None = None,
-        execution_state: ExecutionState = "normal",  # pyright: ignore[reportInvalidTypeForm]
-        additional_files: list[str] | None = None,
-        path: Annotated[str | None, _PATH] = None,
-        old_string: str | None = None,
-        new_string: str | None = None,
-        replace_all: bool = False,
-        ctx: Context | None = None,
-    ) -> str:
-        if provenance is None and rationale is None and not files and path is None:
-            return _text({"declared": False, **catalogue().kinds[kind].to_json()})  # the obligations, on demand
-        edit = (path, old_string, new_string)
-        if any(part is not None for part in edit) and not all(part is not None for part in edit):
-            raise ToolError("usage: give path, old_string and new_string together (or none, to declare only)")
-        if provenance is None or rationale is None:
-            raise ToolError("usage: a declaration needs provenance and rationale (call with kind alone to read what it needs)")
-        declared = run("declare", {
-            "kind": kind,
-            "files": list(dict.fromkeys([*(files or []), *([path] if path else [])])),
-            "provenance": provenance,
-            "rationale": rationale,
-            "target": target,
-            "test_files": test_files or [],
-            "execution_state": execution_state,
-            "additional_files": additional_files or [],
-        }, ctx)
-        if not declared["issued"] or path is None:
-            return _text(declared)
-        try:
-            applied = run("edit", {"path": path, "old_string": old_string, "new_string": new_string,
-                                   "replace_all": replace_all, "token": declared["token"]}, ctx)
-        except ToolError as error:
-            applied = {"applied": False, "error": str(error)}
-        return _text({**declared, "edit": applied})
-
-    return declare
 
 
 def serve_mcp(workspace: str, host: str | None = None, writes: bool = True) -> None:

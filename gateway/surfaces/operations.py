@@ -1,9 +1,15 @@
-"""THE operation table: each operation's name, parameters and descriptions, written once.
+"""THE operation table: each operation one typed function, written once.
 
-The CLI's subcommands (gateway.surfaces.cli), the MCP tools (gateway.surfaces.mcp), the JSON-RPC methods
-(gateway.surfaces.rpc) and the daemon's dispatch (gateway.surfaces.daemon) are generated from `OPERATIONS`;
-parameters and results are the same snake_case objects everywhere (the CLI prints them with
---json). Importing this module costs nothing heavy: the daemon client reads `writes` from it.
+An operation's parameters are its function's signature (names, types, defaults: its schema);
+its entry (gateway.surfaces.table) says how it is offered (`Arg`: the CLI's form of a
+parameter, the agent's name for it), described, and shown by the CLI (`show`, from
+gateway.surfaces.cli_text). The CLI's
+subcommands (gateway.surfaces.cli), the MCP tools (gateway.surfaces.mcp), the JSON-RPC methods
+(gateway.surfaces.rpc) and the daemon's dispatch (gateway.surfaces.daemon) are generated from
+`OPERATIONS`. A function returns the engine's typed result; `call` gives its JSON (`to_json`),
+the same snake_case object on every surface (the CLI prints it with --json). Adding an
+operation: its function here (and what it calls in the engine). Importing this module costs
+nothing heavy: the daemon client reads `writes` from it.
 """
 
 from __future__ import annotations
@@ -11,73 +17,42 @@ from __future__ import annotations
 import shlex
 
 from gateway.errors import UsageError
+from gateway.surfaces import cli_text
+from gateway.surfaces.table import Arg, Operation, Param
+
+__all__ = ["DESCRIPTION_BUDGET", "OPERATIONS", "Arg", "Operation", "Param", "call", "checked", "command_line"]
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the CLI reads this table before a cold command's server starts
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
 
-    # What an operation runs on: the `gateway.api.Gateway` facade (typed loosely so that this
-    # table, pure data, sits below everything that renders its operations, the gate's advice included).
-    Gateway = Any
+    from gateway.api import ChainCheck, Classification, ContractReport, Gateway, NewContract, WorkspaceContext
+    from gateway.results import EditResult, Jsonable, Listing, OperationResult, Summary, SymbolList, SymbolMatches
 
 # A description is in the agent's context on every request: each says only what is particular
 # to its tool (when to use it, when not, the test that must come with it, when to stop and ask).
 DESCRIPTION_BUDGET = 420
 
 
-class Param:
-    """One parameter. `cli` says how the `gateway` command takes it: "positional" (optional
-    ones: nargs ?), "flag" (--name VALUE; `many`: repeatable), "text" (--flag TEXT or --flag-file
-    F), "switch" (--name, off unless given), "file" (a positional path made absolute) or "none".
-    `flag` is the CLI's name where it differs."""
-
-    __slots__ = ("name", "kind", "required", "default", "help", "cli", "flag", "metavar", "choices", "many")
-
-    def __init__(self, name: str, kind: type, required: bool = True, default: Any = None, *, help: str = "",  # noqa: A002
-                 cli: str = "positional", flag: str | None = None, metavar: str | None = None,
-                 choices: tuple[str, ...] = (), many: bool = False) -> None:
-        self.name, self.kind, self.required, self.default, self.help = name, kind, required, default, help
-        self.cli, self.flag, self.metavar, self.choices, self.many = cli, flag or name.replace("_", "-"), metavar, choices, many
+_TABLE: list[Operation] = []
 
 
-class Operation:
-    """One operation: what it takes, what it does (`run` on the facade), how it is offered.
-    `command`: the CLI command (with `word`, its second word: `audit summary`); `tool`: the MCP
-    tool's name, None when agents do not get it (`group` "contracts": listed with contracts
-    only); `writes`: it writes the file named by its `path`; `warm`: the CLI asks the workspace's
-    daemon (and starts one for next time) rather than computing it in process; `symbolic`: it
-    asks the language server of the file named by its `path` (computed in process, the CLI
-    starts that server before anything else)."""
+def operation(summary: str, description: str = "", **offered: Any) -> Callable[[Callable[..., Jsonable]], Callable[..., Jsonable]]:
+    """Enter the decorated function in the table (see `Operation` for `offered`)."""
 
-    __slots__ = ("name", "params", "run", "summary", "description", "writes", "warm", "symbolic", "command", "word", "tool", "group",
-                 "epilog")
+    def enter(function: Callable[..., Jsonable]) -> Callable[..., Jsonable]:
+        _TABLE.append(Operation(function, summary, description, **offered))
+        return function
 
-    def __init__(self, name: str, params: tuple[Param, ...], run: Callable[[Gateway, dict[str, Any]], dict[str, Any]], summary: str,
-                 description: str = "", *, writes: bool = False, warm: bool = False, symbolic: bool = False, command: str | None = None,
-                 word: str | None = None, tool: str | None = None, group: str = "core", epilog: str = "") -> None:
-        self.name, self.params, self.run, self.summary, self.description = name, params, run, summary, description or summary
-        self.writes, self.warm, self.symbolic, self.command, self.word = writes, warm, symbolic, command, word
-        self.tool, self.group, self.epilog = tool, group, epilog
-
-    @property
-    def method(self) -> str:
-        """The JSON-RPC method: `gateway/` and the name in camelCase."""
-        first, *rest = self.name.split("_")
-        return "gateway/" + first + "".join(part.title() for part in rest)
+    return enter
 
 
-def _path(help: str = "the file, relative to the workspace", required: bool = True) -> Param:  # noqa: A002
-    return Param("path", str, required, help=help, metavar="PATH")
-
-
-_NAME_PATH = Param("name_path", str, metavar="NAME_PATH", help="the symbol's name path (see find-symbol)")
-_TOKEN = Param("token", str, False, cli="flag", metavar="TOKEN", help="the grant from `gateway declare` (default: a live grant for the file)")
-_EDIT_TEXT = (
-    Param("old_string", str, cli="text", flag="old", help="the old text"),
-    Param("new_string", str, cli="text", flag="new", help="the new text"),
-    Param("replace_all", bool, False, False, cli="switch", help="every occurrence"),
-)
+PATH = Arg("the file, relative to the workspace", metavar="PATH")
+NAME_PATH = Arg("the symbol's name path (see find-symbol)", metavar="NAME_PATH")
+TOKEN = Arg("the grant from `gateway declare` (default: a live grant for the file)", "flag", metavar="TOKEN")
+EDIT_TEXT = {"old_string": Arg("the old text", "text", flag="old"), "new_string": Arg("the new text", "text", flag="new"),
+             "replace_all": Arg("every occurrence", "switch")}
 
 
 EDIT_FILE = (
@@ -146,125 +121,192 @@ CONTRACT_APPLY = (
     'DO NOT USE to improvise. TESTS: the validations run in the call. STOP AND ASK after a rollback.'
 )
 
-def _declaration(params: dict[str, Any]) -> Any:
+
+@operation("classify a proposed edit", warm=True, command="classify", args={"path": PATH, **EDIT_TEXT}, show=cli_text.classify)
+def classify(g: Gateway, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
+    return g.classify(path, old_string, new_string, replace_all)
+
+
+@operation("apply an exact-match edit through the gate", EDIT_FILE, writes=True, warm=True, command="edit", tool="edit_file",
+           show=cli_text.edit, args={
+               "path": Arg("the file, relative to the workspace", metavar="PATH"), **EDIT_TEXT, "token": TOKEN,
+               "route": Arg("perform a structural edit as verified symbol operations instead of refusing it", "switch")})
+def edit(g: Gateway, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True,
+         token: str | None = None) -> EditResult:
+    return g.edit(path, old_string, new_string, replace_all, route, token)
+
+
+@operation("create a new file through the gate", CREATE_FILE, writes=True, warm=True, command="create-file", tool="create_file",
+           show=cli_text.created, args={"path": Arg("the new file, relative to the workspace", metavar="PATH"),
+                                        "content": Arg("the new file's text", "text"), "token": TOKEN})
+def create_file(g: Gateway, path: str, content: str, token: str | None = None) -> EditResult:
+    return g.create_file(path, content, token)
+
+
+@operation("a file's symbol tree", SYMBOLS, warm=True, symbolic=True, command="symbols", tool="symbols", show=cli_text.symbols,
+           args={"path": PATH, "depth": Arg("show N levels", "flag", metavar="N")})
+def symbols(g: Gateway, path: str, depth: int | None = None) -> SymbolList:
+    return g.symbols(path, depth)
+
+
+@operation("find symbols by name path", FIND_SYMBOL, warm=True, symbolic=True, command="find-symbol", tool="find_symbol",
+           show=cli_text.find_symbol, args={"name_path": NAME_PATH, "path": Arg("a file to search (default: the workspace)", metavar="PATH"),
+                                            "body": Arg("print each symbol's text", "switch")})
+def find_symbol(g: Gateway, name_path: str, path: str | None = None, body: bool = False) -> SymbolMatches:
+    return g.find_symbol(name_path, path, body)
+
+
+@operation("replace a whole definition", REPLACE_SYMBOL, writes=True, warm=True, symbolic=True, command="replace-symbol", tool="replace_symbol",
+           show=cli_text.operation, args={"name_path": NAME_PATH, "path": PATH, "body": Arg("the new definition", "text"), "token": TOKEN})
+def replace_symbol(g: Gateway, name_path: str, path: str, body: str, token: str | None = None) -> OperationResult:
+    return g.replace_symbol(name_path, path, body, token)
+
+
+@operation("insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, symbolic=True, command="insert-code", tool="insert_code",
+           show=cli_text.operation, args={
+               "name_path": Arg("the sibling; '/' is the file itself", metavar="NAME_PATH"), "path": PATH,
+               "position": Arg("before or after the sibling", "flag"), "code": Arg("the code to insert", "text"), "token": TOKEN})
+def insert_code(g: Gateway, name_path: str, path: str, position: Literal["before", "after"], code: str, token: str | None = None) -> OperationResult:
+    return g.insert_code(name_path, path, code, position, token)
+
+
+@operation("remove a definition", REMOVE_SYMBOL, writes=True, warm=True, symbolic=True, command="remove-symbol", tool="remove_symbol",
+           show=cli_text.operation, args={"name_path": NAME_PATH, "path": PATH, "token": TOKEN,
+                                          "force": Arg("remove it even while other code still refers to it", "switch")})
+def remove_symbol(g: Gateway, name_path: str, path: str, token: str | None = None, force: bool = False) -> OperationResult:
+    return g.remove_symbol(name_path, path, token, force)
+
+
+@operation("rename a symbol across the workspace", RENAME_SYMBOL, writes=True, warm=True, symbolic=True, command="rename-symbol",
+           tool="rename_symbol", show=cli_text.operation,
+           args={"name_path": NAME_PATH, "path": PATH, "new_name": Arg("the new name", metavar="NEW_NAME"), "token": TOKEN},
+           epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name")
+def rename_symbol(g: Gateway, name_path: str, path: str, new_name: str, token: str | None = None) -> OperationResult:
+    return g.rename_symbol(name_path, path, new_name, token)
+
+
+@operation("language servers and the backend each language uses", command="servers", show=cli_text.servers)
+def servers(g: Gateway) -> Listing:
+    return g.servers()
+
+
+@operation("the typed-edit kinds and their obligations", command="kinds", show=cli_text.kinds)
+def kinds(g: Gateway) -> Listing:
+    return g.kinds()
+
+
+def _kinds() -> tuple[str, ...]:
+    from gateway.typed.kinds import catalogue
+
+    return tuple(catalogue().kinds)
+
+
+def _rules(name: str) -> Callable[[], tuple[str, ...]]:
+    def values() -> tuple[str, ...]:
+        from gateway.typed.kinds import catalogue
+
+        return tuple(getattr(catalogue().rules, name))
+
+    return values
+
+
+@operation("declare a typed edit; issues a single-use grant", DECLARE, command="declare", tool="declare", group="typed", show=cli_text.declare,
+           args={
+               "kind": Arg("the kind of change (`gateway kinds`); alone: its obligations", metavar="KIND", enum=_kinds),
+               "files": Arg("a file the edit writes (repeatable)", "flag", flag="file", many=True, metavar="PATH"),
+               "provenance": Arg("user_confirmed, accepted_artifact, direct_observation, inference or speculation", "flag", metavar="P",
+                                 enum=_rules("provenances")),
+               "rationale": Arg("why, grounded in what", "flag", metavar="TEXT"),
+               "target": Arg("what the files are (implementation kinds)", "flag", metavar="prod|test", enum=lambda: ("prod", "test")),
+               "test_files": Arg("a test that accompanies the edit (repeatable)", "flag", flag="test-file", many=True, metavar="T"),
+               "execution_state": Arg("normal, repeating_failure or recovery", "flag", metavar="S", enum=_rules("execution_states")),
+               "additional_files": Arg("another file a workflow kind writes", "flag", flag="additional-file", many=True, metavar="PATH"),
+               "path": Arg("the file to edit with the grant", "none"), "old_string": Arg("the old text", "none"),
+               "new_string": Arg("the new text", "none"), "replace_all": Arg("every occurrence", "none"),
+           })
+def declare(g: Gateway, kind: str, provenance: str | None = None, rationale: str | None = None, files: list[str] | None = None,
+            target: str | None = None, test_files: list[str] | None = None, execution_state: str = "normal",
+            additional_files: list[str] | None = None, path: str | None = None, old_string: str | None = None,
+            new_string: str | None = None, replace_all: bool = False) -> Jsonable:
+    """A kind alone: its obligations. Else the declaration, and with path, old_string and
+    new_string the edit it grants, applied through the gate."""
+    from gateway.results import Granted, Obligations
     from gateway.typed.declaration import Declaration
+    from gateway.typed.kinds import catalogue
 
-    return Declaration.from_params(params)
+    if provenance is None and rationale is None and not files and path is None:
+        if kind not in catalogue().kinds:
+            raise UsageError(f"{kind!r} is not a kind; `gateway kinds` lists them")
+        return Obligations(catalogue().kinds[kind])
+    texts = (path, old_string, new_string)
+    if any(part is not None for part in texts) and not all(part is not None for part in texts):
+        raise UsageError("give path, old_string and new_string together (or none, to declare only)")
+    if provenance is None or rationale is None:
+        raise UsageError("a declaration needs provenance and rationale (give the kind alone to read what it needs)")
+    declared = g.declare(Declaration.from_params({
+        "kind": kind, "files": list(dict.fromkeys([*(files or []), *([path] if path else [])])), "provenance": provenance,
+        "rationale": rationale, "target": target, "test_files": test_files or [], "execution_state": execution_state,
+        "additional_files": additional_files or [],
+    }))
+    if not declared.issued or path is None or old_string is None or new_string is None:
+        return declared
+    return Granted.edit(declared, lambda: g.edit(path, old_string, new_string, replace_all, True, declared.token))
 
 
-_TABLE = (
-    Operation(
-        "classify", (_path(), *_EDIT_TEXT),
-        lambda g, p: g.classify(p["path"], p["old_string"], p["new_string"], p["replace_all"]).to_json(),
-        "classify a proposed edit", warm=True, command="classify",
-    ),
-    Operation(
-        "edit",
-        (_path(), *_EDIT_TEXT,
-         Param("route", bool, False, True, cli="switch", help="perform a structural edit as verified symbol operations instead of refusing it"),
-         _TOKEN),
-        lambda g, p: g.edit(p["path"], p["old_string"], p["new_string"], p["replace_all"], p["route"], p["token"]).to_json(),
-        "apply an exact-match edit through the gate",
-        EDIT_FILE,
-        writes=True, warm=True, command="edit", tool="edit_file",
-    ),
-    Operation(
-        "create_file", (_path("the new file, relative to the workspace"), Param("content", str, cli="text", help="the new file's text"), _TOKEN),
-        lambda g, p: g.create_file(p["path"], p["content"], p["token"]).to_json(),
-        "create a new file through the gate", CREATE_FILE, writes=True, warm=True, command="create-file", tool="create_file",
-    ),
-    Operation(
-        "symbols", (_path(), Param("depth", int, False, cli="flag", metavar="N", help="show N levels")),
-        lambda g, p: g.symbols(p["path"], p["depth"]),
-        "a file's symbol tree", SYMBOLS, warm=True, symbolic=True, command="symbols", tool="symbols",
-    ),
-    Operation(
-        "find_symbol",
-        (_NAME_PATH, _path("a file to search (default: the workspace)", False),
-         Param("body", bool, False, False, cli="switch", help="print each symbol's text")),
-        lambda g, p: g.find_symbol(p["name_path"], p["path"], p["body"]),
-        "find symbols by name path", FIND_SYMBOL, warm=True, symbolic=True, command="find-symbol", tool="find_symbol",
-    ),
-    Operation(
-        "replace_symbol", (_NAME_PATH, _path(), Param("body", str, cli="text", help="the new definition"), _TOKEN),
-        lambda g, p: g.replace_symbol(p["name_path"], p["path"], p["body"], p["token"]),
-        "replace a whole definition", REPLACE_SYMBOL, writes=True, warm=True, symbolic=True, command="replace-symbol", tool="replace_symbol",
-    ),
-    Operation(
-        "insert_code",
-        (Param("name_path", str, metavar="NAME_PATH", help="the sibling; '/' is the file itself"), _path(),
-         Param("position", str, cli="flag", choices=("before", "after"), help="before or after the sibling"),
-         Param("code", str, cli="text", help="the code to insert"), _TOKEN),
-        lambda g, p: g.insert_code(p["name_path"], p["path"], p["code"], p["position"], p["token"]),
-        "insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, symbolic=True, command="insert-code", tool="insert_code",
-    ),
-    Operation(
-        "remove_symbol",
-        (_NAME_PATH, _path(), _TOKEN,
-         Param("force", bool, False, False, cli="switch", help="remove it even while other code still refers to it")),
-        lambda g, p: g.remove_symbol(p["name_path"], p["path"], p["token"], p["force"]),
-        "remove a definition", REMOVE_SYMBOL, writes=True, warm=True, symbolic=True, command="remove-symbol", tool="remove_symbol",
-    ),
-    Operation(
-        "rename_symbol", (_NAME_PATH, _path(), Param("new_name", str, metavar="NEW_NAME", help="the new name"), _TOKEN),
-        lambda g, p: g.rename_symbol(p["name_path"], p["path"], p["new_name"], p["token"]),
-        "rename a symbol across the workspace", RENAME_SYMBOL, writes=True, warm=True, symbolic=True, command="rename-symbol", tool="rename_symbol",
-        epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name",
-    ),
-    Operation("servers", (), lambda g, p: g.servers(), "language servers and the backend each language uses", command="servers"),
-    Operation("kinds", (), lambda g, p: g.kinds(), "the typed-edit kinds and their obligations", command="kinds"),
-    Operation(
-        "declare",
-        (
-            Param("kind", str, metavar="KIND", help="the kind of change (`gateway kinds`)"),
-            Param("files", list, cli="flag", flag="file", many=True, metavar="PATH", help="a file the edit writes (repeatable)"),
-            Param("provenance", str, cli="flag", metavar="P", help="user_confirmed, accepted_artifact, direct_observation, inference or speculation"),
-            Param("rationale", str, cli="flag", metavar="TEXT", help="why, grounded in what"),
-            Param("target", str, False, cli="flag", metavar="prod|test", help="what the files are (implementation kinds)"),
-            Param("test_files", list, False, [], cli="flag", flag="test-file", many=True, metavar="T", help="a test that accompanies the edit (repeatable)"),
-            Param("execution_state", str, False, "normal", cli="flag", metavar="S", help="normal, repeating_failure or recovery"),
-            Param("additional_files", list, False, [], cli="flag", flag="additional-file", many=True, metavar="PATH",
-                  help="another file a workflow kind writes"),
-        ),
-        lambda g, p: g.declare(_declaration(p)),
-        "declare a typed edit; issues a single-use grant", DECLARE, command="declare", group="typed",
-    ),
-    Operation(
-        "audit_log",
-        (Param("since", str, False, cli="flag", metavar="ISO", help="entries at or after this time (UTC when no offset is given)"),
-         Param("kind", str, False, cli="flag", metavar="K", help="entries of this kind")),
-        lambda g, p: g.audit_log(p["since"], p["kind"]), "the typed-edit audit log", command="audit", word="log",
-    ),
-    Operation("audit_summary", (), lambda g, p: g.audit_summary(), "the audit log summed up", command="audit", word="summary"),
-    Operation("audit_verify", (), lambda g, p: g.audit_verify(), "the audit log's hash chain checked", command="audit", word="verify"),
-    Operation(
-        "contract_check", (Param("path", str, cli="file", metavar="FILE", help="the contract"),),
-        lambda g, p: g.contract_check(p["path"]),
-        "check a contract without writing", CONTRACT_CHECK, command="contract", word="check", tool="contract_check", group="contracts",
-    ),
-    Operation(
-        "contract_apply",
-        (Param("path", str, cli="file", metavar="FILE", help="the contract"),
-         Param("keep_on_failure", bool, False, False, cli="switch", help="keep the written files when validation fails")),
-        lambda g, p: g.contract_apply(p["path"], p["keep_on_failure"]),
-        "apply a contract all or nothing", CONTRACT_APPLY, command="contract", word="apply", tool="contract_apply", group="contracts",
-    ),
-    Operation(
-        "contract_new",
-        (Param("id", str, cli="flag", metavar="ID", help="the contract's id"),
-         Param("files", list, False, [], cli="flag", flag="file", many=True, metavar="PATH", help="a file the contract may change (repeatable)"),
-         Param("output", str, False, cli="flag", metavar="F", help="where to write it (default: contracts/ID.toml in the workspace)")),
-        lambda g, p: g.contract_new(p["id"], p["files"], p["output"]),
-        "write a new contract to fill in", command="contract", word="new",
-    ),
-    Operation("context", (), lambda g, p: g.context(), "the workspace snapshot a contract author starts from", command="context"),
-)
+@operation("the typed-edit audit log", command="audit", word="log", show=cli_text.audit_log, args={
+    "since": Arg("entries at or after this time (UTC when no offset is given)", "flag", metavar="ISO"),
+    "kind": Arg("entries of this kind", "flag", metavar="K")})
+def audit_log(g: Gateway, since: str | None = None, kind: str | None = None) -> Listing:
+    return g.audit_log(since, kind)
+
+
+@operation("the audit log summed up", command="audit", word="summary", show=cli_text.audit_summary)
+def audit_summary(g: Gateway) -> Summary:
+    return g.audit_summary()
+
+
+@operation("the audit log's hash chain checked", command="audit", word="verify")
+def audit_verify(g: Gateway) -> ChainCheck:
+    return g.audit_verify()
+
+
+CONTRACT = Arg("the contract", "file", metavar="FILE")
+
+
+@operation("check a contract without writing", CONTRACT_CHECK, command="contract", word="check", tool="contract_check", group="contracts",
+           show=cli_text.contract("check"), args={"path": CONTRACT})
+def contract_check(g: Gateway, path: str) -> ContractReport:
+    return g.contract_check(path)
+
+
+@operation("apply a contract all or nothing", CONTRACT_APPLY, command="contract", word="apply", tool="contract_apply", group="contracts",
+           show=cli_text.contract("apply"),
+           args={"path": CONTRACT, "keep_on_failure": Arg("keep the written files when validation fails", "switch")})
+def contract_apply(g: Gateway, path: str, keep_on_failure: bool = False) -> ContractReport:
+    return g.contract_apply(path, keep_on_failure)
+
+
+@operation("write a new contract to fill in", command="contract", word="new", show=cli_text.contract_new, args={
+    "id": Arg("the contract's id", "flag", metavar="ID"),
+    "files": Arg("a file the contract may change (repeatable)", "flag", flag="file", many=True, metavar="PATH"),
+    "output": Arg("where to write it (default: contracts/ID.toml in the workspace)", "flag", metavar="F")})
+def contract_new(g: Gateway, id: str, files: list[str] | None = None, output: str | None = None) -> NewContract:  # noqa: A002
+    return g.contract_new(id, files or [], output)
+
+
+@operation("the workspace snapshot a contract author starts from", command="context", show=cli_text.context)
+def context(g: Gateway) -> WorkspaceContext:
+    return g.context()
+
 
 OPERATIONS: dict[str, Operation] = {operation.name: operation for operation in _TABLE}
 
 
-def _given(params: dict[str, Any]) -> dict[str, Any]:
+def _given(spec: Operation, params: dict[str, Any]) -> dict[str, Any]:
     """Agents send `file_path`; the gateway's objects say `path`. Either is accepted."""
+    names = {p.name for p in spec.params}
+    if "file_path" in names or "path" not in names:
+        return params
     if "path" not in params and "file_path" in params:
         params = {**params, "path": params["file_path"]}
     return {key: value for key, value in params.items() if key != "file_path"}
@@ -273,7 +315,7 @@ def _given(params: dict[str, Any]) -> dict[str, Any]:
 def checked(operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
     """`params` validated against the operation's table entry, defaults filled in."""
     spec = OPERATIONS[operation]
-    given = _given(dict(params or {}))
+    given = _given(spec, dict(params or {}))
     unknown = set(given) - {p.name for p in spec.params}
     if unknown:
         raise UsageError(f"{operation}: unknown parameter(s): {', '.join(sorted(unknown))}")
@@ -294,8 +336,8 @@ def checked(operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def call(gateway: Gateway, operation: str, params: dict[str, Any] | None) -> dict[str, Any]:
-    """Validate `params` against the operation's table entry and run it."""
-    return OPERATIONS[operation].run(gateway, checked(operation, params))
+    """Validate `params` against the operation's table entry, run it, and give its result's JSON."""
+    return OPERATIONS[operation].run(gateway, checked(operation, params)).to_json()
 
 
 def command_line(operation: str, values: dict[str, str]) -> str:

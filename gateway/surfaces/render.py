@@ -1,74 +1,130 @@
 """Where the engine's answers become a surface's text, one mapping per surface kind.
 
-The gate and the routing say what to run instead of a refused write as values
-(`gateway.results.SuggestedOperation`); a text that suggests one holds its placeholder. Here,
-and only here, a placeholder is spelled as the `gateway` command that performs it, in every
-text a surface sends out: results (`answer`), refusals (`refusal`), errors (`message`, and
-`rpc_error` for JSON-RPC, `mcp_error` for MCP tools) and hook replies (`text`, in
-`hooks.run`). Spelling is idempotent, so an answer the workspace's daemon already spelled
-comes through unchanged: the text is the same whether it was computed there or here.
+The gate and the routing say what to run instead of a refused write as values: an object's
+`suggested` list (`gateway.results.SuggestedOperation`), which its `message` names as the
+Python API's call. Here, and only here, each surface spells them in its own terms: the CLI
+(and the text a hook's agent reads) as the `gateway` command line, MCP as the tool call,
+JSON-RPC as the method call. `answer` spells a result or refusal object (the CLI's --json,
+MCP, JSON-RPC), `message` an error's one line, `hook_text` a hook's reply. A daemon's answer
+is the engine's object as JSON, spelled by the surface that asked.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from gateway.errors import GatewayError, rpc_code_for
-from gateway.results import SUGGESTION_END, SUGGESTION_START, SuggestedOperation, refusal as _refusal
+from gateway.results import SuggestedOperation, refusal as _refusal, spell
 
 
-def text(value: str) -> str:
-    """`value` with each suggested operation in it spelled as its `gateway` command line."""
-    start = value.find(SUGGESTION_START)
-    if start < 0:
+@dataclass(frozen=True)
+class Spelling:
+    """How one surface says a suggested operation: in a text (`say`), and as fields beside the
+    suggestion in a JSON object (`fields`)."""
+
+    say: Callable[[SuggestedOperation], str]
+    fields: Callable[[SuggestedOperation], dict[str, Any]]
+
+
+def _operation(suggestion: SuggestedOperation) -> Any:
+    from gateway.surfaces.operations import OPERATIONS
+
+    return OPERATIONS.get(suggestion.operation)
+
+
+def command(suggestion: SuggestedOperation) -> str:
+    """The `gateway` command line that performs the suggestion."""
+    from gateway.surfaces.operations import command_line
+
+    return command_line(suggestion.operation, dict(suggestion.values)) if _operation(suggestion) else str(suggestion)
+
+
+def _tool(suggestion: SuggestedOperation) -> tuple[str, dict[str, str]]:
+    operation = _operation(suggestion)
+    if operation is None:
+        return suggestion.operation, dict(suggestion.values)
+    return operation.tool or operation.name, dict(suggestion.values)
+
+
+def _tool_call(suggestion: SuggestedOperation) -> str:
+    tool, arguments = _tool(suggestion)
+    return f"{tool} {json.dumps(arguments, ensure_ascii=False)}"
+
+
+def _tool_fields(suggestion: SuggestedOperation) -> dict[str, Any]:
+    tool, arguments = _tool(suggestion)
+    return {"tool": tool, "arguments": arguments}
+
+
+def _method(suggestion: SuggestedOperation) -> str:
+    operation = _operation(suggestion)
+    return operation.method if operation else suggestion.operation
+
+
+CLI = Spelling(command, lambda s: {"command": command(s)})
+MCP = Spelling(_tool_call, _tool_fields)
+RPC = Spelling(lambda s: f"{_method(s)} {json.dumps(dict(s.values), ensure_ascii=False)}", lambda s: {"method": _method(s)})
+HOOK = CLI  # the agent behind a hook runs the gateway's commands (or its MCP tools, named in the text)
+
+
+def _suggestions(entries: Any) -> list[SuggestedOperation]:
+    if not isinstance(entries, list):
+        return []
+    return [s for s in map(SuggestedOperation.from_json, entries) if s is not None]
+
+
+# The fields of an object whose texts name its suggestions.
+SPELLED = ("message", "hint")
+
+
+def answer(value: Any, spelling: Spelling | None) -> Any:
+    """A result or refusal object (dicts, lists, strings) with each object's suggested operations
+    spelled: in its `message`, `hint` and `commands`, and beside each suggestion. Other texts (a
+    body, a diff) are the file's, left as they are. No `spelling`: the object as the engine
+    said it (a daemon's answer, which the surface that asked spells)."""
+    if spelling is None:
         return value
-    from gateway.surfaces.operations import OPERATIONS, command_line
-
-    parts, done = [], 0
-    while start >= 0:
-        end = value.find(SUGGESTION_END, start)
-        if end < 0:
-            break
-        end += len(SUGGESTION_END)
-        suggestion = SuggestedOperation.parse(value[start:end])
-        if suggestion is not None and suggestion.operation in OPERATIONS:
-            parts += [value[done:start], command_line(suggestion.operation, dict(suggestion.values))]
-            done = end
-        start = value.find(SUGGESTION_START, max(done, start + 1))
-    return "".join(parts) + value[done:]
-
-
-# The fields the gate and the routing write suggestions into. Only these are spelled: a body,
-# a diff or a file's text that happens to hold a placeholder's characters is the file's.
-SPELLED = frozenset({"message", "commands"})
-
-
-def answer(value: Any, spelled: bool = False) -> Any:
-    """A result object (dicts, lists, strings) with the texts of its `SPELLED` fields spelled."""
-    if isinstance(value, str):
-        return text(value) if spelled else value
-    if isinstance(value, dict):
-        return {key: answer(item, spelled or key in SPELLED) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [answer(item, spelled) for item in value]
-    return value
+        return [answer(item, spelling) for item in value]
+    if not isinstance(value, dict):
+        return value
+    spelled = {key: answer(item, spelling) for key, item in value.items()}
+    suggested = _suggestions(value.get("suggested"))
+    if not suggested:
+        return spelled
+    for key in SPELLED:
+        if isinstance(spelled.get(key), str):
+            spelled[key] = spell(spelled[key], suggested, spelling.say)
+    if isinstance(spelled.get("commands"), list):
+        spelled["commands"] = [spell(c, suggested, spelling.say) if isinstance(c, str) else c for c in spelled["commands"]]
+    spelled["suggested"] = [{**s.to_json(), **spelling.fields(s)} for s in suggested]
+    return spelled
 
 
-def message(error: GatewayError) -> str:
+def refusal(error: GatewayError, spelling: Spelling | None) -> dict[str, Any]:
+    """The one shape of a refusal (`gateway.results.refusal`), spelled for a surface."""
+    spelled: dict[str, Any] = answer(_refusal(error), spelling)
+    return spelled
+
+
+def message(error: GatewayError, spelling: Spelling | None = CLI) -> str:
     """The error's one-line message, spelled (the CLI's `gateway: MESSAGE`)."""
-    return text(str(error))
+    return str(refusal(error, spelling)["error"].get("message") or error)
 
 
-def refusal(error: GatewayError) -> dict[str, Any]:
-    """The one shape of a refusal (`gateway.results.refusal`), spelled: the CLI's --json, MCP."""
-    return answer(_refusal(error))
+def hook_text(text: str, suggested: Iterable[SuggestedOperation]) -> str:
+    """A hook reply's text, its suggested operations spelled as the agent runs them."""
+    return spell(text, suggested, HOOK.say)
 
 
-def rpc_error(error: GatewayError) -> tuple[int, str, dict[str, Any]]:
-    """A JSON-RPC error's code, message and data (the error object)."""
-    return rpc_code_for(error), message(error), answer(error.to_json())
+def rpc_error(error: GatewayError, spelling: Spelling | None = RPC) -> tuple[int, str, dict[str, Any]]:
+    """A JSON-RPC error's code, message and data (the refusal object)."""
+    return rpc_code_for(error), message(error, spelling), refusal(error, spelling)
 
 
 def mcp_error(error: GatewayError) -> str:
-    """The text of an MCP tool error (a refusal of the gate is a result instead: `refusal`)."""
-    return f"{error.kind}: {message(error)}"
+    """The text of an MCP tool error: the refusal object (a refusal of the gate is a result instead)."""
+    return json.dumps(refusal(error, MCP), ensure_ascii=False, separators=(",", ":"))

@@ -200,7 +200,7 @@ class GatewayProtocol(LanguageServerProtocol):
         error = None if future.cancelled() else future.exception()
         if isinstance(error, GatewayError):
             self._request_futures.pop(msg_id, None)
-            self._send_response(msg_id, error=ResponseError(*render.rpc_error(error)))
+            self._send_response(msg_id, error=ResponseError(*render.rpc_error(error, self._server.spelling)))  # type: ignore[attr-defined]
             return
         super()._execute_request_callback(msg_id, future)
 
@@ -242,6 +242,10 @@ class _StdoutTransport:
 
 
 class GatewayServer(LanguageServer):
+    # How its answers name suggested operations: as JSON-RPC calls (the daemon's say them as the
+    # engine does, for the surface that asked to spell).
+    spelling: render.Spelling | None = render.RPC
+
     def __init__(self, gateway: Gateway) -> None:
         super().__init__("gateway", "0.1.0", protocol_cls=GatewayProtocol, max_workers=WORKERS)
         self.gateway = gateway
@@ -263,7 +267,7 @@ class GatewayServer(LanguageServer):
 
         def work() -> dict[str, Any]:
             with progress.reporting(sink, operation):
-                return render.answer(call(self.gateway, operation, params))
+                return render.answer(call(self.gateway, operation, params), self.spelling)  # type: ignore[no-any-return]
 
         return work
 

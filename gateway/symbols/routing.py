@@ -16,6 +16,7 @@ from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
 from gateway.gate.effect import Effect
 from gateway.namepath import address_for
+from gateway.results import SuggestedOperation
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
 from gateway.symbols.model import Symbol
@@ -32,9 +33,10 @@ class RouteRefused(GatewayError):
     """The structural write cannot be performed as symbol operations; `reason` says why."""
 
     kind = "route_refused"
+    suggested: tuple[SuggestedOperation, ...]
 
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, message: str, suggested: tuple[SuggestedOperation, ...] = ()) -> None:
+        super().__init__(message, suggested=suggested)
         self.reason = reason
 
 
@@ -157,10 +159,12 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
     name, backend = namer.name(lifted.symbol)
     if lifted.renamed_to is not None:
         new_name = lifted.renamed_to.rpartition("/")[2]
+        rename = SuggestedOperation.of("rename_symbol", name_path=name, path=path, new_name=new_name)
         raise RouteRefused(
             "rename",
             # The refusal this completes already names the rename_symbol command.
             f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing was written",
+            (rename,),
         )
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 

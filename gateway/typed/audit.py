@@ -16,12 +16,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.atomic import sha256
 from gateway.errors import Forged
 from gateway.userstate import sign, verified
 from gateway.workspace import exclusive
+
+if TYPE_CHECKING:
+    from gateway.typed.chain import ChainCheck
 
 LOG_NAME = "edits.jsonl"
 HEAD_NAME = "edits.head"
@@ -114,14 +117,14 @@ class AuditLog:
             return []
         return [line for line in data.split(b"\n") if line.strip()]
 
-    def verify(self) -> dict[str, Any]:
+    def verify(self) -> ChainCheck:
         """Whether the chain is whole from its first entry to the head; where it was cut if not."""
-        from gateway.typed.chain import check_chain
+        from gateway.typed.chain import ChainCheck, check_chain
 
         try:
             head = self.head()
         except Forged as error:
-            return {"ok": False, "entries": len(self._lines()), "cut_at": None, "message": str(error)}
+            return ChainCheck(False, len(self._lines()), str(error))
         return check_chain(self._lines(), head, self.path.name)
 
     def read(self) -> LogRead:

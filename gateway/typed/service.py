@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gateway.results import failure
 from gateway.errors import GatewayError, GrantRefused, OutsideWorkspace
 from gateway.typed.audit import AuditLog, timestamp
 from gateway.typed.config import TypedEditsConfig, load_config
@@ -36,6 +37,27 @@ class Attempt:
 _attempt: ContextVar[Attempt | None] = ContextVar("gateway_typed_attempt", default=None)
 
 
+@dataclass(frozen=True)
+class Declared:
+    """A declaration judged: the audit entry it logged, and the grant's token when it was issued,
+    else the finding that refused it."""
+
+    entry: dict[str, Any]
+    token: str | None = None
+    refused: Finding | None = None
+
+    @property
+    def issued(self) -> bool:
+        return self.token is not None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.token is not None:
+            return {"ok": True, "issued": True, "token": self.token, **self.entry}
+        assert self.refused is not None
+        return {"ok": False, "issued": False, **self.entry,
+                "error": failure("declaration_refused", self.refused.message, code=self.refused.code)}
+
+
 class TypedEdits:
     """The workspace's declarations, grants and audit log; also its write authorizer."""
 
@@ -52,7 +74,7 @@ class TypedEdits:
 
     # Declarations
 
-    def declare(self, declaration: Declaration) -> dict[str, Any]:
+    def declare(self, declaration: Declaration) -> Declared:
         """Judge a declaration; issue a grant bound to the files' current hashes if accepted."""
         check_fields(declaration)
         now, edit_id = self.clock(), uuid.uuid4().hex[:16]
@@ -76,7 +98,7 @@ class TypedEdits:
         }
         if not verdict.accepted:
             self.log.append({"phase": "rejected", "operation": "declare", **entry})
-            return {"ok": False, "issued": False, **entry}
+            return Declared(entry, refused=verdict.error)
         template = Grant(
             edit_id=edit_id,
             token_sha256="",
@@ -91,7 +113,7 @@ class TypedEdits:
         token, grant = self.grants.issue(template, now)
         entry["expires_at"] = timestamp(grant.expires_at)
         self.log.append({"phase": "issued", **entry})
-        return {"ok": True, "issued": True, "token": token, **entry}
+        return Declared(entry, token)
 
     def _resolve(self, declaration: Declaration, config: TypedEditsConfig) -> tuple[Declaration, Finding | None]:
         """Paths made workspace-relative; a path outside, a directory or a protected path refuses."""

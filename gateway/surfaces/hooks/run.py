@@ -61,12 +61,12 @@ def run(host: str, stdin: bytes, context: dict[str, str | None] | None = None, e
         # The end of a turn or a session: only the check for writes made since the last one.
         call: HookCall | None = HookCall("post", "other", "Stop", cwd_of(payload, context), context.get("project_dir"))
         answer = hostcalls.post(engine, call)
-        reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason))) if answer.action != "pass" else None
+        reply = module.reply(payload, call, replace(answer, reason=render.hook_text(answer.reason, answer.suggested))) if answer.action != "pass" else None
         return (json.dumps(reply), 0) if reply else ("", 0)
     call = module.to_call(payload, context, event)
     call = replace(call, host=host, style=module.edit_style, edit_tools=module.edit_tools) if call is not None else None
     answer = PASS if call is None else hostcalls.pre(engine, call) if call.event == "pre" else hostcalls.post(engine, call)
-    reply = module.reply(payload, call, replace(answer, reason=render.text(answer.reason)))
+    reply = module.reply(payload, call, replace(answer, reason=render.hook_text(answer.reason, answer.suggested)))
     return (json.dumps(reply), 0) if reply else ("", 0)
 
 
