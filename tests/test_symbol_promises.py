@@ -178,7 +178,7 @@ def test_a_private_typescript_method_is_renamed_to_a_private_name(tmp_path: Path
               '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
     (tmp_path / "reader.ts").write_text(reader)
     with Gateway(tmp_path) as gateway:
-        result = gateway.rename_symbol("Reader/#isJson", "reader.ts", "#looksJson")
+        result = gateway.rename_symbol("Reader/#isJson", "reader.ts", "#looksJson").to_json()
     assert result["backend"].startswith("lsp:typescript") and result["complete"] is True
     assert (tmp_path / "reader.ts").read_text() == reader.replace("#isJson", "#looksJson")
 
@@ -193,5 +193,5 @@ def test_code_inserted_at_a_modules_end_or_start_is_spaced_as_its_definitions_ar
     """jedi lists the imports and constants too, one line each and closer together than the functions."""
     (tmp_path / "mod.py").write_text(MODULE)
     with Gateway(tmp_path) as gateway:
-        assert gateway.insert_code("/", "mod.py", VOLUME, position)["backend"] == "lsp:jedi-language-server"
+        assert gateway.insert_code("/", "mod.py", VOLUME, position).to_json()["backend"] == "lsp:jedi-language-server"
     assert (tmp_path / "mod.py").read_text() == expected
