@@ -72,15 +72,36 @@ METHOD = "    def count(self):\n        return len(self.prices)"
 INIT_OLD, INIT_NEW = "        self.prices = prices\n", "        self.prices = list(prices)\n"
 
 
+def shell_step(host: str, command: str) -> tuple[str, Any]:
+    """`command` run by the host's own shell tool."""
+    if host == "codex":
+        return ("exec_command", {"cmd": command})
+    if host == "gemini":
+        return ("run_shell_command", {"command": command})
+    return ("bash" if host in ("copilot", "opencode") else "Bash", {"command": command, "description": "change it"})
+
+
+# A shell command that changes a definition, reported by default ([gate] shell = "report").
+TALLY = "def tally(items):\n    return len(items)\n"
+SED_TALLY = "sed -i 's/def tally(items):/def tally(items, start=0):/' tally.py"
+TALLY_REPORTED = "tally.py line 1: changed the header of function `tally`"
+EDIT_TOOL = {"claude-code": "the Edit and Write tools", "copilot": "the edit and create tools", "gemini": "the replace and write_file tools",
+             "codex": "the apply_patch tool", "opencode": "the edit and write tools"}
+
+
 def _session_steps(host: str, path: Path, gateway: bool) -> list[tuple[str, Any]]:
     """One session's edits, in the host's own tools: (with the gateway only: a header change
     broken, refused) the header change (routed), the deletion of a method with an empty
-    replacement (routed: remove_symbol), and (with the gateway's MCP server) an edit inside a
-    body through the gateway's own MCP edit tool."""
+    replacement (routed: remove_symbol), (with the gateway's MCP server) an edit inside a body
+    through the gateway's own MCP edit tool, and (with the gateway) a shell command changing a
+    definition of tally.py, which the model is told of."""
     edits = [*(steps(host, path, OLD, BROKEN) if gateway else []), *steps(host, path, OLD, NEW), *steps(host, path, METHOD, "")]
-    if not gateway or host not in MCP_CALLED:
+    if not gateway:
         return edits
-    return [*_mcp_connected(host), *edits, (MCP_EDIT[host], {"path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})]
+    if host not in MCP_CALLED:
+        return [*edits, shell_step(host, SED_TALLY)]
+    mcp_edit = (MCP_EDIT[host], {"path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})
+    return [*_mcp_connected(host), *edits, mcp_edit, shell_step(host, SED_TALLY)]
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -91,13 +112,15 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
     (replace_symbol) and the deletion too (remove_symbol); the host writes what it writes with no
     gateway (Claude Code also deletes the newline after the text, Gemini keeps the file's last
     newline: each host's own way). The gateway's MCP server is registered and connected: its
-    tools are offered and its edit tool writes."""
+    tools are offered and its edit tool writes. A shell command that changes a definition is
+    reported to the model with the host's own edit tools to use instead."""
     written, results = {}, {}
     for gateway in (False, True):
         (tmp_path / f"gateway-{gateway}").mkdir()
         root = prices_workspace(tmp_path / f"gateway-{gateway}")
         session = HostSession(host, root, root.parent)
         if gateway:
+            (root / "tally.py").write_text(TALLY)
             install(session, root, host, "--mcp-writes", *(("--allow-mcp",) if host in ("gemini", "codex", "opencode") else ()))
             session.env["MCP_CONNECTION_NONBLOCKING"] = "0"  # Claude Code -p: its first request waits for MCP servers
         results[gateway] = session.run(_session_steps(host, root / "prices.py", gateway),
@@ -111,10 +134,14 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
     assert "syntax error" in told and "The gateway performed this write" in told, told[-3000:]
     assert "replace_symbol `PriceList/total`" in told and "remove_symbol `PriceList/count`" in told, told[-3000:]
     _assert_mcp_offered(host, _offered_tools(results[True], -1))
+    assert "start=0" in (tmp_path / "gateway-True" / "ws" / "tally.py").read_text()  # reported, not undone
+    assert TALLY_REPORTED in told and "went unverified" in told and EDIT_TOOL[host] in told, told[-3000:]
 
 
-@pytest.mark.parametrize("host", HOSTS)
-@pytest.mark.parametrize("gateway", ["missing", "broken"])
+# Both ways out of the installed command end in exit 2 with one line (tests/test_hook_install.py
+# runs the command itself): each host is run with the broken one, which crashes past the guard,
+# and the missing one on Claude Code and on OpenCode, whose plugin runs the hook itself.
+@pytest.mark.parametrize(("host", "gateway"), [("claude-code", "missing"), ("opencode", "missing"), *((host, "broken") for host in HOSTS)])
 def test_a_missing_or_broken_gateway_fails_closed(host: str, gateway: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host)
@@ -149,10 +176,9 @@ def _claude_outcome(tmp_path: Path, mode: str, allow_rule: bool, gateway: bool) 
 
 
 # The user's allow rule decides only in the default mode (and must not open plan mode); the
-# modes that write anyway are run without it.
-@pytest.mark.parametrize(("mode", "allow_rule"), [("default", True), ("default", False), ("plan", True), ("acceptEdits", False),
-                                                  ("bypassPermissions", False)],
-                         ids=["allow-rule-default", "no-rule-default", "allow-rule-plan", "no-rule-acceptEdits", "no-rule-bypassPermissions"])
+# modes that write anyway are run without it (bypassPermissions: the session test above).
+@pytest.mark.parametrize(("mode", "allow_rule"), [("default", True), ("default", False), ("plan", True), ("acceptEdits", False)],
+                         ids=["allow-rule-default", "no-rule-default", "allow-rule-plan", "no-rule-acceptEdits"])
 def test_claude_code_the_users_rules_and_mode_decide_as_without_the_gateway(mode: str, allow_rule: bool, tmp_path: Path) -> None:
     without, answer_without = _claude_outcome(tmp_path, mode, allow_rule, gateway=False)
     with_gateway, answer_with = _claude_outcome(tmp_path, mode, allow_rule, gateway=True)
@@ -295,7 +321,9 @@ def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, "the stopped daemon was left"
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+# One host: the bound and the kill are the hook's, whichever host runs it (tests/test_daemon_hung.py
+# drives the hook itself); the host's part, a refusal the model reads, is every host's in the tests above.
+@pytest.mark.parametrize("host", ["claude-code"])
 def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: Path, tmp_path: Path) -> None:
     """The daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
     user's GATEWAY_LSP_TIMEOUT, here 5 s; in a hook 20 s at most), kills it and refuses the
