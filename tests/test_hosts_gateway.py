@@ -203,28 +203,6 @@ def test_copilot_runs_the_claude_code_hook_with_its_own_argument_names(workspace
 
 
 
-def _patch_steps(host: str, *edits: tuple[str, str]) -> tuple[list[tuple[str, Any]], str]:
-    """A GPT-5 session's edits: the patch format, in each host's own tool (and the model id that gets it)."""
-    patches = [_patch(old, new) for old, new in edits]
-    if host == "copilot":
-        return [("apply_patch", patch) for patch in patches], "gpt-5.5"
-    if host == "opencode":
-        return [("apply_patch", {"patchText": patch}) for patch in patches], "fake/gpt-5.5"
-    return [("exec_command", {"cmd": f"apply_patch <<'EOF'\n{patch}EOF\n"}) for patch in patches], "gpt-5.5"  # Codex, through its shell
-
-
-@pytest.mark.parametrize("host", ["copilot", "opencode", "codex"])
-def test_gpt5_sessions_send_patches_and_they_are_routed_or_refused_too(host: str, workspace: Path, tmp_path: Path) -> None:
-    """The broken patch is refused as a syntax error and leaves the file; the next, a header change, is routed."""
-    session = HostSession(host, workspace, tmp_path)
-    install(session, workspace, host)
-    steps_, model = _patch_steps(host, (OLD, BROKEN), (OLD, NEW))
-    result = session.run(steps_, model=model)
-    session.close()
-    assert (workspace / "prices.py").read_text() == ROUTED, _sent_back(result)[-1500:]
-    assert "syntax error" in result.tool_results[0], result.tool_results
-
-
 def _offered_tools(result: Any, request: int = 0) -> list[str]:
     """The tools offered in a main request of the run (its first by default)."""
     main = [body for body in result.requests if body.get("tools")]

@@ -1,5 +1,6 @@
-"""A multi-file patch with Add, Delete and Move sections inside the real hosts that send the
-`*** Begin Patch` format (Codex always; OpenCode and Copilot CLI for GPT-5 model ids): the
+"""A multi-file patch with Add, Delete and Move sections, and a patch that breaks a file, inside
+the real hosts that send the `*** Begin Patch` format (Codex always; OpenCode and Copilot CLI
+for GPT-5 model ids): the
 gateway installed as a user installs it, the host's own applier writing, the assertions on the
 files on disk and on what the host told the model."""
 
@@ -14,8 +15,8 @@ import psutil
 import pytest
 
 from tests.hosts.harness import HostSession
-from tests.hosts.sample import NEW, OLD, ROUTED, SOURCE
-from tests.test_hosts_gateway import install
+from tests.hosts.sample import BROKEN, NEW, OLD, ROUTED, SOURCE
+from tests.test_hosts_gateway import _patch, install
 
 pytestmark = pytest.mark.usefixtures("hosts")
 
@@ -81,7 +82,7 @@ def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) 
     session = HostSession(host, root, tmp_path)
     install(session, root, host)
     try:
-        result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, REPLACED)], model=MODEL[host])
+        result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, _patch(OLD, BROKEN)), step(host, REPLACED)], model=MODEL[host])
     finally:
         session.close()
         _stop_daemons(root)
@@ -95,6 +96,8 @@ def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) 
     assert not (root / "shapes.txt").exists() and not (root / "extra.py").exists()
     assert "the patch moves shapes.py to shapes.txt" in told and "removes function `perimeter`" in told
     assert "gateway remove-symbol area" in told
+    # A patch that breaks prices.py: refused as a syntax error, nothing written.
+    assert "syntax error" in result.tool_results[2], result.tool_results
     # Delete + Add of prices.py, judged as its update and routed: the header change as replace_symbol.
     assert (root / "prices.py").read_text() == ROUTED, told[-3000:]
     assert "The gateway performed this write" in told and "replace_symbol `PriceList/total`" in told
