@@ -81,6 +81,23 @@ def shell_step(host: str, command: str) -> tuple[str, Any]:
     return ("bash" if host in ("copilot", "opencode") else "Bash", {"command": command, "description": "change it"})
 
 
+# A new file that does not parse, written with the host's whole-file write (Codex: a patch's Add File).
+BROKEN_MODULE = "def extra(a:\n    return a\n"
+
+
+def _write(host: str, path: Path, content: str) -> tuple[str, Any]:
+    if host == "claude-code":
+        return ("Write", {"file_path": str(path), "content": content})
+    if host == "copilot":
+        return ("create", {"path": str(path), "file_text": content})
+    if host == "gemini":
+        return ("write_file", {"file_path": str(path), "content": content})
+    if host == "codex":
+        added = "".join(f"+{line}\n" for line in content.splitlines())
+        return ("apply_patch", f"*** Begin Patch\n*** Add File: {path.name}\n{added}*** End Patch\n")
+    return ("write", {"filePath": str(path), "content": content})
+
+
 # A shell command that changes a definition, reported by default ([gate] shell = "report").
 TALLY = "def tally(items):\n    return len(items)\n"
 SED_TALLY = "sed -i 's/def tally(items):/def tally(items, start=0):/' tally.py"
@@ -92,12 +109,14 @@ EDIT_TOOL = {"claude-code": "the Edit and Write tools", "copilot": "the edit and
 def _session_steps(host: str, path: Path, gateway: bool) -> list[tuple[str, Any]]:
     """One session's edits, in the host's own tools: (with the gateway only: a header change
     broken, refused) the header change (routed), the deletion of a method with an empty
-    replacement (routed: remove_symbol), (with the gateway's MCP server) an edit inside a body
-    through the gateway's own MCP edit tool, and (with the gateway) a shell command changing a
-    definition of tally.py, which the model is told of."""
+    replacement (routed: remove_symbol), and with the gateway: a new file that does not parse
+    written whole (refused), an edit inside a body through the gateway's own MCP edit tool (where
+    the host calls it), and a shell command changing a definition of tally.py, which the model is
+    told of."""
     edits = [*(steps(host, path, OLD, BROKEN) if gateway else []), *steps(host, path, OLD, NEW), *steps(host, path, METHOD, "")]
     if not gateway:
         return edits
+    edits.append(_write(host, path.parent / "extra.py", BROKEN_MODULE))
     if host not in MCP_CALLED:
         return [*edits, shell_step(host, SED_TALLY)]
     mcp_edit = (MCP_EDIT[host], {"path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})
@@ -134,6 +153,7 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
     assert "syntax error" in told and "The gateway performed this write" in told, told[-3000:]
     assert "replace_symbol `PriceList/total`" in told and "remove_symbol `PriceList/count`" in told, told[-3000:]
     _assert_mcp_offered(host, _offered_tools(results[True], -1))
+    assert not (tmp_path / "gateway-True" / "ws" / "extra.py").exists()  # the broken new file: refused
     assert "start=0" in (tmp_path / "gateway-True" / "ws" / "tally.py").read_text()  # reported, not undone
     assert TALLY_REPORTED in told and "went unverified" in told and EDIT_TOOL[host] in told, told[-3000:]
 
