@@ -54,12 +54,24 @@ def workspace_for(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable
         workspace.gateway.close()
 
 
-PARAMS = [(lang, case) for lang, cases in CASES.items() for case in cases]
-
-
-@pytest.mark.parametrize(("lang", "case"), PARAMS, ids=[f"{lang}-{case.id}" for lang, case in PARAMS])
-def test_operation_exact_text(workspace_for: Callable[[str], LanguageWorkspace], lang: str, case: OpCase) -> None:
-    check_case(workspace_for(lang), case, SERVER_LANGUAGES[lang])
+@pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
+def test_the_symbols_and_every_operation_come_from_the_server(workspace_for: Callable[[str], LanguageWorkspace], lang: str) -> None:
+    """The symbols of the language's largest source, then every case of the language, on one warm
+    server (started once, not once per case and test worker), each case from the fixture's
+    files; the failures are listed by case."""
+    workspace = workspace_for(lang)
+    sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
+    source = max(sources, key=lambda name: len(workspace.original[name]))
+    listing = workspace.gateway.symbols(source).to_json()
+    assert listing["backend"] == SERVER_LANGUAGES[lang]
+    assert listing["symbols"], f"{lang}: the server reported no symbols for {source}"
+    failed = []
+    for case in CASES[lang]:
+        try:
+            check_case(workspace_for(lang), case, SERVER_LANGUAGES[lang])
+        except AssertionError as failure:
+            failed.append(f"{case.id}: {failure}")
+    assert failed == [], "\n".join(failed)
 
 
 def check_case(workspace: LanguageWorkspace, case: OpCase, backend: str) -> None:
@@ -75,16 +87,6 @@ def check_case(workspace: LanguageWorkspace, case: OpCase, backend: str) -> None
         assert workspace.text(name) == expected[name], f"{name} differs after {case.id}"
     touched = {name for name, _, _ in case.changes}
     assert all(f"+++ b/{name}" in result["diff"] for name in touched)
-
-
-@pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
-def test_symbols_come_from_the_server(workspace_for: Callable[[str], LanguageWorkspace], lang: str) -> None:
-    workspace = workspace_for(lang)
-    sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
-    source = max(sources, key=lambda name: len(workspace.original[name]))
-    listing = workspace.gateway.symbols(source).to_json()
-    assert listing["backend"] == SERVER_LANGUAGES[lang]
-    assert listing["symbols"], f"{lang}: the server reported no symbols for {source}"
 
 
 def test_the_server_is_asked_once_per_text_and_again_after_a_change_or_a_restart(
