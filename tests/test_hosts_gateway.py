@@ -159,9 +159,9 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
 
 
 # Both ways out of the installed command end in exit 2 with one line (tests/test_hook_install.py
-# runs the command itself): each host is run with the broken one, which crashes past the guard,
-# and the missing one on Claude Code and on OpenCode, whose plugin runs the hook itself.
-@pytest.mark.parametrize(("host", "gateway"), [("claude-code", "missing"), ("opencode", "missing"), *((host, "broken") for host in HOSTS)])
+# runs the command itself, for each host but OpenCode): each host is run with the broken one,
+# which crashes past the guard, and OpenCode, whose plugin runs the hook itself, with the missing one.
+@pytest.mark.parametrize(("host", "gateway"), [("opencode", "missing"), *((host, "broken") for host in HOSTS)])
 def test_a_missing_or_broken_gateway_fails_closed(host: str, gateway: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host)
@@ -195,10 +195,11 @@ def _claude_outcome(tmp_path: Path, mode: str, allow_rule: bool, gateway: bool) 
     return (root / "prices.py").read_text(), result.tool_results[-1] if result.tool_results else ""
 
 
-# The user's allow rule decides only in the default mode (and must not open plan mode); the
-# modes that write anyway are run without it (bypassPermissions: the session test above).
-@pytest.mark.parametrize(("mode", "allow_rule"), [("default", True), ("default", False), ("plan", True), ("acceptEdits", False)],
-                         ids=["allow-rule-default", "no-rule-default", "allow-rule-plan", "no-rule-acceptEdits"])
+# The user's allow rule decides only in the default mode (and must not open plan mode). The modes
+# that write whatever the rules say, with the gateway: bypassPermissions in the session test above,
+# acceptEdits in tests/test_hosts_languages.py.
+@pytest.mark.parametrize(("mode", "allow_rule"), [("default", True), ("default", False), ("plan", True)],
+                         ids=["allow-rule-default", "no-rule-default", "allow-rule-plan"])
 def test_claude_code_the_users_rules_and_mode_decide_as_without_the_gateway(mode: str, allow_rule: bool, tmp_path: Path) -> None:
     without, answer_without = _claude_outcome(tmp_path, mode, allow_rule, gateway=False)
     with_gateway, answer_with = _claude_outcome(tmp_path, mode, allow_rule, gateway=True)
