@@ -83,6 +83,11 @@ def shell_step(host: str, command: str) -> tuple[str, Any]:
 
 # A new file that does not parse, written with the host's whole-file write (Codex: a patch's Add File).
 BROKEN_MODULE = "def extra(a:\n    return a\n"
+# An existing file written whole without one of its functions, by the hosts whose whole-file write
+# overwrites (Codex's patches update by hunks; Copilot's `create` refuses a file that exists).
+OVERWRITING = ("claude-code", "gemini", "opencode")
+UTIL = "def size(items):\n    return len(items)\n\n\ndef count(items):\n    return len(items)\n"
+UTIL_WITHOUT_COUNT = "def size(items):\n    return len(items)\n"
 
 
 def _write(host: str, path: Path, content: str) -> tuple[str, Any]:
@@ -110,13 +115,17 @@ def _session_steps(host: str, path: Path, gateway: bool) -> list[tuple[str, Any]
     """One session's edits, in the host's own tools: (with the gateway only: a header change
     broken, refused) the header change (routed), the deletion of a method with an empty
     replacement (routed: remove_symbol), and with the gateway: a new file that does not parse
-    written whole (refused), an edit inside a body through the gateway's own MCP edit tool (where
+    written whole (refused), an existing file written whole without a function (routed, where the
+    host's whole-file write overwrites), an edit inside a body through the gateway's own MCP edit tool (where
     the host calls it), and a shell command changing a definition of tally.py, which the model is
     told of."""
     edits = [*(steps(host, path, OLD, BROKEN) if gateway else []), *steps(host, path, OLD, NEW), *steps(host, path, METHOD, "")]
     if not gateway:
         return edits
     edits.append(_write(host, path.parent / "extra.py", BROKEN_MODULE))
+    if host in OVERWRITING:  # a whole-file write that removes a function: routed, and written as the host writes it
+        edits += [*([("Read", {"file_path": str(path.parent / "util.py")})] if host == "claude-code" else []),
+                  _write(host, path.parent / "util.py", UTIL_WITHOUT_COUNT)]
     if host not in MCP_CALLED:
         return [*edits, shell_step(host, SED_TALLY)]
     mcp_edit = (MCP_EDIT[host], {"path": str(path), "old_string": INIT_OLD, "new_string": INIT_NEW})
@@ -140,6 +149,7 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
         session = HostSession(host, root, root.parent)
         if gateway:
             (root / "tally.py").write_text(TALLY)
+            (root / "util.py").write_text(UTIL)
             install(session, root, host, "--mcp-writes", *(("--allow-mcp",) if host in ("gemini", "codex", "opencode") else ()))
             session.env["MCP_CONNECTION_NONBLOCKING"] = "0"  # Claude Code -p: its first request waits for MCP servers
         results[gateway] = session.run(_session_steps(host, root / "prices.py", gateway),
@@ -154,6 +164,8 @@ def test_in_each_host_a_broken_edit_is_refused_a_header_change_and_a_deletion_ar
     assert "replace_symbol `PriceList/total`" in told and "remove_symbol `PriceList/count`" in told, told[-3000:]
     _assert_mcp_offered(host, _offered_tools(results[True], -1))
     assert not (tmp_path / "gateway-True" / "ws" / "extra.py").exists()  # the broken new file: refused
+    if host in OVERWRITING:
+        assert (tmp_path / "gateway-True" / "ws" / "util.py").read_text() == UTIL_WITHOUT_COUNT and "remove_symbol `count`" in told, told[-3000:]
     assert "start=0" in (tmp_path / "gateway-True" / "ws" / "tally.py").read_text()  # reported, not undone
     assert TALLY_REPORTED in told and "went unverified" in told and EDIT_TOOL[host] in told, told[-3000:]
 

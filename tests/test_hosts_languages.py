@@ -100,13 +100,12 @@ def _mode(host: str) -> dict[str, str]:
 
 # Codex has no whole-file write over an existing file (its patches update by hunks); Copilot's
 # `create` refuses a file that exists.
-OVERWRITING_HOSTS = ("claude-code", "gemini")
+OVERWRITING_HOSTS = ("claude-code",)
 
 
-# Three hosts, three ways to edit (old and new strings, a patch, Gemini's replace and whole-file
-# write); every host's whole-file write of a broken file is refused in its session in
-# tests/test_hosts_gateway.py.
-@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+# Two hosts, the two ways to edit (old and new strings; a patch); every host's whole-file write of
+# a broken file is refused in its session in tests/test_hosts_gateway.py.
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
 def test_typescript_and_go_header_changes_are_routed_and_a_broken_new_file_is_refused(host: str, workspace: Path, tmp_path: Path) -> None:
     session = HostSession(host, workspace, tmp_path)
     _install(session, workspace, host)
