@@ -84,7 +84,7 @@ demo: setup
 	$(PY) -m gateway.demo
 
 test: setup
-	$(PY) -m pytest -q -n 3  # three workers: most tests wait on language servers, not on a core
+	$(PY) -m pytest -q -n 4  # four workers on 2 cores: the tests that wait (a stopped daemon, a hook bound) leave a core to the others
 
 # ruff (pyflakes and pycodestyle's error classes) and pyright (basic) over the package.
 lint: python-env

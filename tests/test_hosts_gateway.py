@@ -296,20 +296,6 @@ def _status(workspace: Path) -> dict[str, Any]:
     return {}
 
 
-def test_a_claude_code_session_start_starts_the_daemon_and_the_server_ahead(workspace: Path, tmp_path: Path) -> None:
-    session = HostSession("claude-code", workspace, tmp_path)
-    install(session, workspace, "claude-code")
-    result = session.run([])
-    assert result.returncode == 0, result.stderr[-2000:]
-    deadline = time.monotonic() + 60
-    status: dict[str, Any] = {}
-    while time.monotonic() < deadline and not status.get("prestart", {}).get("done"):
-        status = _status(workspace)
-        time.sleep(0.1)
-    assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
-    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
-
-
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp_path: Path) -> None:
     """The workspace's daemon is stopped (SIGSTOP: its socket still accepts connections, no
@@ -336,20 +322,22 @@ def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp
 # drives the hook itself); the host's part, a refusal the model reads, is every host's in the tests above.
 @pytest.mark.parametrize("host", ["claude-code"])
 def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: Path, tmp_path: Path) -> None:
-    """The daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
+    """A session's start starts the daemon and the file's server ahead (Claude Code's SessionStart).
+    Then the daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
     user's GATEWAY_LSP_TIMEOUT, here 5 s; in a hook 20 s at most), kills it and refuses the
     structural edit, saying the server did not answer; the same edit sent again is routed on a
     fresh server."""
     source = SOURCE + "\n\nSIDES = 4\n"  # a text the server has not been asked about yet
     session = HostSession(host, workspace, tmp_path)
     install(session, workspace, host)
-    started = subprocess.run([sys.executable, "-m", "gateway", "daemon", "start", "--workspace", str(workspace)],
-                             env=session.env, capture_output=True, text=True, timeout=60)
-    assert started.returncode == 0, started.stderr
+    assert session.run([]).returncode == 0  # nothing asked: only the session's start
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (_status(workspace).get("prestart", {}).get("done") and _status(workspace)["servers"]):
         time.sleep(0.1)
-    [server] = _status(workspace)["servers"]
+    status = _status(workspace)
+    assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
+    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
+    [server] = status["servers"]
     (workspace / "prices.py").write_text(source)
     os.kill(server["pid"], signal.SIGSTOP)
     mode = "acceptEdits" if host == "claude-code" else None
