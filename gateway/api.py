@@ -16,7 +16,7 @@ from gateway.typed.kinds import catalogue
 if TYPE_CHECKING:  # the result types of the facade's operations, named for its callers too
     from gateway.contracts.apply import ContractReport
     from gateway.contracts.context import NewContract, WorkspaceContext
-    from gateway.gate.verdict import Classification
+    from gateway.gate.verdict import Classification as Classification  # re-exported: the operation table names it
     from gateway.typed.chain import ChainCheck
     from gateway.typed.service import Declared
 
