@@ -171,7 +171,7 @@ class Blocked(GatewayError):
 class GrantRefused(GatewayError):
     """Typed edits: the write has no live grant matching the file as it is now.
 
-    `reason` is one of undeclared, stale, expired, consumed, protected, bash_write, tampered.
+    `reason` is one of undeclared, stale, expired, consumed, protected, forged, tampered.
     """
 
     kind = "grant_refused"

@@ -41,7 +41,7 @@ def _cmd_mcp(args: argparse.Namespace) -> Outcome:
     return {}, "", EXIT_OK
 
 
-HOOK_USAGE = ("gateway hook HOST [pre|post|start] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
+HOOK_USAGE = ("gateway hook HOST [pre|post|start|stop] | gateway hook (install|uninstall) HOST [--user] [--absolute] "
               "[--allow-mcp] [--mcp-writes] [--enforce] [--workspace DIR]; HOST is claude-code, copilot, gemini, codex or opencode")
 HOOK_HELP = """commands:
   gateway hook HOST [EVENT]             the hook itself, as the host runs it: reads the host's event on stdin

@@ -1,6 +1,6 @@
 """Whether a host will run the gateway's installed hooks in a workspace, read from the records
 the host itself keeps: each host's module reads its own (`Host.trust`; checked against Codex
-CLI 0.169.0, Copilot CLI 1.0.102, Gemini CLI 0.61.0, Claude Code 2.1.197; see README "When the
+CLI 0.169.0, Copilot CLI 1.0.102, Gemini CLI 0.61.0, Claude Code 2.1.197; see docs/hosts.md "When the
 host has not trusted the hooks"). What they share is here."""
 
 from __future__ import annotations
