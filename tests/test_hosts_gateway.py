@@ -21,7 +21,7 @@ import pytest
 from gateway.surfaces import daemon_client
 from gateway.typed.shell import SNAPSHOTS
 from gateway.typed.state import state_path
-from tests.hosts.harness import HostSession
+from tests.hosts.harness import HOSTS, HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, PRICES_WORKSPACE, ROUTED, SOURCE, prices_workspace
 
 pytestmark = [pytest.mark.usefixtures("hosts"), PRICES_WORKSPACE]
@@ -62,7 +62,6 @@ def _sent_back(result: Any) -> str:
     return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
 
 
-HOSTS = ("claude-code", "copilot", "gemini", "codex", "opencode")
 
 
 # Claude Code offers a project's MCP tools only when bypassing permissions; Codex 0.169 defers

@@ -5,14 +5,13 @@ removes a function is routed and lands as the host itself writes the content it 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.hosts.harness import HostSession
-from tests.test_hosts_gateway import install
+from tests.test_hosts_gateway import _sent_back, _write, install
 
 GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not
 
@@ -74,26 +73,6 @@ def _edit(host: str, path: Path, old: str, new: str) -> list[tuple[str, Any]]:
     return [("read", {"filePath": str(path)}), ("edit", {"filePath": str(path), "oldString": old, "newString": new})]
 
 
-def _write(host: str, path: Path, content: str) -> list[tuple[str, Any]]:
-    """A whole-file write in the host's own tool (Codex has none: its patch adds the file)."""
-    if host == "claude-code":
-        return [("Write", {"file_path": str(path), "content": content})]
-    if host == "copilot":
-        return [("create", {"path": str(path), "file_text": content})]
-    if host == "gemini":
-        return [("write_file", {"file_path": str(path), "content": content})]
-    if host == "codex":
-        added = "".join(f"+{line}\n" for line in content.splitlines())
-        return [("apply_patch", f"*** Begin Patch\n*** Add File: {path.name}\n{added}*** End Patch\n")]
-    return [("write", {"filePath": str(path), "content": content})]
-
-
-def _told(result: Any) -> str:
-    main = [body for body in result.requests if body.get("tools")]
-    conversation = {k: v for k, v in main[-1].items() if k in ("messages", "input", "contents")} if main else {}
-    return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
-
-
 def _mode(host: str) -> dict[str, str]:
     return {"permission_mode": "acceptEdits"} if host == "claude-code" else {}
 
@@ -112,12 +91,12 @@ def test_typescript_and_go_header_changes_are_routed_and_a_broken_new_file_is_re
     broken, util = workspace / "extra.ts", workspace / "util.ts"
     util.write_text(TS)
     steps = [*_edit(host, workspace / "app.ts", TS_OLD, TS_NEW), *_edit(host, workspace / "shop.go", GO_OLD, GO_NEW),
-             *_write(host, broken, TS_BROKEN)]
+             _write(host, broken, TS_BROKEN)]
     if host in OVERWRITING_HOSTS:  # a whole-file write that removes `count`: routed, and written as the host writes it
-        steps += [*([("Read", {"file_path": str(util)})] if host == "claude-code" else []), *_write(host, util, TS_WITHOUT_COUNT)]
+        steps += [*([("Read", {"file_path": str(util)})] if host == "claude-code" else []), _write(host, util, TS_WITHOUT_COUNT)]
     result = session.run(steps, **_mode(host))
     session.close()
-    told = _told(result)
+    told = _sent_back(result)
     assert (workspace / "app.ts").read_text() == TS.replace(TS_OLD, TS_NEW), told[-3000:]
     assert (workspace / "shop.go").read_text() == GO.replace(GO_OLD, GO_NEW), told[-3000:]
     assert "replace_symbol `greet`" in told and "replace_symbol `Total`" in told, told[-3000:]

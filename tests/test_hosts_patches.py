@@ -6,17 +6,15 @@ files on disk and on what the host told the model."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from tests.hosts.harness import HostSession
 from tests.hosts.sample import BROKEN, NEW, OLD, ROUTED, SOURCE
-from tests.test_hosts_gateway import _patch, install
+from tests.starts import kill_daemons_under
+from tests.test_hosts_gateway import _patch, _sent_back, install
 
 pytestmark = pytest.mark.usefixtures("hosts")
 
@@ -52,25 +50,6 @@ def step(host: str, patch: str) -> tuple[str, Any]:
 MODEL = {"codex": "gpt-5.5", "opencode": "fake/gpt-5.5", "copilot": "gpt-5.5"}
 
 
-def _stop_daemons(root: Path) -> None:
-    """The workspace's daemon, which the host's MCP server may start with an environment of the
-    host's own (without GATEWAY_NO_DAEMON), and its language servers."""
-    for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
-        if "daemon" in cmdline and "run" in cmdline and str(root) in cmdline:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                for member in [*process.children(recursive=True), process]:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        member.kill()
-
-
-def _answers(result: Any) -> str:
-    """What the host sent the model after the patches: its tool results and the conversation."""
-    main = [body for body in result.requests if body.get("tools")]
-    conversation = {k: v for k, v in main[-1].items() if k in ("messages", "input", "contents")} if main else {}
-    return "\n".join(result.tool_results) + "\n" + json.dumps(conversation)
-
-
 @pytest.mark.parametrize("host", ["codex", "opencode", "copilot"])
 def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) -> None:
     root = tmp_path / "ws"
@@ -85,8 +64,8 @@ def test_a_multi_file_patch_with_add_delete_and_move(host: str, tmp_path: Path) 
         result = session.run([step(host, ALLOWED), step(host, MOVED_OUT), step(host, _patch(OLD, BROKEN)), step(host, REPLACED)], model=MODEL[host])
     finally:
         session.close()
-        _stop_daemons(root)
-    told = _answers(result)
+        kill_daemons_under(root)  # the host's MCP server may start one with an environment of its own
+    told = _sent_back(result)
     # The allowed patch, written as sent.
     assert (root / "pkg" / "new_mod.py").read_text() == "def h():\n    return 3\n", told[-3000:]
     assert not (root / "consts.py").exists() and not (root / "notes.txt").exists()
