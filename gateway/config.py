@@ -15,7 +15,7 @@ STATE_DIR = Path(".gateway") / "state"
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_CONFIG_BYTES = 1 << 20
 # The file's sections; a section or key not listed is an error naming it, not silently ignored.
-SECTIONS = ("daemon", "gate", "mcp", "typed_edits")
+SECTIONS = ("daemon", "gate", "mcp", "typed_edits", "verify")
 
 
 def config_table(root: Path, table: str) -> dict[str, Any]:
@@ -149,3 +149,30 @@ def mcp_config(root: Path) -> McpConfig:
         if not isinstance(value, bool):
             raise UsageError(f"{CONFIG_PATH}: [mcp] {key} must be true or false")
     return McpConfig(**{**defaults, **data})
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """`[verify]`: what the language server's delta does after a write that adds, removes or
+    renames a definition or changes a header (`gateway.verify`). `on_new_errors`: "report" (the
+    errors go back with the result) or "refuse" (the write is refused, the errors its reason);
+    `body`: whether body-only writes are verified too; `budget_ms`: how long the checks of one
+    write may take (files that refer to what changed and were not reached are named)."""
+
+    on_new_errors: str = "report"
+    body: bool = False
+    budget_ms: int = 2000
+
+
+def verify_config(root: Path | None) -> VerifyConfig:
+    data = _known_table(root, "verify", {"on_new_errors", "body", "budget_ms"})
+    on_new_errors = data.get("on_new_errors", "report")
+    if on_new_errors not in ("report", "refuse"):
+        raise UsageError(f'{CONFIG_PATH}: [verify] on_new_errors must be "report" or "refuse"')
+    body = data.get("body", False)
+    if not isinstance(body, bool):
+        raise UsageError(f"{CONFIG_PATH}: [verify] body must be true or false")
+    budget = data.get("budget_ms", 2000)
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 0 < budget <= 600_000:
+        raise UsageError(f"{CONFIG_PATH}: [verify] budget_ms must be a whole number of milliseconds from 1 to 600000")
+    return VerifyConfig(on_new_errors=on_new_errors, body=body, budget_ms=budget)

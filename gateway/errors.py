@@ -101,6 +101,21 @@ class StillReferenced(GatewayError):
     exit_code = EXIT_BLOCKED
 
 
+class NewErrors(GatewayError):
+    """`[verify] on_new_errors = "refuse"`: the write would add errors the language server
+    reports (`new_errors`, each `path:line` in the message); nothing was written."""
+
+    kind = "new_errors"
+    exit_code = EXIT_BLOCKED
+
+    def __init__(self, *args: object, new_errors: tuple[Any, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new_errors = new_errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "new_errors": [e.to_json() for e in self.new_errors]}
+
+
 class Stale(GatewayError):
     """The file changed on disk between reading and writing it."""
 
@@ -264,6 +279,7 @@ RPC_CODES = {
     "unauthenticated": -32007,
     "collision": -32008,
     "referenced": -32009,
+    "new_errors": -32012,
     "tampered": -32010,
     "not_served": -32011,
     "usage": -32602,

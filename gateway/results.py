@@ -7,7 +7,7 @@ One result type per operation family; objects here, dicts only in `to_json`, `fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -62,6 +62,57 @@ def spell(text: str, suggested: Iterable[SuggestedOperation], spelling: Callable
 
 
 @dataclass(frozen=True)
+class NewError:
+    """An error the language server reports after a write and not before it (positions in the
+    file before the write mapped across the edit); `line` and `column` count from 1."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    source: str
+
+    @property
+    def place(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "column": self.column, "message": self.message, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What the language server says a write did to the program (`gateway.verify`).
+
+    `status`: "checked" (the server analysed the written version of every file named, and
+    `new_errors` is the whole delta), "unknown" (`why` says why: no server that reports such
+    errors, still indexing, no answer within the budget) or "skipped" (a body-only write, with
+    `[verify] body` off). `unchecked`: files that refer to what changed and were not checked
+    within `[verify] budget_ms`. `callers`: for a header whose parameters changed, the
+    references (`path:line`, at most 20) the change breaks or may break: the impact note.
+    """
+
+    status: Literal["checked", "unknown", "skipped"]
+    new_errors: tuple[NewError, ...] = ()
+    why: str | None = None
+    unchecked: tuple[str, ...] = ()
+    callers: tuple[str, ...] = ()
+    server: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"verified": self.status, "new_errors": [e.to_json() for e in self.new_errors]}
+        if self.why:
+            data["unknown_because"] = self.why
+        if self.unchecked:
+            data["unchecked"] = list(self.unchecked)
+        if self.callers:
+            data["callers"] = list(self.callers)
+        if self.server:
+            data["verified_by"] = self.server
+        return data
+
+
+@dataclass(frozen=True)
 class EditResult:
     """An edit the gate let through, or one it routed (`route`: the symbol operations performed)."""
 
@@ -71,6 +122,8 @@ class EditResult:
     lines: tuple[int, ...]
     diff: str
     route: Performed | None = None
+    verification: Verification | None = None
+    dry_run: bool = False
 
     def to_json(self) -> dict[str, Any]:
         result = {
@@ -84,6 +137,11 @@ class EditResult:
         }
         if self.route is not None:
             result.update(decision="routed", message=self.route.summary(), **self.route.to_json())
+        if self.dry_run:
+            result["applied"] = False
+            result["dry_run"] = True
+        if self.verification is not None:
+            result.update(self.verification.to_json())
         return result
 
 
@@ -100,11 +158,14 @@ class OperationResult:
     diff: str
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    verification: Verification | None = None
+    dry_run: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": True,
-            "applied": True,
+            "applied": not self.dry_run,
+            **({"dry_run": True} if self.dry_run else {}),
             "decision": "performed",
             "operation": self.operation,
             "name_path": self.name_path,
@@ -115,6 +176,7 @@ class OperationResult:
             "diff": self.diff,
             "message": self.message,
             **self.details,
+            **(self.verification.to_json() if self.verification is not None else {}),
         }
 
 

@@ -148,6 +148,7 @@ _LOADERS = {
     "daemon": config.daemon_config,
     "mcp": config.mcp_config,
     "typed_edits": load_config,
+    "verify": config.verify_config,
 }
 
 
