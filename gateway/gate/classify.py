@@ -21,7 +21,7 @@ from gateway.gate.macros import MacroEffect, MacroSources, Side, macro_effect
 from gateway.gate.readings import judged_reading
 from gateway.gate.shadows import Hidden, guarded, shadowed
 from gateway.gate.unreadable import Unseen, unseen
-from gateway.gate.syntax_problems import error_total, first_problem, new_syntax_problem
+from gateway.gate.syntax_problems import SyntaxProblem, error_total, first_problem, new_syntax_problem
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
 from gateway.namepath import address_for
@@ -252,11 +252,23 @@ def _unverified(path: str, language: str, action: str, made: MacroEffect, change
         f"neither in the file nor in a workspace header it includes, and no language server listed what it makes."), changed)
 
 
+def _uncertain(verdict: Classification, problem: SyntaxProblem, action: str) -> Classification:
+    """An allowed write that may add a syntax error the grammar cannot judge: allowed, saying
+    where and why it went unjudged."""
+    if verdict.blocked:
+        return verdict
+    said = verdict.message.removeprefix("Allowed: ")
+    message = (f"uncertain: this {action} to {verdict.path} may add a syntax error at {problem}, but the gateway could not "
+               f"tell: {problem.unsure}. Build or compile the file to check line {problem.line}. Otherwise: {said}")
+    return allow(verdict.path, verdict.language, "uncertain_syntax", message, verdict.changed_lines)
+
+
 def classify_effect(lang: Language | None, effect: Effect, action: str = "edit", refuse_syntax_errors: bool = True,
                     macros: MacroSources | None = None) -> Classification:
     """The gate's verdict on one write to one file. A write that adds a syntax error is refused
-    as such, before (and instead of) any verdict on definitions. `macros` says where else
-    than the file macros are read (workspace headers, a language server)."""
+    as such, before (and instead of) any verdict on definitions; one the grammar cannot judge
+    (`SyntaxProblem.unsure`) is judged on its definitions, and allowed as `uncertain_syntax`.
+    `macros` says where else than the file macros are read (workspace headers, a language server)."""
     path = effect.path
     if lang is None:
         return allow(path, None, "not_source", "not source code of a supported language.")
@@ -265,21 +277,35 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
     if action == "edit":
         action = "multi-line edit" if effect.multi_line else "one-line edit"
     if effect.before is None or not effect.before.strip():
-        problem = first_problem(lang, path, effect.after, parse(lang, effect.after.encode("utf-8", "surrogatepass")))
-        if problem is not None and refuse_syntax_errors:
+        problem = first_problem(lang, path, effect.after, parse(lang, effect.after.encode("utf-8", "surrogatepass")), unsure=True)
+        if problem is not None and problem.unsure is None and refuse_syntax_errors:
             return syntax_refusal(path, lang.name, action, problem, ())
-        return allow(path, lang.name, "new_file", "creating a new file (or filling an empty one).")
+        created = allow(path, lang.name, "new_file", "creating a new file (or filling an empty one).")
+        return _uncertain(created, problem, action) if problem is not None and refuse_syntax_errors else created
     changed = changed_lines(effect)
     if not effect.changed:
         return allow(path, lang.name, "no_change", "the write changes nothing.")
     before, after, regions = _windows(effect)
     judgement = judge(lang, before, after, regions)
+    problem = None
     if refuse_syntax_errors:
-        problem = new_syntax_problem(lang, path, (effect.before, judgement.tree_b), (effect.after, judgement.tree_a), judgement.mapping)
-        if problem is not None:
+        problem = new_syntax_problem(lang, path, (effect.before, judgement.tree_b), (effect.after, judgement.tree_a), judgement.mapping, unsure=True)
+        if problem is not None and problem.unsure is None:
             return syntax_refusal(path, lang.name, action, problem, changed)
+    verdict = _on_definitions(lang, effect, (action, changed), (before, after, regions), judgement, (refuse_syntax_errors, problem, macros))
+    return _uncertain(verdict, problem, action) if problem is not None else verdict
+
+
+def _on_definitions(lang: Language, effect: Effect, said: tuple[str, tuple[ChangedLines, ...]], windows: tuple[bytes, bytes, list[tuple[Span, Span]]],
+                    judgement: _Judgement, how: tuple[bool, SyntaxProblem | None, MacroSources | None]) -> Classification:
+    """The verdict on what the write does to definitions (`said`: the action and its changed
+    lines; `how`: whether new syntax errors are refused, the one the grammar could not judge,
+    and where else macros are read)."""
+    path, (action, changed) = effect.path, said
+    before, after, regions = windows
+    refused, unsure, macros = how
     judgement = judged_reading(lang, before, after, regions, judgement)
-    if not refuse_syntax_errors:  # a definition is not removed because the parse broke around it
+    if not refused or unsure is not None:  # a definition is not removed because the parse broke around it
         judgement.swallowed = []
         judgement.matching.removed = [b for b in judgement.matching.removed if not _hidden_by_errors(judgement, b)]
     if not effect.multi_line:
@@ -307,6 +333,6 @@ def classify_effect(lang: Language | None, effect: Effect, action: str = "edit",
                                   detail=f"{h.how} at line {h.line}"), h.definition) for h in hidden]
     tool, suggested = _suggested(judgement, listed, path)
     touched = tuple(t for t, _ in listed)
-    broken = bool(judgement.swallowed) or error_total(lang, judgement.tree_a) > error_total(lang, judgement.tree_b)
+    broken = unsure is None and (bool(judgement.swallowed) or error_total(lang, judgement.tree_a) > error_total(lang, judgement.tree_b))
     message = block_message(path, lang.name, tool, touched, suggested, action, broken)
     return Classification("block", "definition", path, lang.name, message, tool, touched, suggested, changed)

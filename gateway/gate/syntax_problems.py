@@ -8,11 +8,19 @@ changed regions), or when A has no more errors than B had. Nor do errors where t
 declaration), nor, for a language with a preprocessor, errors inside a `#define` (code only
 where it is expanded) or that neither of its views (gateway/preprocessor.py: each
 conditional's first branch, or its last) has.
+
+Where the grammar itself is unsure, a new error is `unsure` (the write is let through, saying
+so, rather than refused): inside a node `uncertain.scm` captures @unsure (valid only if a
+project macro makes it so: `__unused struct client *oc`), or in lines the write changed where
+B already had an error (the grammar was misreading that part of the file before the write:
+kotlinpoet's `class X\nprivate constructor(...) : A, B {`). A certain new error wins over an
+unsure one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node, QueryCursor, Tree
@@ -32,6 +40,7 @@ class SyntaxProblem:
     line: int
     column: int
     what: str
+    unsure: str | None = None  # why the grammar cannot tell whether this is an error at all
 
     def to_json(self) -> dict[str, object]:
         return {"line": self.line, "column": self.column, "message": self.what}
@@ -49,6 +58,7 @@ class _ErrorNode:
     missing: str | None
     first_token: str
     statement: int  # where the node holding the error starts: a missing `;` may stand after comments
+    unsure: str | None = None  # why tree-sitter cannot tell whether it is an error (see the module's note)
 
 
 def _error_node(lang: Language, node: Node) -> _ErrorNode:
@@ -89,17 +99,27 @@ def _empty_nodes(lang: Language, tree: Tree, within: Span | None = None) -> list
     return [n for n in cursor.captures(tree.root_node).get("empty", []) if n.start_byte == n.end_byte]
 
 
+def _macro_named(lang: Language, match: dict[str, list[Node]]) -> str:
+    macro = (match.get("_macro") or [None])[0]
+    name = (macro.text or b"").decode("utf-8", "replace") if macro is not None else ""
+    return (f"`{name}` is a macro the {lang.name} grammar cannot expand" if name
+            else f"a macro the {lang.name} grammar cannot expand")
+
+
 def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
-    """`nodes` as errors, less those inside a node `uncertain.scm` captures or a macro's body."""
+    """`nodes` as errors, less those inside a node `uncertain.scm` captures @uncertain or a
+    macro's body; those inside one it captures @unsure are marked so."""
     found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
     query = extra_query(lang, "uncertain")
     if found and query is not None:
         cursor, kept = QueryCursor(query), []
         for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
             cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
-            spans = [(n.start_byte, n.end_byte) for n in cursor.captures(tree.root_node).get("uncertain", [])]
-            if not any(start <= error.start_byte <= end for start, end in spans):
-                kept.append(error)
+            matches = [match for _, match in cursor.matches(tree.root_node)]
+            if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
+                continue
+            unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
+            kept.append(error if unsure is None else dataclasses.replace(error, unsure=_macro_named(lang, unsure)))
         found = kept
     if found and lang.preprocessor is not None:
         bodies = macro_bodies(tree.root_node.text or b"")
@@ -131,8 +151,9 @@ def error_lines(lang: Language, tree: Tree) -> list[int]:
 
 
 def error_total(lang: Language, tree: Tree) -> int:
-    """How many syntax errors the tree has, as a write is judged on them."""
-    return len(_errors(lang, tree))
+    """How many syntax errors the tree has, as a write is judged on them (those only a macro
+    may make valid left out)."""
+    return sum(e.unsure is None for e in _errors(lang, tree))
 
 
 def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
@@ -140,8 +161,42 @@ def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
     return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree, (start, end)))
 
 
-def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None]) -> list[_ErrorNode]:
-    """A's errors that B did not have (all of A's for a new file)."""
+def _around(source: bytes, start: int, end: int) -> Span:
+    """[start, end) widened to whole lines, and one more line on each side."""
+    low = source.rfind(b"\n", 0, max(source.rfind(b"\n", 0, start), 0)) + 1
+    high = source.find(b"\n", end)
+    high = source.find(b"\n", high + 1) if high >= 0 else -1
+    return low, len(source) if high < 0 else high
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """The write's two texts and its changed regions, (B's span, A's span) in bytes; none when
+    only the texts are known."""
+
+    source_b: bytes | None
+    source_a: bytes
+    regions: Sequence[tuple[Span, Span]]
+
+
+def _misread_before(lang: Language, errors_b: list[_ErrorNode], sides: _Sides) -> list[tuple[Span, str]]:
+    """A's lines around each change where B already had an error, and why that leaves a new
+    error there unsure."""
+    if sides.source_b is None:
+        return []
+    found = []
+    for (b0, b1), (a0, a1) in sides.regions:
+        low, high = _around(sides.source_b, b0, b1)
+        old = next((e for e in errors_b if e.start_byte <= high and e.end_byte >= low), None)
+        if old is not None:
+            found.append((_around(sides.source_a, a0, a1),
+                          f"tree-sitter's {lang.name} grammar already failed to read line {old.row + 1} here before the write"))
+    return found
+
+
+def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode]:
+    """A's errors that B did not have (all of A's for a new file), those in lines B already
+    misread marked unsure."""
     errors_a = _errors(lang, after)
     if not errors_a or before is None:
         return errors_a
@@ -149,10 +204,13 @@ def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[in
     if len(errors_a) <= len(errors_b):
         return []
     old = {carry(e.start_byte) for e in errors_b}
-    return [e for e in errors_a if e.start_byte not in old] or errors_a
+    fresh = [e for e in errors_a if e.start_byte not in old] or errors_a
+    misread = _misread_before(lang, errors_b, sides)
+    return [next((dataclasses.replace(e, unsure=why) for (low, high), why in misread if low <= e.start_byte <= high and e.unsure is None), e)
+            for e in fresh]
 
 
-def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None]) -> list[_ErrorNode] | None:
+def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode] | None:
     """The new errors of the first view that has any; [] when no view has; None without views."""
     assert lang.preprocessor is not None
     views_a = views(lang.preprocessor, after)
@@ -162,7 +220,7 @@ def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: C
     for view in views_a:
         twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
         tree_b = parse(lang, twin.text if twin is not None else before) if before is not None else None
-        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry)
+        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry, sides)
         if fresh:
             return fresh
     return []
@@ -172,9 +230,9 @@ def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
     line_start = source.rfind(b"\n", 0, node.start_byte) + 1
     column = len(source[line_start : line_start + node.byte_column].decode("utf-8", "replace")) + 1
     if node.missing is not None:
-        return SyntaxProblem(node.row + 1, column, f"missing `{node.missing}`")
+        return SyntaxProblem(node.row + 1, column, f"missing `{node.missing}`", node.unsure)
     token = node.first_token.strip()
-    return SyntaxProblem(node.row + 1, column, f"unexpected `{token}`" if token else "unexpected text")
+    return SyntaxProblem(node.row + 1, column, f"unexpected `{token}`" if token else "unexpected text", node.unsure)
 
 
 def _accepts(text: str) -> bool:
@@ -213,10 +271,14 @@ def new_syntax_problem(
     before: tuple[str, Tree] | None,
     after: tuple[str, Tree],
     carry: Callable[[int], int | None],
+    unsure: bool = False,
 ) -> SyntaxProblem | None:
-    """The first syntax error of A (text, tree) that B did not have; `carry` maps B's byte
+    """The first syntax error of A (text, tree) that B did not have; with `unsure`, one the
+    grammar cannot tell is an error (`SyntaxProblem.unsure` says why) when A has no certain
+    one, else only certain ones count. `carry` maps B's byte
     offsets to A's (None inside a changed region; a `Mapping` also says where A changed, so
-    the language's own parser needs to read only that). `before` is None for a new file."""
+    the language's own parser needs to read only that, and where B's errors make new ones
+    unsure). `before` is None for a new file."""
     text_a, tree_a = after
     source_a = utf8(text_a)
     if lang.own_parser in OWN_PARSERS:
@@ -225,17 +287,19 @@ def new_syntax_problem(
             return None
         if isinstance(problem, SyntaxProblem) and (before is None or _accepts(before[0])):
             return problem
-    fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry)
+    source_b = utf8(before[0]) if before is not None else None
+    sides = _Sides(source_b, source_a, carry.regions if isinstance(carry, Mapping) else ())
+    fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry, sides)
     if not fresh:
         return None
     if lang.preprocessor is not None:
-        source_b = utf8(before[0]) if before is not None else None
-        in_views = _fresh_in_views(lang, source_b, source_a, carry)
+        in_views = _fresh_in_views(lang, source_b, source_a, carry, sides)
         if in_views is not None:
             fresh = in_views
-    return _describe(fresh[0], source_a) if fresh else None
+    first = next((e for e in fresh if e.unsure is None), fresh[0] if fresh and unsure else None)
+    return _describe(first, source_a) if first is not None else None
 
 
-def first_problem(lang: Language, path: str, text: str, tree: Tree) -> SyntaxProblem | None:
+def first_problem(lang: Language, path: str, text: str, tree: Tree, unsure: bool = False) -> SyntaxProblem | None:
     """The first syntax error of a whole text, as `new_syntax_problem` sees errors."""
-    return new_syntax_problem(lang, path, None, (text, tree), lambda offset: offset)
+    return new_syntax_problem(lang, path, None, (text, tree), lambda offset: offset, unsure)
