@@ -70,6 +70,9 @@ class Language:
     name_sigil: str = ""
     # What starts a name private to its class (`#` in JavaScript): a rename keeps it or its absence.
     private_prefix: str = ""
+    # Line breaks the grammar does not read where the language does (Kotlin's before a primary
+    # constructor): when a write's syntax is judged, each pattern's `break` group is read as spaces.
+    syntax_joins: tuple[re.Pattern[bytes], ...] = ()
 
 
 def data_dir(kind: str) -> Path:
@@ -133,6 +136,7 @@ def _load_language(path: Path, queries: Path) -> Language:
         markers=re.compile("|".join(f"(?:{m})" for m in raw["markers"]), re.MULTILINE) if raw.get("markers") else None,
         name_sigil=raw.get("name_sigil", ""),
         private_prefix=raw.get("private_prefix", ""),
+        syntax_joins=tuple(re.compile(str(p).encode(), re.MULTILINE) for p in raw.get("syntax_joins", ())),
         server=ServerSpec(
             name=server["name"],
             command=tuple(server["command"]),

@@ -12,14 +12,16 @@ conditional's first branch, or its last) has.
 Where the grammar itself is unsure, a new error is `unsure` (the write is let through, saying
 so, rather than refused): inside a node `uncertain.scm` captures @unsure (valid only if a
 project macro makes it so: `__unused struct client *oc`), or in lines the write changed where
-B already had an error (the grammar was misreading that part of the file before the write:
-kotlinpoet's `class X\nprivate constructor(...) : A, B {`). A certain new error wins over an
-unsure one.
+B already had an error (the grammar was misreading that part of the file before the write).
+A certain new error wins over an unsure one. Line breaks the grammar does not read but the
+language does (`syntax_joins`: Kotlin's `class X\nprivate constructor(...) : A, B {`) are read
+as spaces, offsets kept, before any error is counted new.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -189,8 +191,9 @@ def _misread_before(lang: Language, errors_b: list[_ErrorNode], sides: _Sides) -
         low, high = _around(sides.source_b, b0, b1)
         old = next((e for e in errors_b if e.start_byte <= high and e.end_byte >= low), None)
         if old is not None:
+            line = sides.source_b.count(b"\n", 0, old.start_byte) + 1
             found.append((_around(sides.source_a, a0, a1),
-                          f"tree-sitter's {lang.name} grammar already failed to read line {old.row + 1} here before the write"))
+                          f"tree-sitter's {lang.name} grammar already failed to read line {line} here before the write"))
     return found
 
 
@@ -226,13 +229,32 @@ def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: C
     return []
 
 
+def _joined(lang: Language, source: bytes) -> bytes:
+    """The text with the line breaks the language's `syntax_joins` name read as spaces."""
+    for pattern in lang.syntax_joins:
+        source = pattern.sub(lambda m: m.group(0)[: m.start("break") - m.start()] + re.sub(rb"[^ \t]", b" ", m.group("break"))
+                             + m.group(0)[m.end("break") - m.start() :], source)
+    return source
+
+
+def _fresh_joined(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode] | None:
+    """The new errors of the texts with `syntax_joins` applied; None when that changes nothing."""
+    joined_a = _joined(lang, after)
+    if joined_a == after:
+        return None
+    tree_b = parse(lang, _joined(lang, before)) if before is not None else None
+    return _fresh(lang, tree_b, parse(lang, joined_a), carry, sides)
+
+
 def _describe(node: _ErrorNode, source: bytes) -> SyntaxProblem:
+    """Where in `source` (the text as written: a view's offsets are its own) and what."""
     line_start = source.rfind(b"\n", 0, node.start_byte) + 1
-    column = len(source[line_start : line_start + node.byte_column].decode("utf-8", "replace")) + 1
+    line = source.count(b"\n", 0, line_start) + 1
+    column = len(source[line_start : node.start_byte].decode("utf-8", "replace")) + 1
     if node.missing is not None:
-        return SyntaxProblem(node.row + 1, column, f"missing `{node.missing}`", node.unsure)
+        return SyntaxProblem(line, column, f"missing `{node.missing}`", node.unsure)
     token = node.first_token.strip()
-    return SyntaxProblem(node.row + 1, column, f"unexpected `{token}`" if token else "unexpected text", node.unsure)
+    return SyntaxProblem(line, column, f"unexpected `{token}`" if token else "unexpected text", node.unsure)
 
 
 def _accepts(text: str) -> bool:
@@ -290,6 +312,10 @@ def new_syntax_problem(
     source_b = utf8(before[0]) if before is not None else None
     sides = _Sides(source_b, source_a, carry.regions if isinstance(carry, Mapping) else ())
     fresh = _fresh(lang, before[1] if before is not None else None, tree_a, carry, sides)
+    if lang.syntax_joins and (fresh or (before is not None and before[1].root_node.has_error)):
+        # B's misreading may hide A's new error among its own: the joined texts decide.
+        joined = _fresh_joined(lang, source_b, source_a, carry, sides)
+        fresh = fresh if joined is None else joined
     if not fresh:
         return None
     if lang.preprocessor is not None:
