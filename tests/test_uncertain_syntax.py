@@ -209,3 +209,12 @@ def test_refused_when_syntax_errors_are_allowed_by_config_nothing_says_uncertain
     gate = Gate(config=GateConfig(on_new_syntax_error="allow"))
     verdict = gate.check(edit_effect("client.c", CLIENT_C, "cmd_source_done(struct client *c,", "cmd_source_done(__unused struct client *c,"))
     assert (verdict.decision, verdict.reason) == ("allow", "single_line")
+
+
+def test_cpp_reads_the_project_macro_the_same_way() -> None:
+    text = CLIENT_C.replace("struct control_state {\n\tTAILQ_HEAD(, control_pane)\t pending_list;\n", "struct control_state {\n")
+    verdict = _check("client.cpp", text, "cmd_source_done(struct client *c,", "cmd_source_done(__unused struct client *c,")
+    assert (verdict.decision, verdict.reason) == ("allow", "uncertain_syntax"), verdict.message
+    assert "`__unused` is a macro the cpp grammar cannot expand" in verdict.message
+    verdict = _check("client.cpp", text, "cmd_source_done(struct client *c,", "cmd_source_done(__unused struct client *c int,")
+    assert (verdict.decision, verdict.reason) == ("block", "syntax_error"), verdict.message

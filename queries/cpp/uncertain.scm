@@ -42,3 +42,28 @@
 ; The grammar does not know `->*`: `( f->*m_testAsMethod )();` (Catch2's catch_test_registry.hpp).
 ((ERROR) @uncertain
  (#match? @uncertain "->[ \t]*\\*$"))
+
+; Where only a macro makes the code valid and the grammar cannot tell which: an error inside a
+; node captured @unsure lets the write through saying "uncertain" (reason `uncertain_syntax`),
+; naming the @_macro. A project macro before a parameter's type: `__unused struct client *oc`.
+((parameter_declaration
+   type: (type_identifier) @_macro
+   .
+   (type_qualifier)*
+   .
+   (ERROR) @unsure)
+ (#match? @unsure "^((struct|union|enum|class)[ \t\n]+[A-Za-z_][A-Za-z0-9_]*|const|volatile|void|char|short|int|long|float|double|signed|unsigned|bool|[a-z_][a-z0-9_]*_t)$"))
+
+; The same before a basic type read as the parameter's name: `__unused int fd`.
+((parameter_list
+   (parameter_declaration type: (type_identifier) @_macro declarator: (identifier) @_type)
+   .
+   (ERROR . (identifier) .) @unsure)
+ (#match? @_type "^(void|char|short|int|long|float|double|signed|unsigned|bool)$"))
+
+; An empty argument of a macro call: `RB_NEXT(tree, , node)`.
+((call_expression
+   function: (identifier) @_macro
+   arguments: (argument_list (ERROR) @unsure))
+ (#eq? @unsure ",")
+ (#match? @_macro "^[A-Z_][A-Z0-9_]*$"))
