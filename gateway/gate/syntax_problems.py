@@ -55,8 +55,6 @@ class SyntaxProblem:
 class _ErrorNode:
     start_byte: int
     end_byte: int
-    row: int
-    byte_column: int
     missing: str | None
     first_token: str
     statement: int  # where the node holding the error starts: a missing `;` may stand after comments
@@ -72,7 +70,7 @@ def _error_node(lang: Language, node: Node) -> _ErrorNode:
     holder = node
     while holder.parent is not None and holder.start_byte >= node.start_byte:
         holder = holder.parent
-    return _ErrorNode(node.start_byte, node.end_byte, node.start_point[0], node.start_point[1], missing, token, holder.start_byte)
+    return _ErrorNode(node.start_byte, node.end_byte, missing, token, holder.start_byte)
 
 
 def _error_nodes(node: Node, found: list[Node], within: Span | None = None, nested: bool = False) -> list[Node]:
@@ -153,9 +151,8 @@ def error_lines(lang: Language, tree: Tree) -> list[int]:
 
 
 def error_total(lang: Language, tree: Tree) -> int:
-    """How many syntax errors the tree has, as a write is judged on them (those only a macro
-    may make valid left out)."""
-    return sum(e.unsure is None for e in _errors(lang, tree))
+    """How many syntax errors the tree has, as a write is judged on them."""
+    return len(_errors(lang, tree))
 
 
 def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
