@@ -316,11 +316,14 @@ class LspSession:
 
     def within(self, make: Callable[[LanguageServerHandler], Awaitable[T]], limit: float, what: str) -> T | None:
         """What `make` gives on the session's loop, or None when it takes longer than `limit`
-        seconds: a late answer is not a failure of the server, which is left running (a
-        server that exits meanwhile fails the call, as any other)."""
+        seconds (at most 90% of the session's timeout): a late answer is not a failure of the
+        server, which is left running (a server that exits meanwhile fails the call, as any
+        other)."""
+        limit = min(max(limit, 0.0), 0.9 * self.timeout)
+
         async def bounded() -> T | None:
             try:
-                return await asyncio.wait_for(make(self._handler), max(limit, 0.0))
+                return await asyncio.wait_for(make(self._handler), limit)
             except asyncio.TimeoutError:
                 return None
 
