@@ -32,7 +32,7 @@ pytestmark = pytest.mark.usefixtures("servers")
 
 # Generous on a loaded machine: a server's first answer includes loading the project (jdtls: its start).
 FIRST_BUDGET = 90.0
-BUDGET = 20.0
+BUDGET = 60.0
 
 
 @dataclass(frozen=True)
