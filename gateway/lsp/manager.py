@@ -19,7 +19,7 @@ from gateway import progress
 from gateway import callerenv
 from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.lsp.discovery import forget
+from gateway.lsp.discovery import find_server, forget, missing_programs
 from gateway.lsp.discovery import planned
 from gateway.lsp.launch import end
 from gateway.lsp.session import LspSession
@@ -137,6 +137,13 @@ class SessionManager:
         finally:
             self._starting_key = None
             self._starting.release()
+
+    def cannot_run(self, lang: Language) -> str | None:
+        """Why the language's installed server is not started for this call: a program it runs
+        is missing from the caller's PATH (`discovery.missing_programs`); None otherwise."""
+        if not self.use_servers or find_server(lang.server, self.root) is None:
+            return None
+        return missing_programs(lang.server, self.root)
 
     def _live(self, key: tuple[str | None, ...]) -> LspSession | None:
         with self._lock:

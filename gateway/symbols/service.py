@@ -113,7 +113,8 @@ class SymbolService:
     def backend(self, lang: Language) -> SymbolBackend:
         session = self.sessions.session_for(lang)
         if session is None:
-            return TreeSitterBackend()
+            unable = self.sessions.cannot_run(lang)
+            return TreeSitterBackend(f"{unable}; symbols from tree-sitter" if unable else "")
         if not session.wait_ready():
             loading = f": {session.progress}" if session.progress else ""
             return TreeSitterBackend(f"{session.name} is still loading the workspace{loading}")
