@@ -111,10 +111,16 @@ class SymbolService:
         return lang
 
     def backend(self, lang: Language) -> SymbolBackend:
-        session = self.sessions.session_for(lang)
+        """The language's server when it has started and loaded the workspace; else tree-sitter,
+        saying why (it is still starting or loading: a call never waits the whole of a long start)."""
+        from gateway.lsp.manager import Starting  # loaded already: the sessions are its
+
+        session = self.sessions.started_session(lang)
         if session is None:
             unable = self.sessions.cannot_run(lang)
             return TreeSitterBackend(f"{unable}; symbols from tree-sitter" if unable else "")
+        if isinstance(session, Starting):
+            return TreeSitterBackend(f"{session.name} is still starting")
         if not session.wait_ready():
             loading = f": {session.progress}" if session.progress else ""
             return TreeSitterBackend(f"{session.name} is still loading the workspace{loading}")
