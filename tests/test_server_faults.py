@@ -56,6 +56,7 @@ def test_fault_leaves_file_and_recovers(
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        gateway.sessions.session_for(fake_registry.get("python"))  # started: a call answers from tree-sitter until it is
         with pytest.raises(ServerFailed, match=reason) as failed:
             gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert "\n" not in str(failed.value)
@@ -119,6 +120,7 @@ def test_a_server_that_never_analyses_a_file_is_waited_for_once_within_the_timeo
     monkeypatch.setenv("FAKE_LSP_MODE", "unanalysed")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        gateway.sessions.session_for(fake_registry.get("python"))  # started: a call answers from tree-sitter until it is
         gateway.symbols("m.py")
         [session] = gateway.sessions.running()
         assert session.versions_diagnostics and session.reports.unanalysed(dict(session._versions))

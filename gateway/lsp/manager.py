@@ -79,8 +79,12 @@ class _Launch:
     cancelled: bool = False  # the manager closed meanwhile
     starting: LspSession | None = None  # while its server starts
 
-    def waiting(self) -> str:
-        return f"waiting for {self.name} to start" if not self.queued else "waiting while another language server starts"
+    def waiting(self, own: bool) -> str:
+        """What a call waiting for it waits on; `own`: the call that asked for this start."""
+        if self.queued:
+            return "waiting while another language server starts"
+        session = self.starting
+        return session.activity("initialize") if own and session is not None else f"waiting for {self.name} to start"
 
     def begin(self, manager: SessionManager, key: tuple[str | None, ...], command: tuple[str, ...], adapter: Adapter) -> None:
         """Start it on a thread with the caller's settings (its PATH found the server) and none
@@ -172,18 +176,19 @@ class SessionManager:
             return session
         with self._lock:
             launch = self._launches.get(key)
+            own = launch is None
             if launch is None:  # a failed one is kept until a call is told (`_await`)
                 launch = self._launches[key] = _Launch(Path(command[0]).name, time.monotonic())
                 launch.begin(self, key, command, adapter)
-        return self._await(key, launch, patient)
+        return self._await(key, launch, patient, own)
 
-    def _await(self, key: tuple[str | None, ...], launch: _Launch, patient: bool) -> LspSession | Starting:
+    def _await(self, key: tuple[str | None, ...], launch: _Launch, patient: bool, own: bool) -> LspSession | Starting:
         """The launched session once started, waiting at most the call's timeout (patient: only
         until READY_PATIENCE after the launch began); what its start failed with is raised."""
         limit = self.timeout
         wait = launch.began + min(READY_PATIENCE, limit / 2) - time.monotonic() if patient else limit
         if not launch.done.is_set():
-            with progress.doing(launch.waiting):
+            with progress.doing(lambda: launch.waiting(own)):
                 launch.done.wait(max(wait, 0.0))
         if not launch.done.is_set():
             if patient:
