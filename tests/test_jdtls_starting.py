@@ -37,7 +37,7 @@ BUDGET = 2.0  # seconds a request to a server waits in this hook (the daemon's: 
 def _hook(gateway: Gateway, path: Path, old: str, new: str, budget: float) -> tuple[float, str]:
     """The edit through the hook as the daemon judges it: (seconds the PreToolUse answer took,
     what PostToolUse tells the agent once the host has written the routed edit)."""
-    context = {"cwd": str(path.parent), "project_dir": str(gateway.workspace.root)}
+    context: dict[str, str | None] = {"cwd": str(path.parent), "project_dir": str(gateway.workspace.root)}
     edit = {"file_path": str(path), "old_string": old, "new_string": new}
     began = time.monotonic()
     with waiting_at_most(budget):
