@@ -3,7 +3,10 @@
 Settings are read per call (`gateway.callerenv`), so the daemon answers each caller with its
 own `GATEWAY_NO_SERVERS`, `GATEWAY_LSP_TIMEOUT` and the servers its PATH finds; callers whose
 PATHs find the same server (and the programs it runs) share one session. A caller with a
-deadline of its own (a host's hook) waits less (`waiting_at_most`)."""
+deadline of its own (a host's hook) waits less (`waiting_at_most`). A server starts on a
+thread of its own, bounded by the manager's timeout alone: a call waits for the start only as
+long as its own budget allows, and a call that can answer from tree-sitter (the symbols a
+write is routed on) answers so while the server starts."""
 
 from __future__ import annotations
 
@@ -38,7 +41,8 @@ _AT_MOST: ContextVar[float | None] = ContextVar("gateway_lsp_at_most", default=N
 def waiting_at_most(seconds: float) -> Iterator[None]:
     """Within this block (this thread's context, and the work it carries to others), each
     request to a language server waits at most `seconds`: a server silent that long is
-    killed, and the call answered without it."""
+    killed, and the call answered without it. A server's start is not bounded by it: it goes
+    on, on a thread of its own, while the call answers without it (`started_session`)."""
     token = _AT_MOST.set(seconds)
     try:
         yield
@@ -59,10 +63,9 @@ def _timeout_from_env() -> float:
 
 @dataclass(frozen=True)
 class Starting:
-    """A server still starting, `seconds` after its start began: the call answers without it."""
+    """A server still starting (`name`): the call answers without it."""
 
     name: str
-    seconds: float
 
 
 @dataclass
@@ -74,7 +77,7 @@ class _Launch:
     began: float
     done: threading.Event = field(default_factory=threading.Event)
     session: LspSession | None = None
-    failure: GatewayError | None = None
+    failure: Exception | None = None  # raised to the calls waiting for it, as a start of their own would have
     queued: bool = True  # behind another server's start
     cancelled: bool = False  # the manager closed meanwhile
     starting: LspSession | None = None  # while its server starts
@@ -95,7 +98,7 @@ class _Launch:
             try:
                 with callerenv.Serving(caller) if caller is not None else contextlib.nullcontext():
                     manager._start(key, command, adapter, self)
-            except GatewayError as failure:
+            except Exception as failure:  # noqa: BLE001 - handed to the calls that wait for the start (`_await`)
                 self.failure = failure
             finally:
                 self.done.set()
@@ -144,7 +147,7 @@ class SessionManager:
     def session_for(self, lang: Language) -> LspSession | None:
         """The live session for the language's server; None when no server is installed (or one
         it runs is missing from PATH: `cannot_run`). A server not yet running is started
-        (`_launch`) and waited for at most the call's timeout: past it, ServerFailed, the server
+        (`_start`) and waited for at most the call's timeout: past it, ServerFailed, the server
         left to start for the next call.
 
         A session broken by a crash or a timeout is closed and replaced here.
@@ -192,7 +195,7 @@ class SessionManager:
                 launch.done.wait(max(wait, 0.0))
         if not launch.done.is_set():
             if patient:
-                return Starting(launch.name, time.monotonic() - launch.began)
+                return Starting(launch.name)
             raise ServerFailed(f"{launch.name}: still starting after {limit:g}s; it goes on starting, and a later call uses it once it has")
         if launch.failure is not None:
             with self._lock:
