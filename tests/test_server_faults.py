@@ -357,3 +357,25 @@ def test_closing_while_a_server_starts_ends_it_without_waiting_for_its_start(
     while _children() - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _children() - before == set()
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_start_that_fails_after_the_call_went_on_without_it_is_said_once_then_tried_afresh(
+        monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """A server silent past the timeout at initialize is killed in the background: the call
+    that finds its failure routes on tree-sitter and says it could not start and why; the
+    next call starts a fresh one."""
+    monkeypatch.setenv("FAKE_LSP_SLOW", "30")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
+    name = Path(sys.executable).name
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        notes = [gateway.symbols("m.py").to_json()["note"]]
+        deadline = time.monotonic() + 30
+        while "could not start" not in notes[-1] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            notes.append(gateway.symbols("m.py").to_json()["note"])
+        assert set(notes[:-1]) == {f"{name} is still starting"}, notes
+        assert notes[-1] == f"{name} could not start (no answer within 2s, so it was killed; the next call starts a fresh one); symbols from tree-sitter"
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
+        assert result["backend"] == "tree-sitter" and f"({name} is still starting)" in result["message"]
+    assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"

@@ -62,10 +62,18 @@ def _timeout_from_env() -> float:
 
 
 @dataclass(frozen=True)
-class Starting:
-    """A server still starting (`name`): the call answers without it."""
+class NotStarted:
+    """A server still starting, or whose start has just failed (`failure`, said once): a call
+    that can answer without it does, saying why (`note`)."""
 
     name: str
+    failure: str = ""
+
+    @property
+    def note(self) -> str:
+        if not self.failure:
+            return f"{self.name} is still starting"
+        return f"{self.name} could not start ({self.failure.removeprefix(f'{self.name}: ')}); symbols from tree-sitter"
 
 
 @dataclass
@@ -153,17 +161,18 @@ class SessionManager:
         A session broken by a crash or a timeout is closed and replaced here.
         """
         found = self._session(lang, patient=False)
-        assert not isinstance(found, Starting)  # only a patient call is answered so
+        assert not isinstance(found, NotStarted)  # only a patient call is answered so
         return found
 
-    def started_session(self, lang: Language) -> LspSession | Starting | None:
+    def started_session(self, lang: Language) -> LspSession | NotStarted | None:
         """`session_for`, for a call that can answer without the server (from tree-sitter): a
         server still starting is waited for only until READY_PATIENCE seconds (at most half the
         call's timeout) after its start began, as `LspSession.wait_ready` waits for its loading;
-        past that, Starting, and the server goes on starting for the calls after it."""
+        past that, NotStarted, and the server goes on starting for the calls after it. A start
+        that failed is NotStarted too, with the failure (told once: the next call starts afresh)."""
         return self._session(lang, patient=True)
 
-    def _session(self, lang: Language, patient: bool) -> LspSession | Starting | None:
+    def _session(self, lang: Language, patient: bool) -> LspSession | NotStarted | None:
         if self._timeout is None:
             _timeout_from_env()  # the call's own: a bad one is refused, servers or not, as in process
         if not self.use_servers:
@@ -185,7 +194,7 @@ class SessionManager:
                 launch.begin(self, key, command, adapter)
         return self._await(key, launch, patient, own)
 
-    def _await(self, key: tuple[str | None, ...], launch: _Launch, patient: bool, own: bool) -> LspSession | Starting:
+    def _await(self, key: tuple[str | None, ...], launch: _Launch, patient: bool, own: bool) -> LspSession | NotStarted:
         """The launched session once started, waiting at most the call's timeout (patient: only
         until READY_PATIENCE after the launch began); what its start failed with is raised."""
         limit = self.timeout
@@ -195,12 +204,14 @@ class SessionManager:
                 launch.done.wait(max(wait, 0.0))
         if not launch.done.is_set():
             if patient:
-                return Starting(launch.name)
+                return NotStarted(launch.name)
             raise ServerFailed(f"{launch.name}: still starting after {limit:g}s; it goes on starting, and a later call uses it once it has")
         if launch.failure is not None:
             with self._lock:
                 if self._launches.get(key) is launch:
                     del self._launches[key]  # told: the next call starts afresh
+            if patient and isinstance(launch.failure, ServerFailed):
+                return NotStarted(launch.name, str(launch.failure))
             raise launch.failure
         assert launch.session is not None
         return launch.session

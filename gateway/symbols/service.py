@@ -112,15 +112,16 @@ class SymbolService:
 
     def backend(self, lang: Language) -> SymbolBackend:
         """The language's server when it has started and loaded the workspace; else tree-sitter,
-        saying why (it is still starting or loading: a call never waits the whole of a long start)."""
-        from gateway.lsp.manager import Starting  # loaded already: the sessions are its
+        saying why (it is still starting or loading, or its start failed: a call never waits
+        the whole of a long start, and a route on tree-sitter is checked by re-parse)."""
+        from gateway.lsp.manager import NotStarted  # loaded already: the sessions are its
 
         session = self.sessions.started_session(lang)
         if session is None:
             unable = self.sessions.cannot_run(lang)
             return TreeSitterBackend(f"{unable}; symbols from tree-sitter" if unable else "")
-        if isinstance(session, Starting):
-            return TreeSitterBackend(f"{session.name} is still starting")
+        if isinstance(session, NotStarted):
+            return TreeSitterBackend(session.note)
         if not session.wait_ready():
             loading = f": {session.progress}" if session.progress else ""
             return TreeSitterBackend(f"{session.name} is still loading the workspace{loading}")
