@@ -82,10 +82,12 @@ class Engine:
         makes; None where no server lists them (none installed, none that knows macros, it failed)."""
         if not self.use_servers or not self.sessions.use_servers:
             return None
+        from gateway.lsp.manager import NotStarted
+
         where = Path(path) if os.path.isabs(path) else self.workspace.root / path
         try:
-            session = self.sessions.session_for(lang)
-            if session is None:
+            session = self.sessions.started_session(lang)  # one still starting: the gate judges without it
+            if session is None or isinstance(session, NotStarted):
                 return None
             reply = session.document_symbols(where, text, lang.server.language_id_for(where), patience=_MACRO_PATIENCE)
             return session.adapter.macro_calls(reply)

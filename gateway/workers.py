@@ -76,9 +76,12 @@ class RequestPool:
         self._slots = asyncio.Semaphore(workers)
         self._idle: deque[_Worker] = deque()  # kept threads with nothing to do
 
-    async def run(self, work: Callable[..., Any], *args: Any, seconds: float | None = None) -> Any:
+    async def run(self, work: Callable[..., Any], *args: Any, seconds: float | None = None, changes: bool = True) -> Any:
         """`work(*args)` on a thread; TimedOut when it takes longer than `seconds` (the pool's
-        deadline by default), or at once while too many given-up requests still run."""
+        deadline by default), or at once while too many given-up requests still run. `changes`:
+        whether the work, given up, may still change something (write a file, issue a grant):
+        only then does TimedOut say it may still finish (a hook's judgement writes nothing, and
+        its answer, given up, is never applied)."""
         limit = self.seconds if seconds is None else seconds
         async with self._slots:
             if self.abandoned >= self.max_abandoned:
@@ -92,7 +95,8 @@ class RequestPool:
             except TimeoutError:
                 worker.given_up = True
                 self._abandon(future)
-                raise TimedOut(f"the request took longer than {limit:g} seconds and was given up (it may still finish; check before retrying)") from None
+                left = " (it may still finish; check before retrying)" if changes else "; it changes nothing, so it can be asked again"
+                raise TimedOut(f"the request took longer than {limit:g} seconds and was given up{left}") from None
 
     def _abandon(self, future: asyncio.Future[Any]) -> None:
         self.abandoned += 1

@@ -351,3 +351,35 @@ def test_after_the_token_large_requests_are_served(server: tuple[subprocess.Pope
     result = client.request("gateway/classify", {"path": "pkg/shapes.py", "old_string": "return width * height",
                                                  "new_string": "return width * height" + comment})
     assert result["decision"] == "allow"
+
+
+def test_a_given_up_hook_says_it_changes_nothing_and_a_given_up_write_that_it_may_still_finish(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A hook's judgement writes nothing (the host applies its answer, and a given-up answer
+    never arrives): past the daemon's bound it is refused without "it may still finish", which
+    only a request that writes is told."""
+    import asyncio
+
+    from gateway.api import Gateway
+    from gateway.surfaces import daemon
+    from gateway.workers import RequestPool
+
+    release = threading.Event()
+    monkeypatch.setattr(daemon, "HOOK_SECONDS", 0.2)
+    monkeypatch.setattr(daemon, "_hook", lambda gateway, params: release.wait())
+    (tmp_path / "ws").mkdir()
+
+    async def scenario(server: daemon.DaemonServer) -> tuple[BaseException, BaseException]:
+        hook = server.lsp.fm.features[daemon.HOOK]
+        given_up = await asyncio.gather(hook({"host": "claude-code", "input": "{}", "context": {"cwd": "/", "project_dir": None}}),
+                                        RequestPool(workers=1, seconds=0.2).run(release.wait), return_exceptions=True)
+        return given_up[0], given_up[1]
+
+    try:
+        with Gateway(tmp_path / "ws") as gateway:
+            hook, write = asyncio.run(scenario(daemon.DaemonServer(gateway, idle_seconds=60)))
+    finally:
+        release.set()
+    assert isinstance(hook, TimedOut) and isinstance(write, TimedOut)
+    assert str(hook) == "the request took longer than 0.2 seconds and was given up; it changes nothing, so it can be asked again"
+    assert str(write) == "the request took longer than 0.2 seconds and was given up (it may still finish; check before retrying)"

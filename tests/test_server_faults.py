@@ -21,7 +21,7 @@ from gateway.langs import LanguageRegistry
 from gateway.lsp import session as session_module
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.early import _record_path, _spawn, start_early, start_recorded
-from gateway.lsp.manager import SessionManager
+from gateway.lsp.manager import SessionManager, waiting_at_most
 from gateway.progress import Update
 from tests.conftest import FAKE_SOURCE
 
@@ -56,6 +56,7 @@ def test_fault_leaves_file_and_recovers(
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2" if mode == "hang" else "30")
     monkeypatch.setenv("FAKE_LSP_MODE", mode)
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        gateway.sessions.session_for(fake_registry.get("python"))  # started: a call answers from tree-sitter until it is
         with pytest.raises(ServerFailed, match=reason) as failed:
             gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n")
         assert "\n" not in str(failed.value)
@@ -119,6 +120,7 @@ def test_a_server_that_never_analyses_a_file_is_waited_for_once_within_the_timeo
     monkeypatch.setenv("FAKE_LSP_MODE", "unanalysed")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
     with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        gateway.sessions.session_for(fake_registry.get("python"))  # started: a call answers from tree-sitter until it is
         gateway.symbols("m.py")
         [session] = gateway.sessions.running()
         assert session.versions_diagnostics and session.reports.unanalysed(dict(session._versions))
@@ -303,3 +305,77 @@ def test_what_only_reads_the_sessions_does_not_wait_for_a_server_starting(
         assert any(f"waiting for {Path(sys.executable).name} to start" in update.text for update in said), [u.text for u in said]
     finally:
         manager.close()
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_server_slow_to_start_costs_a_call_with_a_shorter_budget_neither_its_answer_nor_the_server(
+        monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """As jdtls starting on a large project under a hook's budget shorter than its start: the
+    symbols and a routed edit come from tree-sitter within the budget and say the server is
+    still starting (a call that needs the server says so too); the server is not killed for it,
+    and once started it answers the calls after."""
+    monkeypatch.setenv("FAKE_LSP_SLOW", "4")  # initialize answered 4 s late
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
+    starting = f"{Path(sys.executable).name} is still starting"
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        began = time.monotonic()
+        with waiting_at_most(2):  # a hook's budget (hooks.client.SERVER_SECONDS), shorter than the start
+            listing = gateway.symbols("m.py").to_json()
+            routed = gateway.edit("m.py", FAKE_SOURCE, "def f(a):\n    return a\n\n\ndef g():\n    return 2\n", route=True).to_json()
+            with pytest.raises(ServerFailed, match="still starting after 2s; it goes on starting"):
+                gateway.sessions.session_for(fake_registry.get("python"))
+        assert time.monotonic() - began < 3.5, "the calls waited for the start"
+        assert (listing["backend"], listing["note"]) == ("tree-sitter", starting)
+        assert (routed["decision"], routed["backend"], routed["note"]) == ("routed", "tree-sitter", starting), routed
+        assert f"via tree-sitter ({starting})" in routed["message"]
+        assert (fake_workspace / "m.py").read_text() == "def f(a):\n    return a\n\n\ndef g():\n    return 2\n"
+        deadline = time.monotonic() + 30
+        while not gateway.sessions.running() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        [session] = gateway.sessions.running()
+        assert not session.broken and _alive(session.pid), "the server was killed for a caller's budget"
+        assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:")
+        assert gateway.sessions.running() == [session]
+    assert not _alive(session.pid)
+
+
+@pytest.mark.usefixtures("processes")
+def test_closing_while_a_server_starts_ends_it_without_waiting_for_its_start(
+        monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """A hook answered in its own process closes its engine right after the answer: a server
+    still starting then is ended, not waited for (the answer would wait for the start)."""
+    monkeypatch.setenv("FAKE_LSP_SLOW", "20")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "60")
+    before = _children()
+    gateway = Gateway(fake_workspace, registry=fake_registry)
+    with waiting_at_most(1):
+        assert gateway.symbols("m.py").to_json()["backend"] == "tree-sitter"
+    began = time.monotonic()
+    gateway.close()
+    assert time.monotonic() - began < 5, "closing waited for the server's start"
+    deadline = time.monotonic() + 10
+    while _children() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _children() - before == set()
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_start_that_fails_after_the_call_went_on_without_it_is_said_once_then_tried_afresh(
+        monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path) -> None:
+    """A server silent past the timeout at initialize is killed in the background: the call
+    that finds its failure routes on tree-sitter and says it could not start and why; the
+    next call starts a fresh one."""
+    monkeypatch.setenv("FAKE_LSP_SLOW", "30")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "2")
+    name = Path(sys.executable).name
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        notes = [gateway.symbols("m.py").to_json()["note"]]
+        deadline = time.monotonic() + 30
+        while "could not start" not in notes[-1] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            notes.append(gateway.symbols("m.py").to_json()["note"])
+        assert set(notes[:-1]) == {f"{name} is still starting"}, notes
+        assert notes[-1] == f"{name} could not start (no answer within 2s, so it was killed; the next call starts a fresh one); symbols from tree-sitter"
+        result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
+        assert result["backend"] == "tree-sitter" and f"({name} is still starting)" in result["message"]
+    assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"

@@ -128,3 +128,31 @@ def test_a_file_named_first_is_started_ahead_before_the_newest_and_a_bad_name_is
         told = []
         prestart(gateway.symbol_service, 2, lambda language, file: told.append((language, file)), "old.py")
         assert told == [("python", "old.py")]  # its language is not started again for its newest file
+
+
+def _path_without(program: str) -> str:
+    return os.pathsep.join(entry for entry in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(entry, program)))
+
+
+NO_GO = "gopls cannot load the workspace: no `go` on PATH"
+
+
+@pytest.mark.usefixtures("processes")
+def test_gopls_without_go_on_path_is_not_started_and_tree_sitter_routes_saying_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gopls found but no `go` on the caller's PATH answers every request "no views": the Go
+    operations and routed edits run on tree-sitter's symbols (verified by re-parse), the result
+    says why, and `gateway servers` says the server cannot run and what is missing."""
+    root = _module(tmp_path, "good")
+    monkeypatch.setenv("PATH", _path_without("go"))
+    with Gateway(root) as gw:
+        row = _go(gw.servers().to_json()["languages"])
+        assert (row["found"], row["backend"], row["status"], row["reason"]) == (True, "tree-sitter", "cannot run", NO_GO), row
+        replaced = gw.replace_symbol("Add", "main.go", "func Add(a, b, c int) int { return a + b + c }").to_json()
+        assert replaced["backend"] == "tree-sitter" and f"via tree-sitter ({NO_GO}; symbols from tree-sitter)" in replaced["message"]
+        routed = gw.edit("main.go", "func main() {}\n", "func main() {\n\tprintln(Add(1, 2, 3))\n}\n\nfunc Sub(a, b int) int { return a - b }\n",
+                         route=True).to_json()
+        assert routed["decision"] == "routed" and routed["backend"] == "tree-sitter" and NO_GO in routed["message"], routed
+        assert gw.sessions.running() == []
+    assert "func Sub(a, b int) int" in (root / "main.go").read_text()
+    line = next(line for line in gateway("servers", cwd=root).stdout.splitlines() if line.startswith("go "))
+    assert line.endswith(f"backend: tree-sitter; CANNOT RUN: {NO_GO} (put it on PATH; tree-sitter answers meanwhile)"), line

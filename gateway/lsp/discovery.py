@@ -174,14 +174,31 @@ def _version(program: str, version_args: tuple[str, ...], path: str, pins: tuple
     return done.returncode == 0, first if done.returncode == 0 else first or f"exit code {done.returncode}"
 
 
+def missing_programs(spec: ServerSpec, root: str | Path | None = None) -> str | None:
+    """For a server whose adapter runs programs it finds on PATH (gopls: `go`): why it cannot
+    load a workspace with the caller's PATH, naming what is missing (None: it can, or it needs none)."""
+    from gateway.lsp.adapters import adapter_for
+
+    programs = adapter_for(spec.adapter).path_programs
+    path = search_path(root) if programs else ""
+    missing = [f"`{name}`" for name in programs if shutil.which(name, path=path) is None]
+    if not missing:
+        return None
+    return f"{spec.name} cannot load the workspace: no {' or '.join(missing)} on PATH"
+
+
 def planned(spec: ServerSpec, root: Path | None = None) -> tuple[tuple[str, ...], Adapter, tuple[str | None, ...]] | None:
     """The spec's server command, its adapter and its launch key (calls with the same key share
     one server, and a server started early is adopted by its key); None when none is installed
-    (outside the workspace `root`: `gateway.lsp.confine`)."""
+    (outside the workspace `root`: `gateway.lsp.confine`), or when a program it runs is missing
+    from PATH (`missing_programs`)."""
     from gateway.lsp.adapters import adapter_for
 
     command = find_server(spec, root)
     if command is None:
         return None
     adapter = adapter_for(spec.adapter)
-    return command, adapter, launch_key(command, adapter.path_programs, root)
+    key = launch_key(command, adapter.path_programs, root)
+    if None in key[len(command) + 1 + len(_env_interpreter(command[0])):]:
+        return None  # a program it runs is not on PATH: it could answer nothing (`missing_programs` says why)
+    return command, adapter, key

@@ -63,6 +63,8 @@ def _server_state(row: dict[str, Any]) -> str:
         return f"; working (asked about {row['probed']})"
     if row["status"] == "broken":
         return f"; BROKEN: {row['reason']}"
+    if row["status"] == "cannot run":
+        return f"; CANNOT RUN: {row['reason']} (put it on PATH; tree-sitter answers meanwhile)"
     if row["status"] == "loading":
         return f"; still loading the workspace ({row['reason']}): tree-sitter answers until it has"
     return "; not started (no file of the language here)" if row["status"] == "not started" else ""

@@ -136,8 +136,9 @@ class DaemonServer(GatewayServer):
         self.own = callerenv.snapshot()
         self.not_served: dict[str, Any] = {"requests": 0, "last_reasons": []}
         super().__init__(gateway)
-        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(self.gateway, params)), HOOK_SECONDS))
-        self.feature(STATUS)(self._counted(self.status, anyone=True))
+        # A hook's judgement writes nothing (the host applies its answer): given up, it changes nothing.
+        self.feature(HOOK)(self._counted(lambda params: self._logged("hook", lambda: _hook(self.gateway, params)), HOOK_SECONDS, changes=False))
+        self.feature(STATUS)(self._counted(self.status, anyone=True, changes=False))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         return self._counted(lambda work: work(), prepare=lambda params: self.reported(operation, params))
@@ -149,7 +150,7 @@ class DaemonServer(GatewayServer):
             return work()
 
     def _counted(self, work: Callable[[Any], dict[str, Any]], seconds: float | None = None, anyone: bool = False,
-                 prepare: Callable[[dict[str, Any]], Any] | None = None) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+                 prepare: Callable[[dict[str, Any]], Any] | None = None, changes: bool = True) -> Callable[[Any], Awaitable[dict[str, Any]]]:
         """`work` on a worker (given the params, or what `prepare` makes of them on the loop),
         answered with the caller's settings; unless `anyone` may ask, NotServed for a caller the
         daemon cannot answer as its own process would."""
@@ -164,7 +165,7 @@ class DaemonServer(GatewayServer):
             self.active += 1
             alive = asyncio.ensure_future(_say_alive(_REQUESTER.get()))
             try:
-                return await self.pool.run(self._as_caller, work, caller or self.own, argument, seconds=seconds)  # type: ignore[no-any-return]
+                return await self.pool.run(self._as_caller, work, caller or self.own, argument, seconds=seconds, changes=changes)  # type: ignore[no-any-return]
             finally:
                 alive.cancel()
                 self.active -= 1

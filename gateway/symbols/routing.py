@@ -86,16 +86,19 @@ class Route:
     backend: str
     exact: bool
     difference: str = ""
+    note: str = ""  # why tree-sitter's symbols routed it where a server runs (it is still starting, say)
 
     def summary(self) -> str:
         """One or two sentences an agent can act on."""
         done = "; ".join(o.describe() for o in self.operations)
         checked = "re-parsed: no new syntax errors, no other definition added or lost"
         same = "the result is byte for byte the requested edit" if self.exact else f"the result differs from the requested edit: {self.difference}"
-        return f"The gateway performed this write on {self.path} as {done} via {self.backend}; {checked}; {same}."
+        via = f"{self.backend} ({self.note})" if self.note else self.backend
+        return f"The gateway performed this write on {self.path} as {done} via {via}; {checked}; {same}."
 
     def to_json(self) -> dict[str, Any]:
-        return {"operations": [o.to_json() for o in self.operations], "exact": self.exact, "backend": self.backend}
+        note = {"note": self.note} if self.note else {}
+        return {"operations": [o.to_json() for o in self.operations], "exact": self.exact, "backend": self.backend, **note}
 
     def as_edit(self) -> tuple[str, str]:
         """(old_string, new_string): whole lines of B covering every patch, unique in B, whose
@@ -200,7 +203,7 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
         raise RouteRefused("verification", str(broken)) from None
     exact = text == after
     difference = "" if exact else _difference(after, text)
-    return Route(display, before, text, spans, operations, view.backend.name, exact, difference)
+    return Route(display, before, text, spans, operations, view.backend.name, exact, difference, view.backend.note)
 
 
 def _applied(before: str, after: str, patches: list[Patch]) -> tuple[str, tuple[tuple[tuple[int, int], tuple[int, int]], ...]]:

@@ -17,7 +17,7 @@ from gateway import progress
 from gateway.errors import GatewayError
 from gateway.langs import Language, LanguageRegistry
 from gateway.lsp.adapters import adapter_for
-from gateway.lsp.discovery import find_server, search_path, why_not_found
+from gateway.lsp.discovery import find_server, missing_programs, search_path, why_not_found
 from gateway.lsp.discovery import planned
 
 if TYPE_CHECKING:
@@ -49,8 +49,11 @@ def _row(lang: Language, use_servers: bool, root: Path | None) -> dict[str, Any]
     """`root`: the workspace whose programs are never the server's (`gateway.lsp.confine`)."""
     command = find_server(lang.server, root)
     adapter = adapter_for(lang.server.adapter)
+    unable = missing_programs(lang.server, root) if command and use_servers and lang.symbol_backend else None
     if not lang.symbol_backend:
         backend, status = "none", "no symbol backend"
+    elif unable:
+        backend, status = "tree-sitter", "cannot run"
     elif command and use_servers:
         backend, status = f"lsp:{Path(command[0]).name}", "not started"
     else:
@@ -65,12 +68,12 @@ def _row(lang: Language, use_servers: bool, root: Path | None) -> dict[str, Any]
         "backend": backend,
         "install": None if command else lang.server.install,
         "status": status,
-        # Not found: what the installed program that does not run answered. Broken: why the
-        # server could not load the workspace.
-        "reason": None if command else why_not_found(lang.server, root),
+        # Not found: what the installed program that does not run answered. Cannot run: the
+        # program it runs that PATH lacks. Broken: why the server could not load the workspace.
+        "reason": unable or (None if command else why_not_found(lang.server, root)),
         "probed": None,
         # Why the server's own rename is not used for the language (the checked tree-sitter one is).
-        "rename_fallback": adapter.renames(lang.name) if command and use_servers and lang.symbol_backend else None,
+        "rename_fallback": adapter.renames(lang.name) if command and use_servers and lang.symbol_backend and not unable else None,
     }
 
 

@@ -111,9 +111,17 @@ class SymbolService:
         return lang
 
     def backend(self, lang: Language) -> SymbolBackend:
-        session = self.sessions.session_for(lang)
+        """The language's server when it has started and loaded the workspace; else tree-sitter,
+        saying why (it is still starting or loading, or its start failed: a call never waits
+        the whole of a long start, and a route on tree-sitter is checked by re-parse)."""
+        from gateway.lsp.manager import NotStarted  # loaded already: the sessions are its
+
+        session = self.sessions.started_session(lang)
         if session is None:
-            return TreeSitterBackend()
+            unable = self.sessions.cannot_run(lang)
+            return TreeSitterBackend(f"{unable}; symbols from tree-sitter" if unable else "")
+        if isinstance(session, NotStarted):
+            return TreeSitterBackend(session.note)
         if not session.wait_ready():
             loading = f": {session.progress}" if session.progress else ""
             return TreeSitterBackend(f"{session.name} is still loading the workspace{loading}")

@@ -36,7 +36,9 @@ class Adapter:
     # Parts of error replies the server gives now and then and not again (asked again, it answers).
     transient_errors: tuple[str, ...] = ()
     # Programs the server runs, found on the PATH it is given: two callers whose PATHs find
-    # different ones get servers of their own (`discovery.launch_key`).
+    # different ones get servers of their own (`discovery.launch_key`). Without one of them it
+    # cannot load any workspace (gopls without `go` answers every request "no views"), so it is
+    # not started where the PATH has none, and tree-sitter answers saying why (`discovery.missing_programs`).
     path_programs: tuple[str, ...] = ()
     # Whether the daemon restarts the server once it has grown by `[daemon] server_growth_mib`
     # since its first answer: for servers whose caches have no bound of their own and come
