@@ -22,7 +22,10 @@ from gateway.workspace import SourceFile, Workspace
 if TYPE_CHECKING:
     from gateway.gate.macros import ServerMacro
     from gateway.lsp.manager import SessionManager
+    from collections.abc import Callable
+
     from gateway.symbols.backends import SymbolBackend
+    from gateway.symbols.model import Symbol
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols, SymbolService
 
@@ -156,17 +159,43 @@ class Engine:
 
         if not classification.blocked:
             return None
+        routes = route and classification.routable and (config or self.gate.config).on_structural == "route" and why_not is None
+        references = self._refuse_referenced_removals(classification, source, effect, asking_servers=routes)
         if not (route and classification.routable and (config or self.gate.config).on_structural == "route"):
             raise Blocked(classification)
         if why_not is not None:
             raise Blocked(not_routed(classification, why_not))
         try:
             view = self._symbols_before(source, effect)
-            planned = plan_route(view, effect)
+            planned = plan_route(view, effect, references and functools.partial(references, view))
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
             raise Blocked(not_routed(classification, str(refused), refused.suggested if isinstance(refused, RouteRefused) else ())) from None
         self.typed.note_operations([o.to_json() for o in planned.operations])
         return planned, view.backend
+
+    def _refuse_referenced_removals(self, classification: Classification, source: SourceFile, effect: Effect,
+                                    asking_servers: bool) -> Callable[[FileSymbols, Symbol], list[str]] | None:
+        """StillReferenced when the write removes a definition still in use, as remove_symbol
+        refuses it; the workspace's references (None for a file outside it). A write that is not
+        routed starts no server for it: the syntax trees say where the name is used."""
+        from gateway.symbols.backends import TreeSitterBackend
+        from gateway.symbols.references import references_outside
+        from gateway.symbols.routing import RouteRefused, refuse_referenced_removals
+
+        if not source.path.is_relative_to(self.workspace.root):
+            return None
+        references = functools.partial(references_outside, self.symbol_service)
+        if classification.reason == "definition" and any(d.change == "removed" for d in classification.definitions):
+            try:
+                backend = None if asking_servers else TreeSitterBackend()
+                view = self.symbol_service.file_symbols(source, backend, also=effect.after)
+            except (RouteRefused, ServerFailed, Ambiguous):
+                return references  # the route, asking the same, says why
+            try:
+                refuse_referenced_removals(view, effect, classification, functools.partial(references, view))
+            except ServerFailed as failed:
+                raise Blocked(not_routed(classification, f"whether what it removes is still referenced is not known: {failed}")) from None
+        return references
 
     def _symbols_before(self, source: SourceFile, effect: Effect) -> FileSymbols:
         """The symbols of the file before the write: the symbol service's (its language server's,

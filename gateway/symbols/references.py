@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlparse
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
 from gateway.reading import read_regular
+from gateway.results import SuggestedOperation
 from gateway.symbols.mentions import Mention, MentionFinder
 from gateway.symbols.model import Target
 from gateway.symbols.model import Symbol
@@ -144,12 +145,19 @@ def _server_references(
     return places
 
 
+def still_referenced(where: str, name_path: str, places: list[str], anyway: str = "--force / force=true",
+                     suggested: tuple[SuggestedOperation, ...] = ()) -> StillReferenced:
+    """The refusal of a removal from file `where` while `places` refer to the symbol; `anyway`: how to remove it all the same."""
+    shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+    return StillReferenced(
+        f"{where}: {name_path} is still referenced at {shown}; nothing removed "
+        f"(change those places first, or remove it anyway with {anyway})",
+        suggested=suggested,
+    )
+
+
 def refuse_referenced(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
     """StillReferenced, listing the places, when anything outside the symbol refers to it."""
     places = references_outside(service, view, symbol)
     if places:
-        shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
-        raise StillReferenced(
-            f"{view.source.display}: {symbol.name_path} is still referenced at {shown}; nothing removed "
-            "(change those places first, or remove it anyway with --force / force=true)"
-        )
+        raise still_referenced(view.source.display, symbol.name_path, places)
