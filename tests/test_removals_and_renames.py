@@ -132,3 +132,51 @@ def test_a_rename_by_text_is_refused_naming_the_references_it_leaves(tmp_path: P
     with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Blocked) as refused:
         gateway.edit("shapes.py", "def area(w):\n    return w\n", "def surface(w):\n    return w\n", route=True)
     assert "which leaves the references to the old name at use.py:1, use.py:3 behind" in str(refused.value), refused.value
+
+
+# Renames complete, or said incomplete: the strings that name the old name
+
+API = "__all__ = ['options', 'get']\n\n\ndef options(url):\n    return url\n\n\ndef get(url):\n    return url\n"
+PACKAGE = 'from .api import options, get\n\n__all__ = ["options", "get"]\n__all__ += ("options",)\n'
+HOOKS = "from req import api\n\nfound = getattr(api, 'options')\n"
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    (tmp_path / "req").mkdir()
+    (tmp_path / "req" / "api.py").write_text(API)
+    (tmp_path / "req" / "__init__.py").write_text(PACKAGE)
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    return tmp_path
+
+
+def test_a_rename_renames_the_export_lists_and_reports_a_lookup_by_string(package: Path) -> None:
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert (package / "req" / "api.py").read_text().startswith("__all__ = ['opts', 'get']\n")
+    assert (package / "req" / "__init__.py").read_text() == 'from .api import opts, get\n\n__all__ = ["opts", "get"]\n__all__ += ("opts",)\n'
+    assert not result["complete"] and result["mentioned_in"] == ["hooks.py:3"], result
+    assert (package / "hooks.py").read_text() == HOOKS
+
+
+def test_a_rename_with_only_export_lists_to_follow_is_complete(package: Path) -> None:
+    (package / "hooks.py").write_text("from req import options\n\nprint(options('x'))\n")
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert result["complete"] and sorted(result["files"]) == ["hooks.py", "req/__init__.py", "req/api.py"], result
+    assert "'options'" not in (package / "req" / "api.py").read_text()
+
+
+def test_an_export_list_of_a_namesake_is_left_alone(package: Path) -> None:
+    (package / "other.py").write_text("__all__ = ['options']\n\n\ndef options():\n    return 1\n")
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert (package / "other.py").read_text().startswith("__all__ = ['options']\n") and "other.py:1" not in result["mentioned_in"]
+
+
+def test_removing_an_exported_function_is_refused_naming_its_export_list_entry(package: Path) -> None:
+    (package / "hooks.py").write_text("x = 1\n")
+    (package / "req" / "__init__.py").write_text("from .api import get\n")
+    with Gateway(package, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.remove_symbol("options", "req/api.py")
+    assert "req/api.py:1" in str(refused.value), refused.value
