@@ -180,3 +180,54 @@ def test_removing_an_exported_function_is_refused_naming_its_export_list_entry(p
     with Gateway(package, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
         gateway.remove_symbol("options", "req/api.py")
     assert "req/api.py:1" in str(refused.value), refused.value
+
+
+# A rename by text of an override: its name is the overridden method's
+
+POINT = (
+    "public class Point {\n    private final int x;\n\n    public Point(int x) {\n        this.x = x;\n    }\n\n"
+    "    @Override\n    public boolean equals(Object other) {\n        if (other == this) {\n            return true;\n        }\n"
+    "        if (!(other instanceof Point)) {\n            return false;\n        }\n        Point that = (Point) other;\n"
+    "        return that.x == x;\n    }\n}\n"
+)
+HEADER = "    public boolean equals(Object other) {\n"
+GUARDED = "    public boolean equalsWithGuard(Object other) {\n"
+
+
+@pytest.fixture
+def point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The first hunk of a commit that turns equals' code into equalsWithGuard and adds an
+    equals calling it below (git diff -U2 splits the two), sent alone as an edit."""
+    monkeypatch.setenv("GATEWAY_NO_SERVERS", "1")
+    (tmp_path / "Point.java").write_text(POINT)
+    (tmp_path / "Use.java").write_text("public class Use {\n    boolean same(Point a, Point b) {\n        return a.equals(b);\n    }\n}\n")
+    return tmp_path
+
+
+def test_a_renamed_override_is_not_advised_to_rename_symbol(point: Path) -> None:
+    with Gateway(point, use_servers=False) as gateway:
+        refused = gateway.classify("Point.java", "    @Override\n" + HEADER, GUARDED)
+    assert "rename_symbol(" not in refused.message and not any(s.operation == "rename_symbol" for s in refused.suggested), refused.message
+    assert "renames method `Point/equals` (line 9) to `Point/equalsWithGuard`, an override" in refused.message
+    assert [str(s) for s in refused.suggested] == ["replace_symbol(name_path='Point/equals', path='Point.java', body='NEW_DEFINITION_FILE')"]
+
+
+def test_the_replace_symbol_it_suggests_succeeds(point: Path) -> None:
+    body = POINT[POINT.index(HEADER) : POINT.rindex("}")].replace(HEADER, GUARDED)
+    with Gateway(point, use_servers=False) as gateway:
+        gateway.replace_symbol("Point/equals", "Point.java", body)
+    assert GUARDED in (point / "Point.java").read_text()
+
+
+def test_a_renamed_override_is_routed_as_its_replacement(point: Path) -> None:
+    with Gateway(point, use_servers=False) as gateway:
+        result = gateway.edit("Point.java", HEADER, GUARDED, route=True)
+    assert result.route is not None and [o.tool for o in result.route.operations] == ["replace_symbol"]
+    assert (point / "Point.java").read_text() == POINT.replace(HEADER, GUARDED)
+
+
+def test_a_rename_of_a_method_that_overrides_nothing_still_suggests_rename_symbol(point: Path) -> None:
+    (point / "Point.java").write_text(POINT.replace("    @Override\n", ""))
+    with Gateway(point, use_servers=False) as gateway:
+        refused = gateway.classify("Point.java", HEADER, GUARDED)
+    assert [s.operation for s in refused.suggested] == ["rename_symbol"], refused.message

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
+from gateway.gate.classify import overrides
 from gateway.gate.effect import Effect
 from gateway.namepath import address_for
 from gateway.results import SuggestedOperation
@@ -27,11 +28,14 @@ from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
 from gateway.symbols.references import still_referenced
 from gateway.symbols.service import FileSymbols, symbols_of
-from gateway.symbols.text import LineIndex
-from gateway.syntax import parse, utf8
+from gateway.symbols.text import LineIndex, char_to_byte
+from gateway.syntax import definitions, parse, utf8
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
     from gateway.gate.verdict import Classification
+    from gateway.langs import Language
 
 # The places (path:line) outside a definition of the file before the write that refer, or may
 # refer, to it (gateway.symbols.references.references_outside on that file).
@@ -151,7 +155,7 @@ def _lines(index: LineIndex, span: tuple[int, int]) -> tuple[int, int]:
 
 
 def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, indexes: tuple[LineIndex, LineIndex], shift: int,
-               references: References | None) -> RoutedOperation:
+               left_behind: Callable[[Symbol], list[str] | None]) -> RoutedOperation:
     result, (index_b, index_r) = lifted.result, indexes
     if lifted.tool == "text":
         start, end = _lines(index_r, (patch.after[0] + shift, patch.after[1] + shift))
@@ -168,8 +172,22 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
     assert lifted.symbol is not None
     name, backend = namer.name(lifted.symbol)
     if lifted.renamed_to is not None:
-        _refuse_rename(name, path, lifted.renamed_to.rpartition("/")[2], references(lifted.symbol) if references is not None else None)
+        _refuse_rename(name, path, lifted.renamed_to.rpartition("/")[2], left_behind(lifted.symbol))
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
+
+
+def _left_behind(lang: Language, before: str, tree: Tree, references: References | None) -> Callable[[Symbol], list[str] | None]:
+    """The places a rename by text of a definition of `before` leaves referring to the old name
+    (None: not known): none for an override, which calls reach through the method it overrides."""
+    to_byte = char_to_byte(before)
+
+    def left(symbol: Symbol) -> list[str] | None:
+        at = to_byte(symbol.name_start)
+        if any(d.name_start_byte == at and overrides(tree, d) for d in definitions(lang, tree)):
+            return []
+        return references(symbol) if references is not None else None
+
+    return left
 
 
 def _refuse_rename(name: str, path: str, new_name: str, places: list[str] | None) -> None:
@@ -194,8 +212,7 @@ def plan_route(view: FileSymbols, effect: Effect, references: References | None 
     if problem is not None:
         raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
-    if references is not None:
-        references = _left_by(references, view, effect)
+    left_behind = _left_behind(lang, before, tree_b, None if references is None else _left_by(references, view, effect))
     regions = [(r.before, r.after) for r in effect.regions]
     patches = lift_near(lang, before, tree_b, structure_b, after, tree_a, regions)
     if patches is None:
@@ -205,7 +222,7 @@ def plan_route(view: FileSymbols, effect: Effect, references: References | None 
     text, spans = _applied(before, after, patches)
     namer, index_b, index_r = _Namer(view, structure_b), LineIndex.of(before), LineIndex.of(text)
     operations = tuple(
-        _operation(namer, display, lifted, patch, (index_b, index_r), in_result[0] - patch.after[0], references)
+        _operation(namer, display, lifted, patch, (index_b, index_r), in_result[0] - patch.after[0], left_behind)
         for patch, (_, in_result) in zip(patches, spans, strict=True)
         for lifted in patch.operations
     )
