@@ -63,9 +63,11 @@ def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol) -> dic
     return texts
 
 
-def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> list[Mention]:
+def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]],
+                renamed_to: str | None = None) -> list[Mention]:
+    """The places in `texts` that spell the symbol's name; `renamed_to`: the texts are a rename's, under way."""
     python = {path: text for path, (lang, text) in texts.items() if lang.own_parser == "python"}
-    modules = ModuleIndex(service.workspace.root, view.lang, python) if view.lang.own_parser == "python" else None
+    modules = ModuleIndex(service.workspace.root, view.lang, python, renamed_to) if view.lang.own_parser == "python" else None
     finder = MentionFinder(_target(view, symbol), modules)
     return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
 
