@@ -256,16 +256,18 @@ def _difference(wanted: str, got: str) -> str:
 
 
 def _left_by(references: References, view: FileSymbols, effect: Effect) -> References:
-    """`references`, less the places in the edited file that the write itself takes away: on a
-    line it changes whose new text no longer spells the name."""
+    """`references` of a definition (given as tree-sitter reads it, asked as the view's backend
+    names it), less the places in the edited file that the write itself takes away: on a line
+    it changes whose new text no longer spells the name."""
     index, display = LineIndex.of(view.source.text), view.source.display
+    own = {(s.name_start, s.name): s for s in view.symbols}
     changed = [(index.line_of(r.before[0]) + 1, index.line_of(max(r.before[1] - 1, r.before[0])) + 1, effect.after[r.after[0] : r.after[1]])
                for r in effect.regions]
 
     def left(symbol: Symbol) -> list[str]:
         word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
         places = []
-        for place in references(symbol):
+        for place in references(own.get((symbol.name_start, symbol.name), symbol)):
             where, _, line = place.rpartition(":")
             if where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed):
                 continue
