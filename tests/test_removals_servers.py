@@ -47,3 +47,12 @@ def test_a_server_rename_renames_the_export_lists_and_says_incomplete(tmp_path: 
     assert result["backend"] != "tree-sitter", result
     assert "'options'" not in (tmp_path / "req" / "api.py").read_text() and '"options"' not in (tmp_path / "req" / "__init__.py").read_text()
     assert not result["complete"] and result["mentioned_in"] == ["hooks.py:3"], result
+
+
+def test_a_module_constant_renamed_through_the_server_takes_its_export_list_entry(tmp_path: Path) -> None:
+    (tmp_path / "models.py").write_text('__all__ = ["DEFAULT_REDIRECT_LIMIT"]\n\nDEFAULT_REDIRECT_LIMIT = 30\n')
+    (tmp_path / "sessions.py").write_text("from models import *\n\nprint(DEFAULT_REDIRECT_LIMIT)\n")
+    with Gateway(tmp_path) as gateway:
+        result = gateway.rename_symbol("DEFAULT_REDIRECT_LIMIT", "models.py", "MAX_REDIRECTS").to_json()
+    assert (tmp_path / "models.py").read_text() == '__all__ = ["MAX_REDIRECTS"]\n\nMAX_REDIRECTS = 30\n'
+    assert (tmp_path / "sessions.py").read_text() == "from models import *\n\nprint(MAX_REDIRECTS)\n" and result["complete"], result
