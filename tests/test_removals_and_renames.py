@@ -12,8 +12,10 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import Blocked, StillReferenced
+from gateway.results import SuggestedOperation
 from gateway.surfaces import render
 from gateway.surfaces.cli import run as cli
+from gateway.surfaces.operations import call
 from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 
 UTIL = (
@@ -59,6 +61,7 @@ def test_the_suggested_forced_removal_succeeds(python: Path) -> None:
     with Gateway(python, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
         gateway.edit("util.py", REMOVED, "", route=True)
     (suggestion,) = refused.value.suggested
+    assert isinstance(suggestion, SuggestedOperation)
     assert json.loads(json.dumps(suggestion.to_json()))["params"]["force"] == "true"
     assert cli([*render.command(suggestion).split()[1:], "--workspace", str(python)]) == 0
     assert "get_auth_from_url" not in (python / "util.py").read_text()
@@ -67,7 +70,7 @@ def test_the_suggested_forced_removal_succeeds(python: Path) -> None:
 def test_an_unreferenced_function_is_still_removed_by_a_text_edit(python: Path) -> None:
     with Gateway(python, use_servers=False) as gateway:
         result = gateway.edit("util.py", "def unused(url):\n    return url\n\n\n", "", route=True)
-    assert result.route is not None and [o.tool for o in result.route.operations] == ["remove_symbol"]
+    assert result.route is not None and [o["tool"] for o in result.route.to_json()["operations"]] == ["remove_symbol"]
     assert "def unused" not in (python / "util.py").read_text()
 
 
@@ -222,7 +225,7 @@ def test_the_replace_symbol_it_suggests_succeeds(point: Path) -> None:
 def test_a_renamed_override_is_routed_as_its_replacement(point: Path) -> None:
     with Gateway(point, use_servers=False) as gateway:
         result = gateway.edit("Point.java", HEADER, GUARDED, route=True)
-    assert result.route is not None and [o.tool for o in result.route.operations] == ["replace_symbol"]
+    assert result.route is not None and [o["tool"] for o in result.route.to_json()["operations"]] == ["replace_symbol"]
     assert (point / "Point.java").read_text() == POINT.replace(HEADER, GUARDED)
 
 
@@ -231,3 +234,12 @@ def test_a_rename_of_a_method_that_overrides_nothing_still_suggests_rename_symbo
     with Gateway(point, use_servers=False) as gateway:
         refused = gateway.classify("Point.java", HEADER, GUARDED)
     assert [s.operation for s in refused.suggested] == ["rename_symbol"], refused.message
+
+
+def test_the_forced_removal_is_spelled_with_a_boolean_for_mcp_and_json_rpc(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("util.py", REMOVED, "", route=True)
+    assert '"force": true' in render.message(refused.value, render.MCP) and '"force": true' in render.message(refused.value, render.RPC)
+    with Gateway(python, use_servers=False) as gateway:
+        call(gateway, "remove_symbol", {"name_path": "get_auth_from_url", "path": "util.py", "force": True})
+    assert "get_auth_from_url" not in (python / "util.py").read_text()
