@@ -6,14 +6,14 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gateway.config import GateConfig, gate_config
 from gateway.diffs import unified_diff
-from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, UsageError
+from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, StillReferenced, UsageError
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
-from gateway.gate.verdict import Classification, not_routed
+from gateway.gate.verdict import Classification, not_routed, still_referenced
 from gateway.langs import Language, LanguageRegistry, default_registry
 from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches
 from gateway.typed.service import TypedEdits
@@ -22,6 +22,7 @@ from gateway.workspace import SourceFile, Workspace
 if TYPE_CHECKING:
     from gateway.gate.macros import ServerMacro
     from gateway.lsp.manager import SessionManager
+    from gateway.results import SuggestedOperation
     from collections.abc import Callable
 
     from gateway.symbols.backends import SymbolBackend
@@ -96,9 +97,17 @@ class Engine:
             return None
 
     def classify(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
+        """The gate's verdict on an edit; a removal of a definition still referenced says so, as
+        the edit would be refused (its references from the syntax trees: no server is started)."""
         source = self.workspace.read(path)
         old, new = source.normalize(old_string), source.normalize(new_string)
-        return self.gate.check_edit(source.display, source.text, old, new, replace_all)[1]
+        effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
+        if classification.blocked:
+            try:
+                self._refuse_referenced_removals(classification, source, effect, asking_servers=False)
+            except StillReferenced as referenced:
+                return still_referenced(classification, str(referenced), cast("tuple[SuggestedOperation, ...]", referenced.suggested))
+        return classification
 
     def edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None

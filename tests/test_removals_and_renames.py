@@ -243,3 +243,12 @@ def test_the_forced_removal_is_spelled_with_a_boolean_for_mcp_and_json_rpc(pytho
     with Gateway(python, use_servers=False) as gateway:
         call(gateway, "remove_symbol", {"name_path": "get_auth_from_url", "path": "util.py", "force": True})
     assert "get_auth_from_url" not in (python / "util.py").read_text()
+
+
+def test_the_gates_verdict_on_the_removal_advises_only_what_succeeds(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway:
+        verdict = gateway.classify("util.py", REMOVED, "")
+        unreferenced = gateway.classify("util.py", "def unused(url):\n    return url\n\n\n", "")
+    assert verdict.blocked and "get_auth_from_url is still referenced at adapters.py:1" in verdict.message, verdict.message
+    assert [dict(s.values).get("force") for s in verdict.suggested] == ["true"], verdict.suggested
+    assert [str(s) for s in unreferenced.suggested] == ["remove_symbol(name_path='unused', path='util.py')"]

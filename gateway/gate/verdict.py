@@ -168,3 +168,9 @@ def not_routed(classification: Classification, why: str, suggested: tuple[Sugges
     what that reason names to run instead)."""
     return dataclasses.replace(classification, message=f"{classification.message} Not routed: {why.rstrip('.')}.",
                                suggested=tuple(dict.fromkeys(classification.suggested + suggested)))
+
+
+def still_referenced(classification: Classification, why: str, suggested: tuple[SuggestedOperation, ...]) -> Classification:
+    """The block of a write that removes a definition still referenced: refused as remove_symbol
+    refuses it (`why`), naming only what would succeed (`suggested`: the removal with force)."""
+    return dataclasses.replace(classification, message=f"Blocked: {why}", suggested=suggested)
