@@ -29,6 +29,10 @@ REMOVED = "def get_auth_from_url(url):\n    return url.split('@')[0]\n\n\n"
 
 GO_UTIL = "package cmd\n\nfunc HasParent() bool {\n\treturn true\n}\n\nfunc Name() string {\n\treturn \"cobra\"\n}\n"
 GO_USER = "package cmd\n\nfunc Use() bool {\n\treturn HasParent()\n}\n"
+GO_COMMAND = ("package cobra\n\ntype Command struct {\n\tparent *Command\n}\n\n// HasParent says whether the command has a parent.\n"
+              "func (c *Command) HasParent() bool {\n\treturn c.parent != nil\n}\n\nfunc (c *Command) Name() string {\n\treturn \"x\"\n}\n")
+GO_ROOT = "package cobra\n\nfunc Root(c *Command) *Command {\n\tif c.HasParent() {\n\t\treturn Root(c.parent)\n\t}\n\treturn c\n}\n"
+GO_METHOD = "// HasParent says whether the command has a parent.\nfunc (c *Command) HasParent() bool {\n\treturn c.parent != nil\n}\n\n"
 
 
 @pytest.fixture
@@ -118,6 +122,15 @@ def test_a_go_function_used_in_another_file_of_the_package_is_not_removed_by_a_t
         gateway.edit("command.go", "func HasParent() bool {\n\treturn true\n}\n\n", "", route=True)
     assert "command.go: HasParent is still referenced at use.go:4" in str(refused.value), refused.value
     assert (tmp_path / "command.go").read_text() == GO_UTIL
+
+
+def test_a_go_method_called_in_another_file_is_not_removed_by_a_text_edit(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "root.go").write_text(GO_ROOT)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    assert "command.go: Command/HasParent is still referenced at root.go:4" in str(refused.value), refused.value
 
 
 def test_a_rename_by_text_of_a_function_nothing_refers_to_is_performed(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.errors import StillReferenced
-from tests.test_removals_and_renames import ADAPTERS, API, GO_USER, GO_UTIL, HOOKS, PACKAGE, REMOVED, SESSION, UTIL
+from tests.test_removals_and_renames import ADAPTERS, API, GO_COMMAND, GO_METHOD, GO_ROOT, GO_USER, GO_UTIL, HOOKS, PACKAGE, REMOVED, SESSION, UTIL
 
 pytestmark = pytest.mark.usefixtures("servers")
 
@@ -35,6 +35,16 @@ def test_a_go_function_used_in_another_file_is_not_removed_by_a_text_edit(tmp_pa
         gateway.edit("command.go", "func HasParent() bool {\n\treturn true\n}\n\n", "", route=True)
     assert "command.go: HasParent is still referenced at use.go:4" in str(refused.value), refused.value
     assert (tmp_path / "command.go").read_text() == GO_UTIL
+
+
+def test_a_go_method_called_in_another_file_is_not_removed_by_a_text_edit(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "root.go").write_text(GO_ROOT)
+    with Gateway(tmp_path) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    assert "command.go: Command/HasParent is still referenced at root.go:4" in str(refused.value), refused.value
+    assert (tmp_path / "command.go").read_text() == GO_COMMAND
 
 
 def test_a_server_rename_renames_the_export_lists_and_says_incomplete(tmp_path: Path) -> None:
