@@ -20,11 +20,11 @@ from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gateway.gate.macros import ServerMacro
     from gateway.lsp.manager import SessionManager
     from gateway.results import SuggestedOperation
-    from collections.abc import Callable
-
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.model import Symbol
     from gateway.symbols.routing import Route
@@ -163,14 +163,15 @@ class Engine:
         `routable`), it was not asked for (`route` False), `config` (the workspace's `[gate]`
         by default) says `on_structural = "deny"` (then Blocked holds `classification` itself),
         or no verified route exists ("Not routed: ...", or `why_not`, a reason the caller knows
-        of). A file outside the workspace is planned on tree-sitter's symbols."""
+        of). StillReferenced, as remove_symbol refuses it, when the write removes a definition
+        still referenced, routed or not. A file outside the workspace is planned on tree-sitter's symbols."""
         from gateway.symbols.routing import RouteRefused, plan_route
 
         if not classification.blocked:
             return None
-        routes = route and classification.routable and (config or self.gate.config).on_structural == "route" and why_not is None
-        references = self._refuse_referenced_removals(classification, source, effect, asking_servers=routes)
-        if not (route and classification.routable and (config or self.gate.config).on_structural == "route"):
+        routes = route and classification.routable and (config or self.gate.config).on_structural == "route"
+        references = self._refuse_referenced_removals(classification, source, effect, asking_servers=routes and why_not is None)
+        if not routes:
             raise Blocked(classification)
         if why_not is not None:
             raise Blocked(not_routed(classification, why_not))
