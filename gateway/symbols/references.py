@@ -76,14 +76,21 @@ def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> lis
     """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
     if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
-    word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
-    return [path for path in service.source_files() if path != view.source.path and word.search(_bytes(service, path))]
+    name = symbol.name.encode()
+    word = re.compile(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])")
+    limit = service.workspace.max_bytes()
+    found = []
+    for path in service.source_files():
+        text = _bytes(path, limit) if path != view.source.path else b""
+        if name in text and word.search(text):  # the plain search first: most files do not hold the name at all
+            found.append(path)
+    return found
 
 
-def _bytes(service: SymbolService, path: Path) -> bytes:
+def _bytes(path: Path, limit: int) -> bytes:
     """A source file's bytes; nothing for one that is not a regular file within the size limit."""
     try:
-        return read_regular(path, str(path), service.workspace.max_bytes()) or b""
+        return read_regular(path, str(path), limit) or b""
     except (OSError, GatewayError):
         return b""
 
