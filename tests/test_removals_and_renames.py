@@ -265,3 +265,9 @@ def test_the_gates_verdict_on_the_removal_advises_only_what_succeeds(python: Pat
     assert verdict.blocked and "get_auth_from_url is still referenced at adapters.py:1" in verdict.message, verdict.message
     assert [dict(s.values).get("force") for s in verdict.suggested] == ["true"], verdict.suggested
     assert [str(s) for s in unreferenced.suggested] == ["remove_symbol(name_path='unused', path='util.py')"]
+
+
+def test_a_function_replaced_by_a_binding_of_its_name_is_not_refused_as_removed(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway:
+        verdict = gateway.classify("util.py", REMOVED, "get_auth_from_url = str.lower\n\n\n")
+    assert "still referenced" not in verdict.message, verdict.message

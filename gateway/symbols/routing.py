@@ -280,7 +280,7 @@ def _left_by(references: References, view: FileSymbols, effect: Effect) -> Refer
 def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification: Classification, references: References) -> None:
     """StillReferenced, as `remove_symbol` refuses it, when the write removes a definition that
     other code (outside what the write changes) still refers to. A definition the write defines
-    again under its name path is not removed. The refusal names the removal that goes through
+    again under its name path, or whose name the written text spells, is not taken as removed. The refusal names the removal that goes through
     anyway (`remove_symbol` with force), since the writing surfaces have no force of their own."""
     touched = classification.definitions
     again = {d.name_path for d in touched if d.change == "added"}
@@ -290,9 +290,13 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
     lang, before = view.lang, view.source.text
     structure = symbols_of(lang, view.source.path, before, TreeSitterBackend(), parse(lang, utf8(before)))
     index, namer, left = LineIndex.of(before), _Namer(view, structure), _left_by(references, view, effect)
+    written = [effect.after[r.after[0] : r.after[1]] for r in effect.regions]
     for symbol in structure:
         if (symbol.name_path, index.line_of(symbol.name_start) + 1) not in removed:
             continue
+        word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
+        if any(word.search(text) for text in written):
+            continue  # what the write puts there spells the name: it may bind it again (`f = partial(g)`)
         places = left(symbol)
         if places:
             name = namer.name(symbol)[0]
