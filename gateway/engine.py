@@ -6,23 +6,27 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gateway.config import GateConfig, gate_config
 from gateway.diffs import unified_diff
-from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, UsageError
+from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, StillReferenced, UsageError
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
-from gateway.gate.verdict import Classification, not_routed
+from gateway.gate.verdict import Classification, not_routed, still_referenced
 from gateway.langs import Language, LanguageRegistry, default_registry
 from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches
 from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gateway.gate.macros import ServerMacro
     from gateway.lsp.manager import SessionManager
+    from gateway.results import SuggestedOperation
     from gateway.symbols.backends import SymbolBackend
+    from gateway.symbols.model import Symbol
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols, SymbolService
 
@@ -95,9 +99,17 @@ class Engine:
             return None
 
     def classify(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> Classification:
+        """The gate's verdict on an edit; a removal of a definition still referenced says so, as
+        the edit would be refused (its references from the syntax trees: no server is started)."""
         source = self.workspace.read(path)
         old, new = source.normalize(old_string), source.normalize(new_string)
-        return self.gate.check_edit(source.display, source.text, old, new, replace_all)[1]
+        effect, classification = self.gate.check_edit(source.display, source.text, old, new, replace_all)
+        if classification.blocked:
+            try:
+                self._refuse_referenced_removals(classification, source, effect, asking_servers=False)
+            except StillReferenced as referenced:
+                return still_referenced(classification, str(referenced), cast("tuple[SuggestedOperation, ...]", referenced.suggested))
+        return classification
 
     def edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None
@@ -153,22 +165,49 @@ class Engine:
         `routable`), it was not asked for (`route` False), `config` (the workspace's `[gate]`
         by default) says `on_structural = "deny"` (then Blocked holds `classification` itself),
         or no verified route exists ("Not routed: ...", or `why_not`, a reason the caller knows
-        of). A file outside the workspace is planned on tree-sitter's symbols."""
+        of). StillReferenced, as remove_symbol refuses it, when the write removes a definition
+        still referenced, routed or not. A file outside the workspace is planned on tree-sitter's symbols."""
         from gateway.symbols.routing import RouteRefused, plan_route
 
         if not classification.blocked:
             return None
-        if not (route and classification.routable and (config or self.gate.config).on_structural == "route"):
+        routes = route and classification.routable and (config or self.gate.config).on_structural == "route"
+        references = self._refuse_referenced_removals(classification, source, effect, asking_servers=routes and why_not is None)
+        if not routes:
             raise Blocked(classification)
         if why_not is not None:
             raise Blocked(not_routed(classification, why_not))
         try:
             view = self._symbols_before(source, effect)
-            planned = plan_route(view, effect)
+            planned = plan_route(view, effect, references and functools.partial(references, view))
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
             raise Blocked(not_routed(classification, str(refused), refused.suggested if isinstance(refused, RouteRefused) else ())) from None
         self.typed.note_operations([o.to_json() for o in planned.operations])
         return planned, view.backend
+
+    def _refuse_referenced_removals(self, classification: Classification, source: SourceFile, effect: Effect,
+                                    asking_servers: bool) -> Callable[[FileSymbols, Symbol], list[str]] | None:
+        """StillReferenced when the write removes a definition still in use, as remove_symbol
+        refuses it; the workspace's references (None for a file outside it). A write that is not
+        routed starts no server for it: the syntax trees say where the name is used."""
+        from gateway.symbols.backends import TreeSitterBackend
+        from gateway.symbols.references import references_outside
+        from gateway.symbols.routing import RouteRefused, refuse_referenced_removals
+
+        if not source.path.is_relative_to(self.workspace.root):
+            return None
+        references = functools.partial(references_outside, self.symbol_service)
+        if classification.reason == "definition" and any(d.change == "removed" for d in classification.definitions):
+            try:
+                backend = None if asking_servers else TreeSitterBackend()
+                view = self.symbol_service.file_symbols(source, backend, also=effect.after)
+            except (RouteRefused, ServerFailed, Ambiguous):
+                return references  # the route, asking the same, says why
+            try:
+                refuse_referenced_removals(view, effect, classification, functools.partial(references, view))
+            except ServerFailed as failed:
+                raise Blocked(not_routed(classification, f"whether what it removes is still referenced is not known: {failed}")) from None
+        return references
 
     def _symbols_before(self, source: SourceFile, effect: Effect) -> FileSymbols:
         """The symbols of the file before the write: the symbol service's (its language server's,

@@ -135,7 +135,8 @@ def test_no_daemon_when_switched_off_and_the_answer_is_the_same(env: dict[str, s
     _start(env, workspace)
     warm = gateway(env, "classify", "pkg/shapes.py", "--old", STRUCTURAL_EDIT["old_string"], "--new", "", "--workspace", str(workspace), "--json")
     assert json.loads(warm.stdout) == json.loads(off.stdout) == json.loads(blocked.stdout)
-    assert json.loads(warm.stdout)["commands"] == ["gateway remove-symbol area pkg/shapes.py"]  # spelled once, by whichever answered
+    # Spelled once, by whichever answered; area is still used (pkg/use.py), so the removal named is the forced one.
+    assert json.loads(warm.stdout)["commands"] == ["gateway remove-symbol area pkg/shapes.py --force"]
     assert warm.returncode == off.returncode == 3
 
 

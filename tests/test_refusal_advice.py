@@ -20,6 +20,7 @@ RETRY = "Or rerun with --route"
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GATEWAY_NO_SERVERS", "1")
     (tmp_path / "shapes.py").write_text(SOURCE)
+    (tmp_path / "use.py").write_text("from shapes import area\n\nprint(area(1, 2))\n")  # a rename by text leaves it behind
     return tmp_path
 
 
@@ -51,7 +52,7 @@ def test_a_rename_by_text_is_refused_naming_its_command_once(workspace: Path) ->
         gateway.edit("shapes.py", "def area(width", "def surface(width", route=True)
     said = render.message(refused.value)
     assert said.count("gateway rename-symbol area shapes.py surface") == 1, said
-    assert "Not routed: it renames `area` to `surface` by text, which leaves every reference to the old name behind" in said
+    assert "Not routed: it renames `area` to `surface` by text, which leaves the references to the old name at use.py:1, use.py:3 behind" in said
     assert (workspace / "shapes.py").read_text() == SOURCE
 
 

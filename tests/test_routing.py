@@ -69,10 +69,11 @@ def test_routed_result_is_the_edit(tmp_path: Path, use_servers: bool, case: str,
 @pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_rename_by_text_is_refused_with_the_rename_symbol_command(tmp_path: Path, use_servers: bool) -> None:
     (tmp_path / "account.py").write_text(PYTHON.source)
+    (tmp_path / "use.py").write_text("from account import outer\n\nouter()\n")  # what a rename by text leaves behind
     old, new = "def outer():\n    def inner", "def outermost():\n    def inner"
     with Gateway(tmp_path, use_servers=use_servers) as gateway, pytest.raises(Blocked) as refused:
         gateway.edit("account.py", old, new, route=True)
-    assert "Not routed: it renames `outer` to `outermost` by text" in str(refused.value)
+    assert "Not routed: it renames `outer` to `outermost` by text, which leaves the references to the old name at use.py:1, use.py:3" in str(refused.value)
     assert render.message(refused.value).count("gateway rename-symbol outer account.py outermost") == 1  # said once
     assert (tmp_path / "account.py").read_text() == PYTHON.source
 

@@ -78,20 +78,35 @@ def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient
     client, _ = stdio
     before = (workspace / "pkg" / "shapes.py").read_bytes()
     with pytest.raises(RpcError) as blocked:
-        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "",
-                                        "route": False})
+        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def perimeter(width, height):\n    return 2 * (width + height)\n",
+                                        "new_string": "", "route": False})
     assert blocked.value.code == RPC_BLOCKED
     refusal = blocked.value.data  # the one refusal shape, the gate's classification beside its error
     assert (refusal["ok"], refusal["applied"], refusal["error"]["kind"], refusal["suggested_tool"]) == (False, False, "blocked", "remove_symbol")
-    call = 'gateway/removeSymbol {"name_path": "area", "path": "pkg/shapes.py"}'  # spelled by the surface (gateway.surfaces.render)
+    call = 'gateway/removeSymbol {"name_path": "perimeter", "path": "pkg/shapes.py"}'  # spelled by the surface (gateway.surfaces.render)
     assert refusal["commands"] == [call] and call in str(blocked.value) and call in refusal["error"]["message"]
-    assert refusal["error"]["suggested"] == [{"operation": "remove_symbol", "params": {"name_path": "area", "path": "pkg/shapes.py"},
+    assert refusal["error"]["suggested"] == [{"operation": "remove_symbol", "params": {"name_path": "perimeter", "path": "pkg/shapes.py"},
                                                "method": "gateway/removeSymbol"}]
     assert (workspace / "pkg" / "shapes.py").read_bytes() == before
-    routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": ""})
+    removed = "def perimeter(width, height):\n    return 2 * (width + height)\n"
+    routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": removed, "new_string": ""})
     assert (routed["decision"], routed["exact"]) == ("routed", True)
-    assert [(o["tool"], o["name_path"], o["backend"]) for o in routed["operations"]] == [("remove_symbol", "area", "lsp:jedi-language-server")]
-    assert (workspace / "pkg" / "shapes.py").read_bytes() == before.replace(b"def area(width, height):\n    return width * height\n", b"")
+    assert [(o["tool"], o["name_path"], o["backend"]) for o in routed["operations"]] == [("remove_symbol", "perimeter", "lsp:jedi-language-server")]
+    assert (workspace / "pkg" / "shapes.py").read_bytes() == before.replace(removed.encode(), b"")
+
+
+def test_an_edit_removing_a_referenced_definition_is_refused_as_remove_symbol_refuses_it(stdio: tuple[RpcClient, subprocess.Popen[bytes]],
+                                                                                       workspace: Path) -> None:
+    client, _ = stdio
+    before = (workspace / "pkg" / "shapes.py").read_bytes()
+    with pytest.raises(RpcError) as refused:
+        client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": "def area(width, height):\n    return width * height\n", "new_string": "",
+                                        "route": True})
+    assert refused.value.data["error"]["kind"] == "referenced" and "area is still referenced at pkg/use.py:1, pkg/use.py:5" in str(refused.value)
+    forced = 'gateway/removeSymbol {"name_path": "area", "path": "pkg/shapes.py", "force": true}'
+    assert forced in str(refused.value) and (workspace / "pkg" / "shapes.py").read_bytes() == before
+    client.request("gateway/removeSymbol", {"name_path": "area", "path": "pkg/shapes.py", "force": True})  # what it names succeeds
+    assert b"def area" not in (workspace / "pkg" / "shapes.py").read_bytes()
 
 
 @pytest.mark.parametrize(

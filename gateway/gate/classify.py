@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from tree_sitter import Tree
+
 from gateway.gate.effect import Effect, line_breaks
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.macros import MacroEffect, MacroSources, Side, macro_effect
@@ -26,7 +28,7 @@ from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefi
 from gateway.langs import Language
 from gateway.namepath import address_for
 from gateway.results import SuggestedOperation
-from gateway.syntax import Definition, definitions, parse, utf8
+from gateway.syntax import Definition, definitions, header_tokens, parse, utf8
 
 Span = tuple[int, int]
 
@@ -131,13 +133,24 @@ class _Addresses:
         return ("/", "after") if not parent else None
 
 
+def overrides(tree: Tree, definition: Definition) -> bool:
+    """Whether the definition says it overrides its supertype's (`@Override`, `override`): its
+    name is that method's, which calls reach it through, and which a rename would rename too."""
+    tokens = header_tokens(tree, definition)
+    return "override" in tokens or any(t == "@" and after == "Override" for t, after in zip(tokens, tokens[1:]))
+
+
+OVERRIDE = "an override: calls reach it through the method it overrides, which rename_symbol would rename too"
+
+
 def _touched(judgement: _Judgement) -> list[tuple[TouchedDefinition, Definition]]:
     m = judgement.matching
     listed: list[tuple[TouchedDefinition, Definition]] = []
     for b, a in judgement.header:
         listed.append((TouchedDefinition(b.kind, b.name, b.name_path, b.name_line, "header"), b))
     for b, a in m.renamed:
-        listed.append((TouchedDefinition(b.kind, b.name, b.name_path, b.name_line, "renamed", a.name_path), b))
+        detail = OVERRIDE if overrides(judgement.tree_b, b) else None
+        listed.append((TouchedDefinition(b.kind, b.name, b.name_path, b.name_line, "renamed", a.name_path, detail), b))
     for b in _outermost(m.removed + judgement.swallowed):
         listed.append((TouchedDefinition(b.kind, b.name, b.name_path, b.name_line, "removed"), b))
     for a in _outermost(m.added):
@@ -163,14 +176,14 @@ def _suggested(judgement: _Judgement, listed: list[tuple[TouchedDefinition, Defi
                 suggested.append(SuggestedOperation.of("replace_symbol", name_path=target, path=path, body="NEW_DEFINITION_FILE"))
             else:
                 suggested.append(SuggestedOperation.of("insert_code", name_path=anchor[0], path=path, position=anchor[1], code="NEW_CODE_FILE"))
-        elif touched.change == "renamed" and touched.new_name_path is not None:
+        elif touched.change == "renamed" and touched.new_name_path is not None and touched.detail is None:
             new_name = touched.new_name_path.rpartition("/")[2]
             suggested.append(SuggestedOperation.of("rename_symbol", name_path=addresses.of(definition), path=path, new_name=new_name))
         else:
             suggested.append(SuggestedOperation.of("replace_symbol", name_path=addresses.of(definition), path=path, body="NEW_DEFINITION_FILE"))
     changes = {t.change for t, _ in listed}
     tool: Tool = "replace_symbol"
-    if changes == {"renamed"}:
+    if changes == {"renamed"} and all(t.detail is None for t, _ in listed):
         tool = "rename_symbol"
     elif changes <= {"removed", "shadowed"} and not swallowed:
         tool = "remove_symbol"

@@ -22,7 +22,8 @@ class TouchedDefinition:
     """A definition the write adds, removes, renames or whose header it changes.
 
     `line` is its name's line: in the file after the write for an added one, before it
-    otherwise. A rename also says the new name path; a shadowed one (taken away without
+    otherwise. A rename also says the new name path (and, renaming an override, that it is
+    one: `detail`); a shadowed one (taken away without
     deleting its text: `del f`, `#define f g`, wrapped in `if False:`) says by what.
     """
 
@@ -117,7 +118,7 @@ _WHAT = {
 
 def _describe(d: TouchedDefinition) -> str:
     if d.change == "renamed":
-        return f"renames {d.kind} `{d.name_path}` (line {d.line}) to `{d.new_name_path}`"
+        return f"renames {d.kind} `{d.name_path}` (line {d.line}) to `{d.new_name_path}`" + (f", {d.detail}" if d.detail else "")
     if d.change == "shadowed":
         return f"takes away {d.kind} `{d.name_path}` (line {d.line}) without deleting it: {d.detail}"
     verb = {"added": "adds", "removed": "removes", "header": "changes the header of"}[d.change]
@@ -139,7 +140,7 @@ def block_message(
     syntax = " (its result does not parse, which takes definitions apart)" if broken else ""
     renamed = (
         " A rename by text leaves every reference behind: rename_symbol renames them too."
-        if tool != "rename_symbol" and any(d.change == "renamed" for d in touched)
+        if tool != "rename_symbol" and any(d.change == "renamed" and d.detail is None for d in touched)
         else ""
     )
     return (
@@ -167,3 +168,9 @@ def not_routed(classification: Classification, why: str, suggested: tuple[Sugges
     what that reason names to run instead)."""
     return dataclasses.replace(classification, message=f"{classification.message} Not routed: {why.rstrip('.')}.",
                                suggested=tuple(dict.fromkeys(classification.suggested + suggested)))
+
+
+def still_referenced(classification: Classification, why: str, suggested: tuple[SuggestedOperation, ...]) -> Classification:
+    """The block of a write that removes a definition still referenced: refused as remove_symbol
+    refuses it (`why`), naming only what would succeed (`suggested`: the removal with force)."""
+    return dataclasses.replace(classification, message=f"Blocked: {why}", suggested=suggested)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from gateway.errors import Blocked
+from gateway.errors import Blocked, StillReferenced
 from gateway.hostcalls.call import SYMBOL_HINT
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ def route(scope: Scope, path: Path, classification: Classification, effect: Effe
           why_not: str | None = None) -> Route | tuple[str, tuple[SuggestedOperation, ...]]:
     """The verified route of a structural write to `path` (`effect`, judged by `gate`), or why
     it is refused (and the operations the refusal names): what the gate said, with the symbol operations to use where the workspace
-    says `[gate] on_structural = "deny"`, or why it was not routed (`why_not`: a reason the
-    caller knows of)."""
+    says `[gate] on_structural = "deny"`, why it was not routed (`why_not`: a reason the
+    caller knows of), or that a definition it removes is still referenced."""
     from gateway.workspace import SourceFile
 
     assert effect.before is not None
@@ -35,6 +35,8 @@ def route(scope: Scope, path: Path, classification: Classification, effect: Effe
         declined = refused.classification is classification and classification.routable  # by the workspace's setting
         suggested = cast("tuple[SuggestedOperation, ...]", refused.classification.suggested)  # the gate's, held as a Verdict
         return refused.classification.message + (SYMBOL_HINT if declined else ""), suggested
+    except StillReferenced as referenced:  # as remove_symbol refuses it
+        return str(referenced), cast("tuple[SuggestedOperation, ...]", referenced.suggested)
     assert planned is not None
     return planned[0]
 

@@ -42,11 +42,18 @@ def command(suggestion: SuggestedOperation) -> str:
     return command_line(suggestion.operation, dict(suggestion.values)) if _operation(suggestion) else str(suggestion)
 
 
-def _tool(suggestion: SuggestedOperation) -> tuple[str, dict[str, str]]:
+def _arguments(suggestion: SuggestedOperation) -> dict[str, Any]:
+    """The suggestion's values as the operation takes them: a switch (`force`) as a boolean."""
+    operation = _operation(suggestion)
+    switches = {p.name for p in operation.params if p.kind is bool} if operation else set()
+    return {name: value == "true" if name in switches else value for name, value in suggestion.values}
+
+
+def _tool(suggestion: SuggestedOperation) -> tuple[str, dict[str, Any]]:
     operation = _operation(suggestion)
     if operation is None:
         return suggestion.operation, dict(suggestion.values)
-    return operation.tool or operation.name, dict(suggestion.values)
+    return operation.tool or operation.name, _arguments(suggestion)
 
 
 def _tool_call(suggestion: SuggestedOperation) -> str:
@@ -66,7 +73,7 @@ def _method(suggestion: SuggestedOperation) -> str:
 
 CLI = Spelling(command, lambda s: {"command": command(s)})
 MCP = Spelling(_tool_call, _tool_fields)
-RPC = Spelling(lambda s: f"{_method(s)} {json.dumps(dict(s.values), ensure_ascii=False)}", lambda s: {"method": _method(s)})
+RPC = Spelling(lambda s: f"{_method(s)} {json.dumps(_arguments(s), ensure_ascii=False)}", lambda s: {"method": _method(s)})
 HOOK = CLI  # the agent behind a hook runs the gateway's commands (or its MCP tools, named in the text)
 
 

@@ -19,6 +19,7 @@ from tree_sitter import Node
 
 from gateway.langs import Language
 from gateway.symbols.model import Target
+from gateway.symbols.name_strings import EXPORT_LIST, name_strings
 from gateway.symbols.python_imports import ModuleIndex
 from gateway.symbols.text import byte_to_char
 from gateway.syntax import Definition, definitions, parse
@@ -204,6 +205,25 @@ class MentionFinder:
             if verdict is not None:
                 tied, why = verdict
                 found.append(Mention(path, to_char(token.start_byte), to_char(token.end_byte), token.start_point[0] + 1, tied, why))
+        if lang.own_parser == "python":
+            namesake = path != self.target.path and any(d.name_path == self.target.name for d in own.values())
+            found += self._in_strings(path, tree.root_node, None if namesake else imported, to_char, namesake)
+        return found
+
+    def _in_strings(self, path: Path, root: Node, imported: bool | None, to_char: Callable[[int], int],
+                    namesake: bool) -> list[Mention]:
+        """Strings that name the target: an `__all__` entry of its own module, or of a module
+        that imports it from there, is tied to it; one of a module that may (or a string a
+        lookup or an import is given) may refer to it. A module defining a namesake exports its own."""
+        target, found = self.target, []
+        for string in name_strings(root, target.name):
+            if string.exported and (target.parent_name is not None or namesake):
+                continue  # a member is not exported by name
+            tied = string.exported and (path == target.path or imported is True)
+            if string.exported and not tied and imported is False:
+                continue  # exports a namesake imported from elsewhere
+            why = f"{EXPORT_LIST} entry" if string.exported else "string naming it"
+            found.append(Mention(path, to_char(string.start_byte), to_char(string.end_byte), string.line, tied, why))
         return found
 
     def _judge(self, path: Path, token: Node, own: dict[int, Definition], imported: bool | None) -> tuple[bool, str] | None:

@@ -53,8 +53,11 @@ def _text(node: Node | None) -> str:
 class ModuleIndex:
     """Imports of the Python files given, resolved against the workspace's roots."""
 
-    def __init__(self, root: Path, lang: Language, texts: dict[Path, str]) -> None:
+    def __init__(self, root: Path, lang: Language, texts: dict[Path, str], renamed_to: str | None = None) -> None:
+        """`renamed_to`: the texts are those of a rename under way (the server's edit made), in
+        which an import of the new name binds the target as one of the old did."""
         self.roots = [root.resolve(), (root / "src").resolve()]
+        self.renamed_to = renamed_to
         self.lang = lang
         self.trees = {path.resolve(): parse(lang, text.encode("utf-8", "surrogatepass")) for path, text in texts.items()}
         self._exports: dict[tuple[Path, str], set[Path]] = {}
@@ -79,6 +82,9 @@ class ModuleIndex:
         if any(c.type == "wildcard_import" for c in statement.children):
             yield "*", "*"
 
+    def _names(self, target: Target) -> set[str]:
+        return {target.name, self.renamed_to} if self.renamed_to else {target.name}
+
     def exports(self, target: Target) -> set[Path]:
         """The modules through which the target's name can be imported: its own, and re-exporters."""
         key = (target.path.resolve(), target.name)
@@ -93,7 +99,8 @@ class ModuleIndex:
                     continue
                 for statement in _statements(tree):
                     if statement.type == "import_from_statement" and self._from_module(path, statement) in found:
-                        if any(name in (target.name, "*") and local in (target.name, "*") for name, local in self._imported_names(statement)):
+                        names = self._names(target) | {"*"}
+                        if any(name in names and local in names for name, local in self._imported_names(statement)):
                             found.add(path)
                             grew = True
                             break
@@ -108,7 +115,7 @@ class ModuleIndex:
             if statement.type != "import_from_statement":
                 continue
             for name, local in self._imported_names(statement):
-                if local == target.name or (name == "*" and bound is None):
+                if local in self._names(target) or (name == "*" and bound is None):
                     origin = self._from_module(path.resolve(), statement)
                     if origin in exporters:
                         return True

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlparse
 from gateway.errors import GatewayError, ServerFailed, StillReferenced
 from gateway.langs import Language
 from gateway.reading import read_regular
+from gateway.results import SuggestedOperation
 from gateway.symbols.mentions import Mention, MentionFinder
 from gateway.symbols.model import Target
 from gateway.symbols.model import Symbol
@@ -62,9 +63,11 @@ def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol) -> dic
     return texts
 
 
-def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> list[Mention]:
+def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]],
+                renamed_to: str | None = None) -> list[Mention]:
+    """The places in `texts` that spell the symbol's name; `renamed_to`: the texts are a rename's, under way."""
     python = {path: text for path, (lang, text) in texts.items() if lang.own_parser == "python"}
-    modules = ModuleIndex(service.workspace.root, view.lang, python) if view.lang.own_parser == "python" else None
+    modules = ModuleIndex(service.workspace.root, view.lang, python, renamed_to) if view.lang.own_parser == "python" else None
     finder = MentionFinder(_target(view, symbol), modules)
     return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
 
@@ -73,14 +76,21 @@ def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> lis
     """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
     if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
-    word = re.compile(rb"(?<![\w$])" + re.escape(symbol.name.encode()) + rb"(?![\w$])")
-    return [path for path in service.source_files() if path != view.source.path and word.search(_bytes(service, path))]
+    name = symbol.name.encode()
+    word = re.compile(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])")
+    limit = service.workspace.max_bytes()
+    found = []
+    for path in service.source_files():
+        text = _bytes(path, limit) if path != view.source.path else b""
+        if name in text and word.search(text):  # the plain search first: most files do not hold the name at all
+            found.append(path)
+    return found
 
 
-def _bytes(service: SymbolService, path: Path) -> bytes:
+def _bytes(path: Path, limit: int) -> bytes:
     """A source file's bytes; nothing for one that is not a regular file within the size limit."""
     try:
-        return read_regular(path, str(path), service.workspace.max_bytes()) or b""
+        return read_regular(path, str(path), limit) or b""
     except (OSError, GatewayError):
         return b""
 
@@ -144,12 +154,19 @@ def _server_references(
     return places
 
 
+def still_referenced(where: str, name_path: str, places: list[str], anyway: str = "--force / force=true",
+                     suggested: tuple[SuggestedOperation, ...] = ()) -> StillReferenced:
+    """The refusal of a removal from file `where` while `places` refer to the symbol; `anyway`: how to remove it all the same."""
+    shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+    return StillReferenced(
+        f"{where}: {name_path} is still referenced at {shown}; nothing removed "
+        f"(change those places first, or remove it anyway with {anyway})",
+        suggested=suggested,
+    )
+
+
 def refuse_referenced(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
     """StillReferenced, listing the places, when anything outside the symbol refers to it."""
     places = references_outside(service, view, symbol)
     if places:
-        shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
-        raise StillReferenced(
-            f"{view.source.display}: {symbol.name_path} is still referenced at {shown}; nothing removed "
-            "(change those places first, or remove it anyway with --force / force=true)"
-        )
+        raise still_referenced(view.source.display, symbol.name_path, places)

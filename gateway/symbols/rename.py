@@ -105,7 +105,7 @@ def plan_rename(
                 sources[file] = read(file)
             staged[file] = _apply_edits(sources[file].text, edits)
         texts = {path: (lang, staged.get(path, text)) for path, (lang, text) in texts.items()}
-    mentions = mentions_in(service, view, symbol, texts)
+    mentions = mentions_in(service, view, symbol, texts, new_name)
     loose = [m for m in mentions if not m.tied]
     if view.backend.session is None:  # the syntax trees cannot tell an object's type
         unknown = [m for m in loose if m.why.startswith("member of an object")]
@@ -123,7 +123,7 @@ def plan_rename(
         tied = [m for m in mentions if m.tied and m.path == file]
         if current != texts[file][1]:  # changed since it was scanned: scan what is locked now
             rescanned = {**texts, file: (texts[file][0], current)}
-            tied = [m for m in mentions_in(service, view, symbol, rescanned) if m.tied and m.path == file]
+            tied = [m for m in mentions_in(service, view, symbol, rescanned, new_name) if m.tied and m.path == file]
         staged[file] = _renamed(current, tied, new_name)
     if all(text == sources[file].text for file, text in staged.items()):
         raise NotFound(f"{view.source.display}: found no place that spells {symbol.name_path} as the definition's name to rename; nothing renamed")

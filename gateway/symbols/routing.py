@@ -8,12 +8,14 @@ refusal says why. Nothing is written here: `commit` in the service writes R.
 from __future__ import annotations
 
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
+from gateway.gate.classify import overrides
 from gateway.gate.effect import Effect
 from gateway.namepath import address_for
 from gateway.results import SuggestedOperation
@@ -24,9 +26,20 @@ from gateway.symbols.nearby import lift_near
 from gateway.gate.judgement import Mapping
 from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
+from gateway.symbols.references import still_referenced
 from gateway.symbols.service import FileSymbols, symbols_of
-from gateway.symbols.text import LineIndex
-from gateway.syntax import parse, utf8
+from gateway.symbols.text import LineIndex, char_to_byte
+from gateway.syntax import definitions, parse, utf8
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
+
+    from gateway.gate.verdict import Classification
+    from gateway.langs import Language
+
+# The places (path:line) outside a definition of the file before the write that refer, or may
+# refer, to it (gateway.symbols.references.references_outside on that file).
+References = Callable[[Symbol], list[str]]
 
 
 class RouteRefused(GatewayError):
@@ -144,8 +157,9 @@ def _lines(index: LineIndex, span: tuple[int, int]) -> tuple[int, int]:
     return index.line_of(span[0]) + 1, index.line_of(max(span[1] - 1, span[0])) + 1
 
 
-def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, index_b: LineIndex, index_r: LineIndex, shift: int) -> RoutedOperation:
-    result = lifted.result
+def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, indexes: tuple[LineIndex, LineIndex], shift: int,
+               left_behind: Callable[[Symbol], list[str] | None]) -> RoutedOperation:
+    result, (index_b, index_r) = lifted.result, indexes
     if lifted.tool == "text":
         start, end = _lines(index_r, (patch.after[0] + shift, patch.after[1] + shift))
         return RoutedOperation("text", "/", path, start, end, namer.backend)
@@ -161,19 +175,39 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
     assert lifted.symbol is not None
     name, backend = namer.name(lifted.symbol)
     if lifted.renamed_to is not None:
-        new_name = lifted.renamed_to.rpartition("/")[2]
-        rename = SuggestedOperation.of("rename_symbol", name_path=name, path=path, new_name=new_name)
-        raise RouteRefused(
-            "rename",
-            # The refusal this completes already names the rename_symbol command.
-            f"it renames `{name}` to `{new_name}` by text, which leaves every reference to the old name behind; nothing was written",
-            (rename,),
-        )
+        _refuse_rename(name, path, lifted.renamed_to.rpartition("/")[2], left_behind(lifted.symbol))
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 
 
-def plan_route(view: FileSymbols, effect: Effect) -> Route:
-    """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is none."""
+def _left_behind(lang: Language, before: str, tree: Tree, references: References | None) -> Callable[[Symbol], list[str] | None]:
+    """The places a rename by text of a definition of `before` leaves referring to the old name
+    (None: not known): none for an override, which calls reach through the method it overrides."""
+    to_byte = char_to_byte(before)
+
+    def left(symbol: Symbol) -> list[str] | None:
+        at = to_byte(symbol.name_start)
+        if any(d.name_start_byte == at and overrides(tree, d) for d in definitions(lang, tree)):
+            return []
+        return references(symbol) if references is not None else None
+
+    return left
+
+
+def _refuse_rename(name: str, path: str, new_name: str, places: list[str] | None) -> None:
+    """RouteRefused for a rename by text that leaves `places` (None: not known) referring to the
+    old name; a definition nothing refers to is renamed by replacing it."""
+    if places == []:
+        return
+    rename = SuggestedOperation.of("rename_symbol", name_path=name, path=path, new_name=new_name)
+    shown = "any reference to the old name" if places is None else (
+        f"the references to the old name at {', '.join(places[:8])}{f' and {len(places) - 8} more' if len(places) > 8 else ''}")
+    # The refusal this completes already names the rename_symbol command.
+    raise RouteRefused("rename", f"it renames `{name}` to `{new_name}` by text, which leaves {shown} behind; nothing was written", (rename,))
+
+
+def plan_route(view: FileSymbols, effect: Effect, references: References | None = None) -> Route:
+    """The route for `effect` on the file in `view` (B = view's text); RouteRefused when there is
+    none. `references`: where a definition is used (None: not known), which a rename by text leaves behind."""
     lang, before, after, display = view.lang, view.source.text, effect.after, view.source.display
     source_b, source_a = utf8(before), utf8(after)
     tree_b, tree_a = parse(lang, source_b), parse(lang, source_a)
@@ -181,6 +215,7 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
     if problem is not None:
         raise RouteRefused("syntax", f"{display}: the edited file would add a syntax error at {problem}")
     structure_b = symbols_of(lang, view.source.path, before, TreeSitterBackend(), tree_b)
+    left_behind = _left_behind(lang, before, tree_b, None if references is None else _left_by(references, view, effect))
     regions = [(r.before, r.after) for r in effect.regions]
     patches = lift_near(lang, before, tree_b, structure_b, after, tree_a, regions)
     if patches is None:
@@ -190,7 +225,7 @@ def plan_route(view: FileSymbols, effect: Effect) -> Route:
     text, spans = _applied(before, after, patches)
     namer, index_b, index_r = _Namer(view, structure_b), LineIndex.of(before), LineIndex.of(text)
     operations = tuple(
-        _operation(namer, display, lifted, patch, index_b, index_r, in_result[0] - patch.after[0])
+        _operation(namer, display, lifted, patch, (index_b, index_r), in_result[0] - patch.after[0], left_behind)
         for patch, (_, in_result) in zip(patches, spans, strict=True)
         for lifted in patch.operations
     )
@@ -221,3 +256,52 @@ def _applied(before: str, after: str, patches: list[Patch]) -> tuple[str, tuple[
 def _difference(wanted: str, got: str) -> str:
     at = next((i for i, (x, y) in enumerate(zip(wanted, got)) if x != y), min(len(wanted), len(got)))
     return f"from line {wanted.count(chr(10), 0, at) + 1} on"
+
+
+def _left_by(references: References, view: FileSymbols, effect: Effect) -> References:
+    """`references` of a definition (given as tree-sitter reads it, asked as the view's backend
+    names it), less the places in the edited file that the write itself takes away: on a line
+    it changes whose new text no longer spells the name."""
+    index, display = LineIndex.of(view.source.text), view.source.display
+    own = {(s.name_start, s.name): s for s in view.symbols}
+    changed = [(index.line_of(r.before[0]) + 1, index.line_of(max(r.before[1] - 1, r.before[0])) + 1, effect.after[r.after[0] : r.after[1]])
+               for r in effect.regions]
+
+    def left(symbol: Symbol) -> list[str]:
+        word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
+        places = []
+        for place in references(own.get((symbol.name_start, symbol.name), symbol)):
+            where, _, line = place.rpartition(":")
+            if where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed):
+                continue
+            places.append(place)
+        return places
+
+    return left
+
+
+def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification: Classification, references: References) -> None:
+    """StillReferenced, as `remove_symbol` refuses it, when the write removes a definition that
+    other code (outside what the write changes) still refers to. A definition the write defines
+    again under its name path, or whose name the written text spells, is not taken as removed. The refusal names the removal that goes through
+    anyway (`remove_symbol` with force), since the writing surfaces have no force of their own."""
+    touched = classification.definitions
+    again = {d.name_path for d in touched if d.change == "added"}
+    removed = [(d.name_path, d.line) for d in touched if d.change == "removed" and d.name_path not in again]
+    if not removed:
+        return
+    lang, before = view.lang, view.source.text
+    structure = symbols_of(lang, view.source.path, before, TreeSitterBackend(), parse(lang, utf8(before)))
+    index, namer, left = LineIndex.of(before), _Namer(view, structure), _left_by(references, view, effect)
+    written = [effect.after[r.after[0] : r.after[1]] for r in effect.regions]
+    for symbol in structure:
+        if (symbol.name_path, index.line_of(symbol.name_start) + 1) not in removed:
+            continue
+        word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
+        if any(word.search(text) for text in written):
+            continue  # what the write puts there spells the name: it may bind it again (`f = partial(g)`)
+        places = left(symbol)
+        if places:
+            name = namer.name(symbol)[0]
+            anyway = SuggestedOperation.of("remove_symbol", name_path=name, path=view.source.display, force="true")
+            raise still_referenced(view.source.display, name, places, str(anyway), (anyway,))

@@ -1,0 +1,273 @@
+"""One rule for removals, and renames complete or said incomplete (issue 35): deleting a
+referenced definition by a text edit is refused as remove_symbol refuses it, with the places,
+on every writing surface; the advice of a refusal is an operation that succeeds. In process,
+tree-sitter only (the servers' side is in test_removals_servers.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.errors import Blocked, StillReferenced
+from gateway.results import SuggestedOperation
+from gateway.surfaces import render
+from gateway.surfaces.cli import run as cli
+from gateway.surfaces.operations import call
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
+
+UTIL = (
+    "def get_auth_from_url(url):\n    return url.split('@')[0]\n\n\n"
+    "def unused(url):\n    return url\n\n\n"
+    "def prepend_scheme(url):\n    return 'http://' + url\n"
+)
+SESSION = "import util\n\n\ndef auth(url):\n    return util.get_auth_from_url(url)\n"
+ADAPTERS = "from util import get_auth_from_url\n\n\ndef proxy(url):\n    return get_auth_from_url(url)\n"
+REMOVED = "def get_auth_from_url(url):\n    return url.split('@')[0]\n\n\n"
+
+GO_UTIL = "package cmd\n\nfunc HasParent() bool {\n\treturn true\n}\n\nfunc Name() string {\n\treturn \"cobra\"\n}\n"
+GO_USER = "package cmd\n\nfunc Use() bool {\n\treturn HasParent()\n}\n"
+GO_COMMAND = ("package cobra\n\ntype Command struct {\n\tparent *Command\n}\n\n// HasParent says whether the command has a parent.\n"
+              "func (c *Command) HasParent() bool {\n\treturn c.parent != nil\n}\n\nfunc (c *Command) Name() string {\n\treturn \"x\"\n}\n")
+GO_ROOT = "package cobra\n\nfunc Root(c *Command) *Command {\n\tif c.HasParent() {\n\t\treturn Root(c.parent)\n\t}\n\treturn c\n}\n"
+GO_METHOD = "// HasParent says whether the command has a parent.\nfunc (c *Command) HasParent() bool {\n\treturn c.parent != nil\n}\n\n"
+
+
+@pytest.fixture
+def python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GATEWAY_NO_SERVERS", "1")
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "sessions.py").write_text(SESSION)
+    (tmp_path / "adapters.py").write_text(ADAPTERS)
+    return tmp_path
+
+
+def _refused_as_remove_symbol_refuses(root: Path, name: str, path: str) -> str:
+    with Gateway(root, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.remove_symbol(name, path)
+    return str(refused.value).split("; nothing removed")[0]
+
+
+def test_a_text_edit_removing_a_referenced_function_is_refused_as_remove_symbol_refuses_it(python: Path) -> None:
+    said_by_remove = _refused_as_remove_symbol_refuses(python, "get_auth_from_url", "util.py")
+    with Gateway(python, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("util.py", REMOVED, "", route=True)
+    said = render.message(refused.value)
+    assert said.startswith(said_by_remove + "; nothing removed"), said
+    assert "adapters.py:1" in said and "adapters.py:5" in said and "sessions.py:5" in said, said
+    assert "gateway remove-symbol get_auth_from_url util.py --force" in said, said
+    assert (python / "util.py").read_text() == UTIL
+
+
+def test_the_suggested_forced_removal_succeeds(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("util.py", REMOVED, "", route=True)
+    (suggestion,) = refused.value.suggested
+    assert isinstance(suggestion, SuggestedOperation)
+    assert json.loads(json.dumps(suggestion.to_json()))["params"]["force"] == "true"
+    assert cli([*render.command(suggestion).split()[1:], "--workspace", str(python)]) == 0
+    assert "get_auth_from_url" not in (python / "util.py").read_text()
+
+
+def test_an_unreferenced_function_is_still_removed_by_a_text_edit(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway:
+        result = gateway.edit("util.py", "def unused(url):\n    return url\n\n\n", "", route=True)
+    assert result.route is not None and [o["tool"] for o in result.route.to_json()["operations"]] == ["remove_symbol"]
+    assert "def unused" not in (python / "util.py").read_text()
+
+
+def test_a_removal_together_with_its_only_use_in_the_same_file_goes_through(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n\n\ndef other():\n    return 2\n")
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.edit("m.py", "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n\n\n", "", route=True)
+    assert (tmp_path / "m.py").read_text() == "def other():\n    return 2\n"
+
+
+def test_without_route_the_refusal_names_no_removal_that_would_be_refused(python: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["edit", "util.py", "--old", REMOVED, "--new", "", "--workspace", str(python)]) == 3
+    shown = capsys.readouterr()
+    said = shown.out + shown.err
+    assert "is still referenced at" in said and "gateway remove-symbol get_auth_from_url util.py --force" in said, said
+    assert "gateway remove-symbol get_auth_from_url util.py\n" not in said + "\n" and "--route" not in said, said
+    assert (python / "util.py").read_text() == UTIL
+
+
+def test_the_hook_denies_the_removal_listing_the_references(python: Path) -> None:
+    payload = {"tool_name": "Edit", "cwd": str(python), "tool_input": {"file_path": "util.py", "old_string": REMOVED, "new_string": ""}}
+    output, code = run_hook(json.dumps(payload).encode())
+    decision = json.loads(output)["hookSpecificOutput"]
+    assert code == 0 and decision["permissionDecision"] == "deny", decision
+    reason = decision["permissionDecisionReason"]
+    assert "util.py: get_auth_from_url is still referenced at" in reason and "sessions.py:5" in reason, reason
+    assert f"gateway remove-symbol get_auth_from_url {python / 'util.py'} --force" in reason, reason
+    assert (python / "util.py").read_text() == UTIL
+
+
+def test_the_hook_refuses_it_too_where_the_workspace_denies_structural_writes(python: Path) -> None:
+    (python / ".gateway").mkdir()
+    (python / ".gateway" / "config.toml").write_text('[gate]\non_structural = "deny"\n')
+    payload = {"tool_name": "Write", "cwd": str(python), "tool_input": {"file_path": "util.py", "content": UTIL.replace(REMOVED, "")}}
+    output, _ = run_hook(json.dumps(payload).encode())
+    reason = json.loads(output)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "is still referenced at" in reason and f"remove-symbol get_auth_from_url {python / 'util.py'} --force" in reason, reason
+
+
+def test_a_go_function_used_in_another_file_of_the_package_is_not_removed_by_a_text_edit(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_UTIL)
+    (tmp_path / "use.go").write_text(GO_USER)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", "func HasParent() bool {\n\treturn true\n}\n\n", "", route=True)
+    assert "command.go: HasParent is still referenced at use.go:4" in str(refused.value), refused.value
+    assert (tmp_path / "command.go").read_text() == GO_UTIL
+
+
+def test_a_go_method_called_in_another_file_is_not_removed_by_a_text_edit(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "root.go").write_text(GO_ROOT)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    assert "command.go: Command/HasParent is still referenced at root.go:4" in str(refused.value), refused.value
+
+
+def test_a_rename_by_text_of_a_function_nothing_refers_to_is_performed(tmp_path: Path) -> None:
+    (tmp_path / "test_shapes.py").write_text("def test_area():\n    assert 1\n\n\ndef test_other():\n    assert 2\n")
+    (tmp_path / "other.py").write_text("x = 1\n")
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.edit("test_shapes.py", "def test_area():\n    assert 1\n", "def test_area_is_positive():\n    assert 1\n", route=True)
+    assert result.route is not None
+    assert (tmp_path / "test_shapes.py").read_text().startswith("def test_area_is_positive():\n")
+
+
+def test_a_rename_by_text_is_refused_naming_the_references_it_leaves(tmp_path: Path) -> None:
+    (tmp_path / "shapes.py").write_text("def area(w):\n    return w\n\n\ndef other():\n    return 2\n")
+    (tmp_path / "use.py").write_text("from shapes import area\n\nprint(area(2))\n")
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("shapes.py", "def area(w):\n    return w\n", "def surface(w):\n    return w\n", route=True)
+    assert "which leaves the references to the old name at use.py:1, use.py:3 behind" in str(refused.value), refused.value
+
+
+# Renames complete, or said incomplete: the strings that name the old name
+
+API = "__all__ = ['options', 'get']\n\n\ndef options(url):\n    return url\n\n\ndef get(url):\n    return url\n"
+PACKAGE = 'from .api import options, get\n\n__all__ = ["options", "get"]\n__all__ += ("options",)\n'
+HOOKS = "from req import api\n\nfound = getattr(api, 'options')\n"
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    (tmp_path / "req").mkdir()
+    (tmp_path / "req" / "api.py").write_text(API)
+    (tmp_path / "req" / "__init__.py").write_text(PACKAGE)
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    return tmp_path
+
+
+def test_a_rename_renames_the_export_lists_and_reports_a_lookup_by_string(package: Path) -> None:
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert (package / "req" / "api.py").read_text().startswith("__all__ = ['opts', 'get']\n")
+    assert (package / "req" / "__init__.py").read_text() == 'from .api import opts, get\n\n__all__ = ["opts", "get"]\n__all__ += ("opts",)\n'
+    assert not result["complete"] and result["mentioned_in"] == ["hooks.py:3"], result
+    assert (package / "hooks.py").read_text() == HOOKS
+
+
+def test_a_rename_with_only_export_lists_to_follow_is_complete(package: Path) -> None:
+    (package / "hooks.py").write_text("from req import options\n\nprint(options('x'))\n")
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert result["complete"] and sorted(result["files"]) == ["hooks.py", "req/__init__.py", "req/api.py"], result
+    assert "'options'" not in (package / "req" / "api.py").read_text()
+
+
+def test_an_export_list_of_a_namesake_is_left_alone(package: Path) -> None:
+    (package / "other.py").write_text("__all__ = ['options']\n\n\ndef options():\n    return 1\n")
+    with Gateway(package, use_servers=False) as gateway:
+        result = gateway.rename_symbol("options", "req/api.py", "opts").to_json()
+    assert (package / "other.py").read_text().startswith("__all__ = ['options']\n") and "other.py:1" not in result["mentioned_in"]
+
+
+def test_removing_an_exported_function_is_refused_naming_its_export_list_entry(package: Path) -> None:
+    (package / "hooks.py").write_text("x = 1\n")
+    (package / "req" / "__init__.py").write_text("from .api import get\n")
+    with Gateway(package, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.remove_symbol("options", "req/api.py")
+    assert "req/api.py:1" in str(refused.value), refused.value
+
+
+# A rename by text of an override: its name is the overridden method's
+
+POINT = (
+    "public class Point {\n    private final int x;\n\n    public Point(int x) {\n        this.x = x;\n    }\n\n"
+    "    @Override\n    public boolean equals(Object other) {\n        if (other == this) {\n            return true;\n        }\n"
+    "        if (!(other instanceof Point)) {\n            return false;\n        }\n        Point that = (Point) other;\n"
+    "        return that.x == x;\n    }\n}\n"
+)
+HEADER = "    public boolean equals(Object other) {\n"
+GUARDED = "    public boolean equalsWithGuard(Object other) {\n"
+
+
+@pytest.fixture
+def point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The first hunk of a commit that turns equals' code into equalsWithGuard and adds an
+    equals calling it below (git diff -U2 splits the two), sent alone as an edit."""
+    monkeypatch.setenv("GATEWAY_NO_SERVERS", "1")
+    (tmp_path / "Point.java").write_text(POINT)
+    (tmp_path / "Use.java").write_text("public class Use {\n    boolean same(Point a, Point b) {\n        return a.equals(b);\n    }\n}\n")
+    return tmp_path
+
+
+def test_a_renamed_override_is_not_advised_to_rename_symbol(point: Path) -> None:
+    with Gateway(point, use_servers=False) as gateway:
+        refused = gateway.classify("Point.java", "    @Override\n" + HEADER, GUARDED)
+    assert "rename_symbol(" not in refused.message and not any(s.operation == "rename_symbol" for s in refused.suggested), refused.message
+    assert "renames method `Point/equals` (line 9) to `Point/equalsWithGuard`, an override" in refused.message
+    assert [str(s) for s in refused.suggested] == ["replace_symbol(name_path='Point/equals', path='Point.java', body='NEW_DEFINITION_FILE')"]
+
+
+def test_the_replace_symbol_it_suggests_succeeds(point: Path) -> None:
+    body = POINT[POINT.index(HEADER) : POINT.rindex("}")].replace(HEADER, GUARDED)
+    with Gateway(point, use_servers=False) as gateway:
+        gateway.replace_symbol("Point/equals", "Point.java", body)
+    assert GUARDED in (point / "Point.java").read_text()
+
+
+def test_a_renamed_override_is_routed_as_its_replacement(point: Path) -> None:
+    with Gateway(point, use_servers=False) as gateway:
+        result = gateway.edit("Point.java", HEADER, GUARDED, route=True)
+    assert result.route is not None and [o["tool"] for o in result.route.to_json()["operations"]] == ["replace_symbol"]
+    assert (point / "Point.java").read_text() == POINT.replace(HEADER, GUARDED)
+
+
+def test_a_rename_of_a_method_that_overrides_nothing_still_suggests_rename_symbol(point: Path) -> None:
+    (point / "Point.java").write_text(POINT.replace("    @Override\n", ""))
+    with Gateway(point, use_servers=False) as gateway:
+        refused = gateway.classify("Point.java", HEADER, GUARDED)
+    assert [s.operation for s in refused.suggested] == ["rename_symbol"], refused.message
+
+
+def test_the_forced_removal_is_spelled_with_a_boolean_for_mcp_and_json_rpc(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("util.py", REMOVED, "", route=True)
+    assert '"force": true' in render.message(refused.value, render.MCP) and '"force": true' in render.message(refused.value, render.RPC)
+    with Gateway(python, use_servers=False) as gateway:
+        call(gateway, "remove_symbol", {"name_path": "get_auth_from_url", "path": "util.py", "force": True})
+    assert "get_auth_from_url" not in (python / "util.py").read_text()
+
+
+def test_the_gates_verdict_on_the_removal_advises_only_what_succeeds(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway:
+        verdict = gateway.classify("util.py", REMOVED, "")
+        unreferenced = gateway.classify("util.py", "def unused(url):\n    return url\n\n\n", "")
+    assert verdict.blocked and "get_auth_from_url is still referenced at adapters.py:1" in verdict.message, verdict.message
+    assert [dict(s.values).get("force") for s in verdict.suggested] == ["true"], verdict.suggested
+    assert [str(s) for s in unreferenced.suggested] == ["remove_symbol(name_path='unused', path='util.py')"]
+
+
+def test_a_function_replaced_by_a_binding_of_its_name_is_not_refused_as_removed(python: Path) -> None:
+    with Gateway(python, use_servers=False) as gateway:
+        verdict = gateway.classify("util.py", REMOVED, "get_auth_from_url = str.lower\n\n\n")
+    assert "still referenced" not in verdict.message, verdict.message
