@@ -67,7 +67,7 @@ class _Dependents:
     callers: list[str] = field(default_factory=list)
 
     def add(self, paths: Iterable[Path]) -> None:
-        self.files += [p for p in paths if p not in self.files]
+        self.files = list(dict.fromkeys([*self.files, *paths]))
 
 
 class Verifier:

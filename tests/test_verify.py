@@ -181,7 +181,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
 
     def get(lang: str, verify: str = "") -> Project:
         if lang not in made:
-            made[lang] = Project(tmp_path_factory.mktemp(lang), {"go": GO, "typescript": TS}[lang])
+            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS}[lang])
         return made[lang].reset(verify)
 
     yield get
