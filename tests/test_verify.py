@@ -240,3 +240,27 @@ def test_jedi_is_unknown_with_the_reason(servers: None, tmp_path: Path) -> None:
     finally:
         engine.close()
     assert v is not None and v.status == "unknown" and v.why is not None and "jedi-language-server" in v.why, v
+
+
+# --- the host's hook: the note after the write, or the refusal before it ---------------------
+
+def _hook(root: Path, event: str, tool_input: dict[str, object]) -> dict[str, object]:
+    import json
+
+    from gateway.surfaces.hooks.hosts.claude_code import run
+
+    payload = {"hook_event_name": event, "tool_name": "Edit", "cwd": str(root), "tool_input": tool_input, "tool_response": {}}
+    output, _ = run(json.dumps(payload).encode())
+    return json.loads(output)["hookSpecificOutput"] if output else {}
+
+
+def test_the_hook_notes_the_delta_of_a_one_line_header_change_and_refuses_under_refuse(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    edit = {"file_path": "a.go", "old_string": "func Helper(a int) int {", "new_string": "func Helper(a int, b int) int {"}
+    assert _hook(p.root, "PreToolUse", edit) == {}  # a one-line header change: the gate lets it through
+    (p.root / "a.go").write_text(GO["a.go"].replace(edit["old_string"], edit["new_string"]))
+    note = _hook(p.root, "PostToolUse", edit)["additionalContext"]
+    assert "b.go:4: not enough arguments in call to Helper" in str(note), note
+    p.reset('on_new_errors = "refuse"\n')
+    denied = _hook(p.root, "PreToolUse", edit)
+    assert denied["permissionDecision"] == "deny" and "b.go:4" in str(denied["permissionDecisionReason"]), denied
