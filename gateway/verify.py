@@ -147,6 +147,8 @@ class Verifier:
         after = self._errors(session, after_texts, asked, deadline)
         display = self.workspace.display
         texts = {w.source.path: (w.source.text, w.after) for w in group}
+        renames = {t.name: t.new_name_path.rsplit("/", 1)[-1] for ts in touched.values() for t in ts
+                   if t.change == "renamed" and t.new_name_path}
         new: list[NewError] = []
         unknown: dict[Path, str] = {}
         for path in asked:
@@ -156,7 +158,7 @@ class Verifier:
                 unknown[path] = reason or f"no answer within {budget_ms} ms"
                 continue
             old, now = texts.get(path, ("", ""))  # a file the write leaves alone keeps its lines
-            new += introduced(display(path), old, now, b.errors, a.errors)
+            new += introduced(display(path), old, now, b.errors, a.errors, renames)
         return _verdict(session.name, group, new, unknown, others[MAX_DEPENDENTS:], found.callers, display)
 
     def _dependents(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float) -> _Dependents:

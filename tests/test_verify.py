@@ -264,3 +264,20 @@ def test_the_hook_notes_the_delta_of_a_one_line_header_change_and_refuses_under_
     p.reset('on_new_errors = "refuse"\n')
     denied = _hook(p.root, "PreToolUse", edit)
     assert denied["permissionDecision"] == "deny" and "b.go:4" in str(denied["permissionDecisionReason"]), denied
+
+
+def test_an_error_that_names_a_renamed_definition_is_the_same_error() -> None:
+    text_before, text_after = "Helper(1)\n", "Helper2(1)\n"
+    old = [Reported(1, 1, "not enough arguments in call to Helper")]
+    now = [Reported(1, 1, "not enough arguments in call to Helper2")]
+    assert introduced("b.go", text_before, text_after, old, now, {"Helper": "Helper2"}) == ()
+    assert len(introduced("b.go", text_before, text_after, old, now)) == 1
+
+
+def test_a_rename_through_the_server_is_complete_when_it_adds_no_error(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    (p.root / "b.go").write_text(GO["b.go"].replace("Helper(1)", "Helper()"))  # an error that names the definition, before
+    result = p.engine.rename_symbol("Helper", "a.go", "Twice")
+    v = result.verification
+    assert v is not None and v.status == "checked" and v.new_errors == (), v
+    assert result.details["complete"] is True and "Twice()" in (p.root / "b.go").read_text()
