@@ -118,11 +118,17 @@ class Verifier:
                 session.sync(w.source.path, w.source.text, w.lang.server.language_id_for(w.source.path))
 
     def _session(self, lang: Language) -> LspSession | str | None:
-        """The language's session; a reason (str) when none runs."""
+        """The language's session; a reason (str) when none runs, or when its server would not
+        tell (one that reports no semantic errors is not started for that)."""
+        from gateway.lsp.discovery import planned
+
         sessions = self.sessions()
         if sessions is None or not sessions.use_servers:
             return f"no language server for {lang.name} runs here (language servers are off)"
         try:
+            plan = planned(lang.server, self.workspace.root)
+            if plan is not None and plan[1].no_semantic_errors:
+                return plan[1].no_semantic_errors.format(server=Path(plan[0][0]).name)
             session = sessions.session_for(lang)
         except GatewayError as error:
             return f"{lang.server.name} failed: {error}"
