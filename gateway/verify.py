@@ -52,11 +52,13 @@ _KEPT_ANSWERS = 8
 
 @dataclass(frozen=True)
 class Written:
-    """One file of a write: as it was (`source`), and the text the write leaves."""
+    """One file of a write: as it was (`source`), and the text the write leaves; `touched`: the
+    definitions it touches where the gate has listed them (a routed write), else computed."""
 
     source: SourceFile
     after: str
     lang: Language
+    touched: tuple[TouchedDefinition, ...] | None = None
 
 
 @dataclass
@@ -86,7 +88,8 @@ class Verifier:
         a rename), asked before it is written; the server then holds the texts after it."""
         config = verify_config(self.workspace.root)
         written = [w for w in written if w.after != w.source.text]
-        touched = {w.source.path: touched_by(w.lang, w.source.display, w.source.text, w.after) for w in written}
+        touched = {w.source.path: w.touched if w.touched is not None else touched_by(w.lang, w.source.display, w.source.text, w.after)
+                   for w in written}
         if not written:
             return Verification("skipped", why="the write changes nothing")
         if not config.body and not any(touched.values()):
@@ -286,14 +289,16 @@ class CommitCheck:
     texts about to be written verified (refused by NewErrors under `on_new_errors = "refuse"`),
     and nothing written on a dry run (the server given back the texts before)."""
 
-    def __init__(self, verifier: Verifier, language: Callable[[SourceFile], Language], dry_run: bool) -> None:
+    def __init__(self, verifier: Verifier, language: Callable[[SourceFile], Language], dry_run: bool,
+                 touched: dict[Path, tuple[TouchedDefinition, ...]] | None = None) -> None:
         self.verifier = verifier
         self.language = language
         self.dry_run = dry_run
+        self.touched = touched or {}  # what the gate listed for a routed write, by file
         self.verification: Verification | None = None
 
     def __call__(self, changed: Sequence[tuple[SourceFile, str]]) -> bool:
-        written = [Written(source, text, self.language(source)) for source, text in changed]
+        written = [Written(source, text, self.language(source), self.touched.get(source.path)) for source, text in changed]
         self.verification = self.verifier.verify(written)
         self.verifier.refuse_or_pass(self.verification, written)
         if self.dry_run:

@@ -6,6 +6,7 @@ removes (constants and variables other files import: `queries/<lang>/bindings.sc
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from tree_sitter import QueryCursor, Tree
@@ -18,6 +19,7 @@ from gateway.langs import Language
 from gateway.syntax import extra_query
 
 
+@functools.lru_cache(maxsize=4)  # a host's write is asked whether it is verified, then verified
 def touched_by(lang: Language, path: str, before: str, after: str) -> tuple[TouchedDefinition, ...]:
     """The definitions and top-level bindings the write from `before` to `after` touched;
     empty for a body-only write (and for a language without a symbol backend)."""
