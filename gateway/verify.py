@@ -221,7 +221,8 @@ class Verifier:
         """The server's errors of `asked` with `texts`, asked once for the same texts and files."""
         from gateway.lsp.diagnostics import errors_of
 
-        key = (id(session), tuple((p, hash(t)) for p, t, _ in texts), tuple(asked), tuple(_stamp(p) for p in asked))
+        given = {p for p, _, _ in texts}  # the others are read from disk: their state is part of the question
+        key = (id(session), tuple((p, hash(t)) for p, t, _ in texts), tuple(asked), tuple(_stamp(p) for p in asked if p not in given))
         with self._lock:
             kept = self._answers.get(key)
         if kept is not None:
