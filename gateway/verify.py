@@ -98,7 +98,16 @@ class Verifier:
         groups: dict[str, list[Written]] = {}
         for w in written:
             groups.setdefault(w.lang.server.name, []).append(w)
-        return merged([self._verify_group(group, touched, deadline, config.budget_ms) for group in groups.values()])
+        return merged([self._verify_group_or_why(group, touched, deadline, config.budget_ms) for group in groups.values()])
+
+    def _verify_group_or_why(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float,
+                             budget_ms: int) -> Verification:
+        """The group's verification; a failure on the way is an unknown with its reason, never a
+        write given up for it."""
+        try:
+            return self._verify_group(group, touched, deadline, budget_ms)
+        except GatewayError as error:
+            return Verification("unknown", why=f"the check failed ({error})")
 
     def refuse_or_pass(self, verification: Verification | None, written: Sequence[Written]) -> None:
         """`[verify] on_new_errors = "refuse"`: NewErrors (the server given back the texts
