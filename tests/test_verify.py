@@ -281,3 +281,34 @@ def test_a_rename_through_the_server_is_complete_when_it_adds_no_error(servers: 
     v = result.verification
     assert v is not None and v.status == "checked" and v.new_errors == (), v
     assert result.details["complete"] is True and "Twice()" in (p.root / "b.go").read_text()
+
+
+CONTRACT = '''[contract]
+id = "twice"
+summary = "Helper takes a factor"
+
+[[files]]
+path = "a.go"
+
+[[steps]]
+id = "header"
+file = "a.go"
+action = "replace_symbol"
+symbol = "Helper"
+text = "func Helper(a int, b int) int {\\n\\treturn a * b\\n}\\n"
+'''
+
+
+def test_a_contract_gets_one_delta_and_refuse_writes_nothing(servers: None, project) -> None:  # noqa: ANN001
+    from gateway.contracts.apply import apply_contract
+    from gateway.errors import NewErrors
+
+    p = project("go")
+    (p.root / "plan.toml").write_text(CONTRACT)
+    report = apply_contract(p.engine, "plan.toml").to_json()
+    assert report["applied"] and report["verified"] == "checked", report
+    assert [(e["path"], e["line"]) for e in report["new_errors"]] == [("b.go", 4)]
+    p.reset('on_new_errors = "refuse"\n')
+    with pytest.raises(NewErrors):
+        apply_contract(p.engine, "plan.toml")
+    assert (p.root / "a.go").read_text() == GO["a.go"]
