@@ -268,7 +268,7 @@ def _verdict(server: str, group: list[Written], new: list[NewError], unknown: di
     unchecked = [p for p in unknown if p not in own] + beyond
     reasons = [f"{display(p)}: {r}" for p, r in unknown.items() if p not in own]
     if beyond:
-        reasons.append(f"more than {MAX_DEPENDENTS} files refer to what changed; {len(beyond)} were not asked")
+        reasons.append(f"more than {MAX_DEPENDENTS} files refer to what changed; {len(beyond)} {'was' if len(beyond) == 1 else 'were'} not asked")
     unchecked_names = {display(p) for p in unchecked}
     impact = [c for c in callers if c in broken_places or c.rpartition(":")[0] in unchecked_names][:MAX_DEPENDENTS]
     own_unknown = [r for p, r in unknown.items() if p in own]

@@ -312,3 +312,27 @@ def test_a_contract_gets_one_delta_and_refuse_writes_nothing(servers: None, proj
     with pytest.raises(NewErrors):
         apply_contract(p.engine, "plan.toml")
     assert (p.root / "a.go").read_text() == GO["a.go"]
+
+
+def test_the_rule_of_what_was_checked(tmp_path: Path) -> None:
+    from gateway.langs import default_registry as registry
+    from gateway.verify import Written, _verdict
+    from gateway.workspace import SourceFile
+
+    a = tmp_path / "a.go"
+    written = [Written(SourceFile(a, "a.go", "", "utf-8", "\n", 0, ""), "x", registry().get("go"))]
+    others = [tmp_path / f"d{n}.go" for n in range(3)]
+    error = NewError("d0.go", 4, 1, "not enough arguments", "compiler")
+
+    def name(p: Path) -> str:
+        return p.name
+
+    # a file that refers to what changed and had no answer is named, never counted as checked
+    v = _verdict("gopls", written, [error], {others[1]: "no answer within 2000 ms"}, [others[2]], ["d0.go:4", "d1.go:7", "d3.go:1"], name)
+    assert v.status == "checked" and v.unchecked == ("d1.go", "d2.go")
+    assert v.why == "d1.go: no answer within 2000 ms; more than 20 files refer to what changed; 1 was not asked"
+    assert v.callers == ("d0.go:4", "d1.go:7")  # broken, and not checked; d3.go was checked and is fine
+    # the written file itself not answered for: unknown, whatever else was found
+    v = _verdict("gopls", written, [error], {a: "gopls is still loading the workspace"}, [], [], name)
+    assert v.status == "unknown" and v.why == "gopls is still loading the workspace" and v.new_errors == (error,)
+    assert v.summary().startswith("Not verified: gopls is still loading the workspace. The language server (gopls) also reports 1 new error")
