@@ -94,18 +94,16 @@ class Verifier:
             return Verification("skipped", why="the write changes nothing")
         if not config.body and not any(touched.values()):
             return Verification("skipped", why="the write changes only bodies of definitions ([verify] body = false)")
-        deadline = time.monotonic() + config.budget_ms / 1000
         groups: dict[str, list[Written]] = {}
         for w in written:
             groups.setdefault(w.lang.server.name, []).append(w)
-        return merged([self._verify_group_or_why(group, touched, deadline, config.budget_ms) for group in groups.values()])
+        return merged([self._verify_group_or_why(group, touched, config.budget_ms) for group in groups.values()])
 
-    def _verify_group_or_why(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float,
-                             budget_ms: int) -> Verification:
+    def _verify_group_or_why(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], budget_ms: int) -> Verification:
         """The group's verification; a failure on the way is an unknown with its reason, never a
         write given up for it."""
         try:
-            return self._verify_group(group, touched, deadline, budget_ms)
+            return self._verify_group(group, touched, budget_ms)
         except GatewayError as error:
             return Verification("unknown", why=f"the check failed ({error})")
 
@@ -146,14 +144,17 @@ class Verifier:
             return f"{lang.server.name} failed: {error}"
         return session if session is not None else f"no language server for {lang.name} runs here"
 
-    def _verify_group(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float,
-                      budget_ms: int) -> Verification:
+    def _verify_group(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], budget_ms: int) -> Verification:
         lang = group[0].lang
         session = self._session(lang)
         if session is None or isinstance(session, str):
             return Verification("unknown", why=session or f"no language server for {lang.name} runs here")
-        start = time.monotonic()
-        found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE)
+        start = time.monotonic()  # the budget is the checks', not the server's start
+        deadline = start + budget_ms / 1000
+        # The server's references only from a server ready to answer them (one still loading
+        # the project would spend the budget on it); the files that spell the name otherwise.
+        found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
+        deadline = max(deadline, time.monotonic() + budget_ms / 2000)  # the errors get half the budget at least
         own = [w.source.path for w in group]
         others = [p for p in found.files if p not in own]
         asked = own + others[:MAX_DEPENDENTS]
