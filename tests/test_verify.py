@@ -149,6 +149,8 @@ TS = {
     "src/a.ts": "export function helper(a: number): number {\n  return a * 2;\n}\n",
     "src/b.ts": 'import { helper } from "./a";\n\nexport function use(): number {\n  return helper(1);\n}\n',
     "src/c.ts": "export const broken: number = undefinedThing;\n",
+    "src/limits.ts": "export const maxErrorResponseBodySize = 10;\n",
+    "src/d.ts": 'import { maxErrorResponseBodySize } from "./limits";\n\nexport const limit = maxErrorResponseBodySize;\n',
 }
 HEADER = {
     "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
@@ -336,3 +338,11 @@ def test_the_rule_of_what_was_checked(tmp_path: Path) -> None:
     v = _verdict("gopls", written, [error], {a: "gopls is still loading the workspace"}, [], [], name)
     assert v.status == "unknown" and v.why == "gopls is still loading the workspace" and v.new_errors == (error,)
     assert v.summary().startswith("Not verified: gopls is still loading the workspace. The language server (gopls) also reports 1 new error")
+
+
+def test_a_one_line_rename_of_an_exported_constant_names_its_importer(servers: None, project) -> None:  # noqa: ANN001
+    p = project("typescript")
+    result = p.engine.edit("src/limits.ts", "maxErrorResponseBodySize", "maxBodySize")
+    v = result.verification
+    assert result.classification.decision == "allow" and v is not None and v.status == "checked", v
+    assert [e.place for e in v.new_errors] == ["src/d.ts:1"], v
