@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from gateway.workspace import Workspace
 
 MAX_DEPENDENTS = 20
-CALLABLE_KINDS = {"function", "method", "constructor", "constructor_function"}
+CALLABLE_KINDS = {"function", "method"}  # a header change of these changes how callers call it
 _REFERENCES_SHARE = 0.4  # of the budget, for the server's references; the rest for the errors
 _KEPT_ANSWERS = 8
 
