@@ -183,7 +183,7 @@ class Verifier:
     def _dependents(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float) -> _Dependents:
         """The files that refer to the definitions and bindings the write removed, renamed or whose
         header it changed: the server's references while `deadline` allows, else the files of
-        the same server that spell the name."""
+        the same server that spell the name; and for a rename, the files that spell the new name."""
         from gateway.symbols.references import references_outside
 
         service = self.service()
@@ -193,6 +193,8 @@ class Verifier:
             for t in touched.get(w.source.path, ()):
                 if t.change == "added":
                     continue
+                if t.change == "renamed" and t.new_name_path:  # a file that spells the new name may now clash with it
+                    found.add(self._spelling(w, t.new_name_path.rsplit("/", 1)[-1]))
                 places: list[str] | None = None
                 if time.monotonic() < deadline:
                     try:

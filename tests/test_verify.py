@@ -151,6 +151,8 @@ TS = {
     "src/c.ts": "export const broken: number = undefinedThing;\n",
     "src/limits.ts": "export const maxErrorResponseBodySize = 10;\n",
     "src/d.ts": 'import { maxErrorResponseBodySize } from "./limits";\n\nexport const limit = maxErrorResponseBodySize;\n',
+    "src/base.ts": "export class Base {\n  m(x: number): number {\n    return x;\n  }\n}\n",
+    "src/sub.ts": 'import { Base } from "./base";\n\nexport class Sub extends Base {\n  n(x: string): string {\n    return x;\n  }\n}\n',
 }
 HEADER = {
     "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
@@ -346,3 +348,11 @@ def test_a_one_line_rename_of_an_exported_constant_names_its_importer(servers: N
     v = result.verification
     assert result.classification.decision == "allow" and v is not None and v.status == "checked", v
     assert [e.place for e in v.new_errors] == ["src/d.ts:1"], v
+
+
+def test_a_rename_that_introduces_an_error_is_not_complete(servers: None, project) -> None:  # noqa: ANN001
+    p = project("typescript")
+    result = p.engine.rename_symbol("Base/m", "src/base.ts", "n")  # Sub already has an `n` of another type
+    v = result.verification
+    assert v is not None and [e.place for e in v.new_errors] == ["src/sub.ts:4"], v
+    assert result.details["complete"] is False and "not complete: it introduced errors at src/sub.ts:4" in result.message
