@@ -356,3 +356,12 @@ def test_a_rename_that_introduces_an_error_is_not_complete(servers: None, projec
     v = result.verification
     assert v is not None and [e.place for e in v.new_errors] == ["src/sub.ts:4"], v
     assert result.details["complete"] is False and "not complete: it introduced errors at src/sub.ts:4" in result.message
+
+
+def test_a_forced_removal_names_what_it_breaks(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    preview = p.engine.remove_symbol("Helper", "a.go", force=True, dry_run=True)
+    assert preview.dry_run and (p.root / "a.go").read_text() == GO["a.go"]
+    result = p.engine.remove_symbol("Helper", "a.go", force=True)
+    for v in (preview.verification, result.verification):
+        assert v is not None and [(e.place, e.message) for e in v.new_errors] == [("b.go:4", "undefined: Helper")], v
