@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, NewErrors
 from gateway.hostcalls.call import PASS, Answer, HookCall
 from gateway.hostcalls.scope import Scope
+from gateway.hostcalls.verified import delta, note, wanted
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -86,9 +87,30 @@ def judge_patch(scope: Scope, call: HookCall, grants: bool = True) -> Answer:
     if refusals:
         return Answer("deny", " ".join(refusals), suggested=tuple(dict.fromkeys(suggested)))
     answer = _rewritten(scope, call, net, routed) if routed else PASS
+    if answer.action != "deny":
+        answer = _verified_allowed(scope, net, {done.effect.path for done in routed}) or answer
     if not grants or answer.action == "deny":
         return answer
     return _with_grants(scope, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+
+
+def _verified_allowed(scope: Scope, net: NetEffects, routed: set[Path]) -> Answer | None:
+    """The delta of each path the patch changes as the gate allows and that touches a definition
+    (a one-line header change, a constant renamed): its note kept for `post`, or the refusal
+    under `[verify] on_new_errors = "refuse"`."""
+    from gateway.hostcalls.pending import remember
+
+    for effect in net.paths:
+        if effect.path in routed or effect.after is None or not wanted(scope.gate(effect.path), effect.path, effect.before, effect.after):
+            continue
+        assert effect.before is not None
+        try:
+            found = delta(scope, effect.path, effect.before, effect.after)
+        except NewErrors as refused:
+            return Answer("deny", str(refused))
+        if note(found):
+            remember(effect.path, effect.after, note(found))
+    return None
 
 
 def _with_grants(scope: Scope, paths: list[Path], answer: Answer) -> Answer:
@@ -176,6 +198,13 @@ def _rewritten(scope: Scope, call: HookCall, net: NetEffects, routed: list[_Rout
         return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
     if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:
         return Answer("deny", "Refused: the routed patch would not leave the files as verified; send each structural change as its own patch.")
+    notes = {}
     for done in routed:
-        remember(done.effect.path, done.route.result, done.route.summary())
+        try:
+            found = delta(scope, done.effect.path, done.effect.before or "", done.route.result)
+        except NewErrors as refused:
+            return Answer("deny", str(refused))
+        notes[done.effect.path] = " ".join(filter(None, (done.route.summary(), note(found))))
+    for done in routed:
+        remember(done.effect.path, done.route.result, notes[done.effect.path])
     return Answer("rewrite", text=text, operations=[o.to_json() for done in routed for o in done.route.operations])
