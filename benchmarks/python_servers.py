@@ -229,6 +229,64 @@ def diagnostics_checks(probe: Probe, root: Path, row: Row) -> None:
     row.checks["diagnostics: nothing stale"] = "ok" if not stale else f"still: {stale}"
 
 
+# Where a Python server could be made to run a repository's code: its interpreters (a venv
+# found beside the code or named by a config), modules a Python started in it imports first
+# (`sitecustomize`, `json` for an interpreter query run there), mypy plugins, a build system
+# pyrefly runs to list sources. Each leaves a marker if it runs.
+HOSTILE_CONFIGS = {
+    "mypy.ini": "[mypy]\nplugins = evil_plugin\npython_executable = evil/bin/python\n",
+    "pyproject.toml": ('[tool.mypy]\nplugins = ["evil_plugin"]\npython_executable = "evil/bin/python"\n'
+                       '[tool.zuban]\nplugins = ["evil_plugin"]\npython_executable = "evil/bin/python"\n'
+                       '[tool.ty.environment]\npython = "evil"\n'),
+    "pyrefly.toml": ('python-interpreter-path = "evil/bin/python"\n'
+                     '[build-system]\ntype = "custom"\ncommand = ["evil/bin/build"]\n'),
+    "ty.toml": '[environment]\npython = "evil"\n',
+}
+
+
+def hostile(root: Path, markers: Path) -> Path:
+    """A repository that writes a marker into `markers` for each way it could be run."""
+    root.mkdir(parents=True)
+    (root / "shapes.py").write_text("import json\n\n\ndef area(w, h):\n    return w * h\n\n\nclass Shape:\n    pass\n")
+    for venv in (".venv", "venv", "evil"):
+        for program in ("python", "python3", "build"):
+            script = root / venv / "bin" / program
+            script.parent.mkdir(parents=True, exist_ok=True)
+            script.write_text(f"#!/bin/sh\necho ran >> {markers / (venv + '-' + program)}\nexit 1\n")
+            script.chmod(0o755)
+        (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
+    for module in ("sitecustomize", "usercustomize", "json", "evil_plugin"):
+        (root / f"{module}.py").write_text(f"open({str(markers / module)!r}, 'a').write('ran')\n")
+    for name, text in HOSTILE_CONFIGS.items():
+        (root / name).write_text(text)
+    return root
+
+
+def safety_check(program: list[str], env: dict[str, str]) -> str:
+    """Open a hostile repository as the gateway would (no workspace entry on PATH, no
+    VIRTUAL_ENV): symbols and diagnostics asked, then whether anything of it ran."""
+    base = Path(tempfile.mkdtemp(prefix="pyservers-hostile-"))
+    markers = base / "markers"
+    markers.mkdir()
+    root = hostile(base / "repo", markers)
+    probe = Probe(program, root, env)
+    try:
+        probe.start()
+        probe.open(root / "shapes.py")
+        answered = served_symbols(probe.request("textDocument/documentSymbol", {"textDocument": {"uri": (root / "shapes.py").as_uri()}}))
+        probe.diagnostics(root / "shapes.py", timeout=10)
+        time.sleep(2)
+    except ProbeError as error:
+        return f"did not answer: {error}"
+    finally:
+        probe.stop()
+    ran = sorted(marker.name for marker in markers.iterdir())
+    shutil.rmtree(base, ignore_errors=True)
+    if ran:
+        return "ran " + ", ".join(ran)
+    return "ok" if {name for name, *_ in answered} >= {"area", "Shape"} else f"no symbols: {answered}"
+
+
 def workspaces(stdlib: Path, requests: Path) -> tuple[Path, Path]:
     base = Path(tempfile.mkdtemp(prefix="pyservers-"))
     (base / "stdlib").mkdir()
@@ -244,6 +302,7 @@ def measure(name: str, command: list[str], bin_dir: Path, stdlib: Path, requests
     env = {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": tempfile.mkdtemp(prefix="pyservers-home-")}
     program = [str(bin_dir / command[0]), *command[1:]]
     first, second = workspaces(stdlib, requests)
+    row.checks["safety: hostile repository"] = safety_check(program, env)
     probe = Probe(program, first, env)
     try:
         row.ms["initialize"] = probe.start() * 1000
