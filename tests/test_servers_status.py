@@ -107,7 +107,7 @@ def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_
     with Gateway(tmp_path) as gateway:
         prestart(gateway.symbol_service, 1, lambda language, file: told.append((language, file)))
         assert told == [("python", "big.py")]
-        assert [session.name for session in gateway.sessions.running()] == ["jedi-language-server"]
+        assert [session.name for session in gateway.sessions.running()] == ["zuban"]
 
 
 @pytest.mark.usefixtures("servers")
