@@ -66,7 +66,7 @@ GREETER = 'class Greeter:\n    def __init__(self):\n        self.n = 1\n\n    de
 def test_a_rename_onto_an_existing_name_in_the_same_scope_is_refused(tmp_path: Path, servers: bool) -> None:
     (tmp_path / "m.py").write_text(GREETER)
     with Gateway(tmp_path, use_servers=servers) as gateway:
-        with pytest.raises(Collision, match=r"m.py: __init__ already exists beside Greeter/greet: Greeter/__init__ \(method, line 2\)"):
+        with pytest.raises(Collision, match=r"m.py: __init__ already exists beside Greeter/greet: Greeter/__init__ \((method|constructor), line 2\)"):
             gateway.rename_symbol("Greeter/greet", "m.py", "__init__")
         with pytest.raises(Collision, match=r"other already exists beside helper: other \(function, line 13\)"):
             gateway.rename_symbol("helper", "m.py", "other")
