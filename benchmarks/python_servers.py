@@ -156,8 +156,9 @@ def applied(text: str, edits: list[dict[str, Any]]) -> str:
     def offset(position: dict[str, int]) -> int:  # utf-16 columns: the corpora are ASCII where renamed
         return starts[min(position["line"], len(lines))] + position["character"]
 
-    for edit in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
-        text = text[:offset(edit["range"]["start"])] + edit["newText"] + text[offset(edit["range"]["end"]):]
+    spans = {(offset(edit["range"]["start"]), offset(edit["range"]["end"]), edit["newText"]) for edit in edits}  # a repeated edit is one, as the gateway applies it
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
     return text
 
 
@@ -171,11 +172,14 @@ def rename_check(probe: Probe, root: Path, path: Path, line: int, column: int, o
     took = time.perf_counter() - started
     edits = {Path(unquote(urlparse(uri).path)): changes for uri, changes in edits_of(reply).items()}
     outside = sorted(str(file) for file in edits if root not in file.parents)
-    left = {file.name: names_in(applied(text, edits.get(file, [])), old) for file, text in before.items() if names_in(text, old)}
+    after = {file: applied(text, edits.get(file, [])) for file, text in before.items()}
+    left = {file.name: names_in(after[file], old) for file, text in before.items() if names_in(text, old)}
     wanted = sum(names_in(text, old) for text in before.values())
     problems = []
     if outside:
         problems.append(f"edits outside the workspace: {', '.join(outside)}")
+    if sum(names_in(text, new) for text in after.values()) != wanted + sum(names_in(text, new) for text in before.values()):
+        problems.append("the new name is not where the old one was")
     if any(left.values()):
         problems.append(f"left {sum(left.values())} of {wanted}: " + ", ".join(f"{name} {n}" for name, n in left.items() if n))
     return ("ok" if not problems else "; ".join(problems)), took

@@ -14,7 +14,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.lsp.discovery import find_server
-from gateway.langs import default_registry
+from gateway.langs import LanguageRegistry, data_dir, default_registry
 from gateway.symbols.servers import census, prestart
 from tests.test_cli import gateway
 
@@ -128,3 +128,29 @@ def test_a_file_named_first_is_started_ahead_before_the_newest_and_a_bad_name_is
         told = []
         prestart(gateway.symbol_service, 2, lambda language, file: told.append((language, file)), "old.py")
         assert told == [("python", "old.py")]  # its language is not started again for its newest file
+
+
+def _python_first(tmp_path: Path, program: str) -> Path:
+    """Language data whose first Python server is `program`, the rest as shipped."""
+    langs = tmp_path / "langs"
+    shutil.copytree(data_dir("langs"), langs)
+    python = langs / "python.toml"
+    python.write_text(re.sub(r'(?m)^command = .*$', f'command = ["{program}", "server"]', python.read_text(), count=1))
+    return langs
+
+
+@pytest.mark.usefixtures("servers")
+def test_servers_says_which_python_server_was_chosen_and_why(tmp_path: Path) -> None:
+    """zuban first, with the reasons the comparison gave; jedi, its fallback, named as such,
+    and named as the one used (with its own adapter's name) when zuban is not installed."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "m.py").write_text("def f():\n    return 1\n")
+    with Gateway(tmp_path / "ws") as gw:
+        row = next(row for row in gw.servers().to_json()["languages"] if row["language"] == "python")
+    assert (row["server"], row["backend"], row["status"]) == ("zuban", "lsp:zuban", "working")
+    assert row["chosen"].startswith("zuban: chosen first for python (type errors") and row["chosen"].endswith("jedi-language-server, pyright-langserver, pylsp: fallback")
+    registry = LanguageRegistry(_python_first(tmp_path, "no-such-python-server"), data_dir("queries"))
+    with Gateway(tmp_path / "ws", registry=registry) as gw:
+        row = next(row for row in gw.servers().to_json()["languages"] if row["language"] == "python")
+    assert (row["backend"], row["status"]) == ("lsp:jedi-language-server", "working")
+    assert row["chosen"] == "jedi-language-server: fallback, because no-such-python-server is not installed (pip install zuban==0.10.2)"
