@@ -323,7 +323,7 @@ def measure(name: str, command: list[str], bin_dir: Path, stdlib: Path, requests
         row.checks["rename: argparse add_subparsers"], took = rename_check(probe, first, parser, line, 8, "add_subparsers", "add_commands")
         row.ms["rename argparse (2 files)"] = took * 1000
     except ProbeError as error:
-        row.checks.setdefault("symbols: argparse.py", str(error))
+        _failed(row, ("symbols: argparse.py", "rename: argparse add_subparsers"), error)
     finally:
         probe.stop()
     probe = Probe(program, second, env)
@@ -339,11 +339,17 @@ def measure(name: str, command: list[str], bin_dir: Path, stdlib: Path, requests
         diagnostics_checks(probe, second, row)
         row.memory_mib = probe.memory_mib()
     except ProbeError as error:
-        row.checks.setdefault("rename: requests get_auth_from_url", str(error))
+        _failed(row, ("symbols: requests/utils.py", "references: get_auth_from_url", "rename: requests get_auth_from_url",
+                      "diagnostics: unknown import"), error)
     finally:
         probe.stop()
         shutil.rmtree(first.parent, ignore_errors=True)
     return row
+
+
+def _failed(row: Row, checks: tuple[str, ...], error: ProbeError) -> None:
+    """The server failed (or did not answer) the first of `checks` not yet answered."""
+    row.checks[next((check for check in checks if check not in row.checks), checks[-1])] = str(error)
 
 
 def version_of(bin_dir: Path, name: str) -> str:
