@@ -1,10 +1,12 @@
 """The Python language servers side by side on code nobody here wrote (issue 35, item 6).
 
-    python benchmarks/python_servers.py --checkout . --requests DIR/requests [--stdlib DIR] [--runs 3] [--json OUT]
+    python benchmarks/python_servers.py --checkout . [--requests DIR/requests] [--stdlib DIR] [--runs 3] [--record]
 
 `--checkout`: the gateway checkout whose `.venv/bin` holds the servers (jedi-language-server,
-pyright-langserver, zuban, ty, pyrefly). `--requests`: the `requests` package as installed from
-PyPI (`pip install --no-deps --target DIR requests==2.32.3`). `--stdlib`: the folder of
+pyright-langserver, zuban, ty, pyrefly; one not installed there is left out, and said so; `make
+setup` installs them all, ty and pyrefly with the `bench` extra). `--requests`: the
+`requests` package as installed from PyPI (by default pip installs requests 2.32.3 into a
+temporary folder). `--stdlib`: the folder of
 `argparse.py` (this Python's standard library by default). Nothing is committed of either: each
 run copies them into temporary workspaces.
 
@@ -30,6 +32,7 @@ import argparse
 import ast
 import io
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -45,6 +48,7 @@ from urllib.parse import unquote, urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.lsp_probe import Probe, ProbeError  # noqa: E402
+from benchmarks.report import machine, record, result_path  # noqa: E402
 
 # The command that says each server's version, where it is not the server's own with --version.
 VERSION_COMMANDS = {"pyright": ["pyright", "--version"]}
@@ -65,10 +69,21 @@ def build() -> argparse.ArgumentParser:
     return parser
 
 
+def installed_requests() -> Path:
+    """requests from PyPI, installed by pip (its own package only) into a temporary folder."""
+    import subprocess
+
+    target = Path(tempfile.mkdtemp(prefix="pyservers-requests-"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target", str(target),
+                    f"requests=={REQUESTS}"], check=True)
+    return target / "requests"
+
+
 def main() -> None:
     build().parse_args(["run"])
 '''
 TARGET = "get_auth_from_url"
+REQUESTS = "2.32.3"
 
 
 @dataclass
@@ -388,28 +403,44 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def installed_requests() -> Path:
+    """requests from PyPI, installed by pip (its own package only) into a temporary folder."""
+    import subprocess
+
+    target = Path(tempfile.mkdtemp(prefix="pyservers-requests-"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target", str(target),
+                    f"requests=={REQUESTS}"], check=True)
+    return target / "requests"
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--checkout", type=Path, required=True, help="the gateway checkout whose .venv/bin holds the servers")
-    options.add_argument("--requests", type=Path, required=True, help="the requests package folder, as installed from PyPI")
+    options.add_argument("--requests", type=Path, help=f"the requests package folder, as installed from PyPI (default: requests=={REQUESTS} "
+                         "installed by pip into a temporary folder)")
     options.add_argument("--stdlib", type=Path, default=Path(sysconfig.get_paths()["stdlib"]), help="the folder holding argparse.py")
     options.add_argument("--servers", default=",".join(SERVERS), help="comma-separated, of: " + ", ".join(SERVERS))
     options.add_argument("--runs", type=int, default=3)
-    options.add_argument("--json", type=Path, help="write the results here")
+    options.add_argument("--record", action="store_true", help="write the tracked results (RESULTS.md, results/python_servers.json)")
     args = options.parse_args()
     bin_dir = args.checkout.resolve() / ".venv" / "bin"
-    chosen = [name for name in args.servers.split(",") if name]
+    requests = args.requests or installed_requests()
+    chosen = [name for name in args.servers.split(",") if name and (bin_dir / SERVERS[name][0]).exists()]
+    for name in sorted(set(args.servers.split(",")) - set(chosen) - {""}):
+        print(f"{name}: not installed in {bin_dir}, left out", file=sys.stderr)
     rows: dict[str, list[Row]] = {name: [] for name in chosen}
     for _ in range(args.runs):  # interleaved: the machine's load falls on every server alike
         for name in chosen:
-            row = measure(name, SERVERS[name], bin_dir, args.stdlib, args.requests.resolve())
+            row = measure(name, SERVERS[name], bin_dir, args.stdlib, requests.resolve())
             row.version = version_of(bin_dir, name)
             rows[name].append(row)
             print(name, json.dumps(row.checks), {k: round(v) for k, v in row.ms.items()}, f"{row.memory_mib:.0f} MiB", file=sys.stderr)
     results = [merged(runs) for runs in rows.values()]
-    print(table(results))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    markdown = (f"Machine: {machine()}, load average {os.getloadavg()[0]:.1f} at the end. {args.runs} interleaved runs; the checks "
+                "as every run answered them (runs that differ are listed apart), medians (range) in ms.\n\n" + table(results))
+    print(markdown)
+    result_path("python_servers.json").write_text(json.dumps(results, indent=1) + "\n")
+    record(markdown, "python-servers", "Python language servers (issue 35)")
 
 
 if __name__ == "__main__":
