@@ -186,7 +186,7 @@ def rename_check(probe: Probe, root: Path, path: Path, line: int, column: int, o
                                                    "newName": new}, timeout=120)
     took = time.perf_counter() - started
     edits = {Path(unquote(urlparse(uri).path)): changes for uri, changes in edits_of(reply).items()}
-    outside = sorted(str(file) for file in edits if root not in file.parents)
+    outside = sorted(str(file).split("site-packages/")[-1] for file in edits if root not in file.parents)
     after = {file: applied(text, edits.get(file, [])) for file, text in before.items()}
     left = {file.name: names_in(after[file], old) for file, text in before.items() if names_in(text, old)}
     wanted = sum(names_in(text, old) for text in before.values())
