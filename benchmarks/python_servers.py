@@ -48,6 +48,7 @@ from urllib.parse import unquote, urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.lsp_probe import Probe, ProbeError  # noqa: E402
+from benchmarks.python_hostile import safety_check  # noqa: E402
 from benchmarks.report import machine, record, result_path  # noqa: E402
 
 # The command that says each server's version, where it is not the server's own with --version.
@@ -248,64 +249,6 @@ def diagnostics_checks(probe: Probe, root: Path, row: Row) -> None:
     row.checks["diagnostics: nothing stale"] = "ok" if not stale else f"still: {stale}"
 
 
-# Where a Python server could be made to run a repository's code: its interpreters (a venv
-# found beside the code or named by a config), modules a Python started in it imports first
-# (`sitecustomize`, `json` for an interpreter query run there), mypy plugins, a build system
-# pyrefly runs to list sources. Each leaves a marker if it runs.
-HOSTILE_CONFIGS = {
-    "mypy.ini": "[mypy]\nplugins = evil_plugin\npython_executable = evil/bin/python\n",
-    "pyproject.toml": ('[tool.mypy]\nplugins = ["evil_plugin"]\npython_executable = "evil/bin/python"\n'
-                       '[tool.zuban]\nplugins = ["evil_plugin"]\npython_executable = "evil/bin/python"\n'
-                       '[tool.ty.environment]\npython = "evil"\n'),
-    "pyrefly.toml": ('python-interpreter-path = "evil/bin/python"\n'
-                     '[build-system]\ntype = "custom"\ncommand = ["evil/bin/build"]\n'),
-    "ty.toml": '[environment]\npython = "evil"\n',
-}
-
-
-def hostile(root: Path, markers: Path) -> Path:
-    """A repository that writes a marker into `markers` for each way it could be run."""
-    root.mkdir(parents=True)
-    (root / "shapes.py").write_text("import json\n\n\ndef area(w, h):\n    return w * h\n\n\nclass Shape:\n    pass\n")
-    for venv in (".venv", "venv", "evil"):
-        for program in ("python", "python3", "build"):
-            script = root / venv / "bin" / program
-            script.parent.mkdir(parents=True, exist_ok=True)
-            script.write_text(f"#!/bin/sh\necho ran >> {markers / (venv + '-' + program)}\nexit 1\n")
-            script.chmod(0o755)
-        (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
-    for module in ("sitecustomize", "usercustomize", "json", "evil_plugin"):
-        (root / f"{module}.py").write_text(f"open({str(markers / module)!r}, 'a').write('ran')\n")
-    for name, text in HOSTILE_CONFIGS.items():
-        (root / name).write_text(text)
-    return root
-
-
-def safety_check(program: list[str], env: dict[str, str]) -> str:
-    """Open a hostile repository as the gateway would (no workspace entry on PATH, no
-    VIRTUAL_ENV): symbols and diagnostics asked, then whether anything of it ran."""
-    base = Path(tempfile.mkdtemp(prefix="pyservers-hostile-"))
-    markers = base / "markers"
-    markers.mkdir()
-    root = hostile(base / "repo", markers)
-    probe = Probe(program, root, env)
-    try:
-        probe.start()
-        probe.open(root / "shapes.py")
-        answered = served_symbols(probe.request("textDocument/documentSymbol", {"textDocument": {"uri": (root / "shapes.py").as_uri()}}))
-        probe.diagnostics(root / "shapes.py", timeout=10)
-        time.sleep(2)
-    except ProbeError as error:
-        return f"did not answer: {error}"
-    finally:
-        probe.stop()
-    ran = sorted(marker.name for marker in markers.iterdir())
-    shutil.rmtree(base, ignore_errors=True)
-    if ran:
-        return "ran " + ", ".join(ran)
-    return "ok" if {name for name, *_ in answered} >= {"area", "Shape"} else f"no symbols: {answered}"
-
-
 def workspaces(stdlib: Path, requests: Path) -> tuple[Path, Path]:
     base = Path(tempfile.mkdtemp(prefix="pyservers-"))
     (base / "stdlib").mkdir()
@@ -425,6 +368,9 @@ def main() -> None:
     args = options.parse_args()
     bin_dir = args.checkout.resolve() / ".venv" / "bin"
     requests = args.requests or installed_requests()
+    unknown = [name for name in args.servers.split(",") if name and name not in SERVERS]
+    if unknown:
+        options.error(f"unknown server {', '.join(unknown)}: the servers are {', '.join(SERVERS)}")
     chosen = [name for name in args.servers.split(",") if name and (bin_dir / SERVERS[name][0]).exists()]
     for name in sorted(set(args.servers.split(",")) - set(chosen) - {""}):
         print(f"{name}: not installed in {bin_dir}, left out", file=sys.stderr)
