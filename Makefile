@@ -133,6 +133,7 @@ bench: setup corpus serena
 	$(PY) benchmarks/host_latency.py --record
 	$(PY) benchmarks/speed_targets.py --record
 	$(PY) benchmarks/serena_peer.py --record
+	$(PY) benchmarks/python_servers.py --checkout . --record
 
 # The head-to-head with Serena (issue 24): both MCP servers side by side on the same files.
 bench-serena: setup serena

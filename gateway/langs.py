@@ -20,9 +20,17 @@ class ServerSpec:
     language_id: str
     language_id_by_extension: tuple[tuple[str, str], ...]
     version_args: tuple[str, ...]
+    # The adapter of an alternative, by its program's name, where it is not the server's own.
+    alternative_adapters: tuple[tuple[str, str], ...] = ()
+    # Why the server comes before its alternatives (`gateway servers` says it); "" when nothing was compared.
+    chosen_because: str = ""
 
     def language_id_for(self, path: str | os.PathLike[str]) -> str:
         return dict(self.language_id_by_extension).get(Path(path).suffix.lower(), self.language_id)
+
+    def adapter_of(self, command: tuple[str, ...]) -> str:
+        """The adapter of one of the spec's commands (an alternative's, or the server's own)."""
+        return dict(self.alternative_adapters).get(os.path.basename(command[0]), self.adapter)
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,8 @@ def _load_language(path: Path, queries: Path) -> Language:
             language_id=server.get("language_id", raw["name"]),
             language_id_by_extension=tuple(server.get("language_id_by_extension", {}).items()),
             version_args=tuple(server.get("version_args", ["--version"])),
+            alternative_adapters=tuple(server.get("alternative_adapters", {}).items()),
+            chosen_because=server.get("chosen_because", ""),
         ),
     )
 

@@ -4,6 +4,7 @@ directory of this test session, never in the developer's home."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -120,8 +121,10 @@ def fake_langs(tmp_path: Path) -> Path:
     langs = tmp_path / "langs"
     shutil.copytree(data_dir("langs"), langs)
     python = langs / "python.toml"
-    text = python.read_text().replace('command = ["jedi-language-server"]', f'command = ["{sys.executable}", "{FAKE_SERVER}"]')
-    python.write_text(text.replace('alternatives = [["pyright-langserver", "--stdio"], ["pylsp"]]', "alternatives = []"))
+    # The fake plays jedi's faults (its transient errors), so it has jedi's adapter.
+    text = re.sub(r'(?m)^command = .*$', f'command = ["{sys.executable}", "{FAKE_SERVER}"]', python.read_text(), count=1)
+    text = re.sub(r'(?m)^adapter = .*$', 'adapter = "jedi"', text, count=1)
+    python.write_text(re.sub(r'(?m)^alternatives = .*$', "alternatives = []", text, count=1))
     return langs
 
 

@@ -18,7 +18,7 @@ class OpCase:
 
 
 SERVER_LANGUAGES = {
-    "python": "lsp:jedi-language-server",
+    "python": "lsp:zuban",
     "typescript": "lsp:typescript-language-server",
     "tsx": "lsp:typescript-language-server",
     "javascript": "lsp:typescript-language-server",

@@ -19,7 +19,7 @@ def test_symbols(workspace: Path) -> None:
     done = gateway("symbols", "pkg/shapes.py", "--depth", "1", "--json", cwd=workspace)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["backend"] == "lsp:jedi-language-server"
+    assert result["backend"] == "lsp:zuban"
     assert [s["name_path"] for s in result["symbols"]] == ["functools", "Shape", "area", "perimeter"]
     assert result["symbols"][1] == {"name": "Shape", "name_path": "Shape", "kind": "class", "start_line": 6, "end_line": 25}
     text = gateway("symbols", "pkg/shapes.py", cwd=workspace).stdout
@@ -56,7 +56,7 @@ def test_insert_remove_rename(workspace: Path) -> None:
     rename = json.loads(gateway("rename-symbol", "area", "pkg/shapes.py", "surface", "--json", cwd=workspace).stdout)
     assert rename["files"] == ["pkg/shapes.py", "pkg/use.py"] and rename["new_name"] == "surface"
     text = gateway("remove-symbol", "perimeter", "pkg/shapes.py", cwd=workspace).stdout
-    assert text.startswith("remove_symbol perimeter in pkg/shapes.py (lines 32-33) via lsp:jedi-language-server\n---")
+    assert text.startswith("remove_symbol perimeter in pkg/shapes.py (lines 32-33) via lsp:zuban\n---")
 
 
 @pytest.mark.parametrize(

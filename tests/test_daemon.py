@@ -1,7 +1,7 @@
 """The workspace daemon: autostart, fallback, crashes of the daemon and of its servers, idle exit,
 stale sockets, two workspaces, concurrent edits, the hook's light client, and one daemon for
 callers of any environment, each answered with its own settings or in its own process. Real daemons and
-real language servers (jedi), each test with its own runtime directory."""
+real language servers (zuban for Python), each test with its own runtime directory."""
 
 from __future__ import annotations
 
@@ -80,12 +80,12 @@ def _gone(pids: list[int]) -> bool:
 
 
 def _servers_in(workspace: Path) -> list[int]:
-    """Live jedi-language-server processes (or reapers leashing one) run in `workspace`."""
+    """Live Python server processes (zuban) (or reapers leashing one) run in `workspace`."""
     found = []
     for process in psutil.process_iter(["cmdline", "cwd", "status"]):
         cmdline = process.info["cmdline"] or []
         if process.info["cwd"] == str(workspace) and process.info["status"] != psutil.STATUS_ZOMBIE \
-                and any(part.endswith("jedi-language-server") for part in cmdline):
+                and any(part.endswith("zuban") for part in cmdline):
             found.append(process.pid)
     return found
 
@@ -102,8 +102,8 @@ def test_autostart_then_the_daemon_answers_the_same(env: dict[str, str], workspa
     os.utime(workspace / "pkg" / "use.py", (time.time() + 60, time.time() + 60))  # the newest file is not the call's
     first = gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace), "--json")
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout)["backend"] == "lsp:jedi-language-server"
-    # Its jedi was killed, not shut down politely, as the command exited: nothing of it lives on
+    assert json.loads(first.stdout)["backend"] == "lsp:zuban"
+    # Its zuban was killed, not shut down politely, as the command exited: nothing of it lives on
     # (the daemon it started starts one of its own).
     assert _wait_for(lambda: _status(workspace) is not None), "the first call did not start a daemon"
     daemon = psutil.Process(_status(workspace)["pid"])
@@ -146,7 +146,7 @@ def test_second_start_is_a_noop_and_status_reports(env: dict[str, str], workspac
     assert first["pid"] == second["pid"]
     gateway(env, "symbols", "pkg/shapes.py", "--workspace", str(workspace))
     status = json.loads(gateway(env, "daemon", "status", "--workspace", str(workspace), "--json").stdout)
-    assert status["servers"][0]["server"] == "jedi-language-server" and status["servers"][0]["pid"]
+    assert status["servers"][0]["server"] == "zuban" and status["servers"][0]["pid"]
     assert status["memory"]["daemon_rss_bytes"] > 10 * 2**20 and status["memory"]["servers_rss_bytes"] > 10 * 2**20
     assert status["uptime_seconds"] > 0 and status["requests"] >= 3
     socket_path = Path(daemon_client.daemon_file(workspace, ".sock"))
@@ -188,7 +188,7 @@ def test_server_killed_mid_call_fails_that_call_then_a_fresh_one(env: dict[str, 
         except daemon_client.DaemonError as error:
             assert error.code == -32003 and "\n" not in str(error)
             outcomes.append(error.code)
-    assert outcomes[-1] == "lsp:jedi-language-server"
+    assert outcomes[-1] == "lsp:zuban"
     fresh = _status(workspace)["servers"][0]["pid"]
     assert fresh != server and _gone([server])
 
@@ -263,7 +263,7 @@ def test_the_mcp_server_starts_the_daemon_as_it_starts_and_its_first_call_finds_
     try:
         assert _wait_for(lambda: (_status(workspace) or {}).get("prestart", {}).get("done"), 60), "gateway mcp started no daemon"
         servers = _status(workspace)["servers"]
-        assert [s["server"] for s in servers] == ["jedi-language-server"]
+        assert [s["server"] for s in servers] == ["zuban"]
         assert server.stdin is not None and server.stdout is not None
         for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}},
@@ -294,7 +294,7 @@ def test_the_daemon_forwards_what_it_waits_on_to_the_cli_that_asked(env: dict[st
     # The CLI would wait 1000 s before saying anything itself: what it says comes from the daemon.
     done = gateway({**env, "GATEWAY_PROGRESS_AFTER": "1000"}, "symbols", "pkg/shapes.py", "--json", "--workspace", str(workspace))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["backend"] == "lsp:jedi-language-server"
+    assert json.loads(done.stdout)["backend"] == "lsp:zuban"
     lines = done.stderr.splitlines()
     assert lines[0].startswith("gateway: symbols") and lines[-1].startswith("gateway: symbols: done ("), lines
 
@@ -306,7 +306,7 @@ def _symbols(env: dict[str, str], workspace: Path) -> subprocess.CompletedProces
 def test_callers_with_other_paths_and_settings_share_one_daemon_answered_with_their_own(
         env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
     pid = _start(env, workspace)["pid"]
-    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:zuban"
     other_path = {**env, "PATH": os.pathsep.join([str(tmp_path), *reversed(env["PATH"].split(os.pathsep))])}
     no_servers = {**env, "GATEWAY_NO_SERVERS": "1"}
     bad_timeout = {**env, "GATEWAY_LSP_TIMEOUT": "abc"}
@@ -316,7 +316,7 @@ def test_callers_with_other_paths_and_settings_share_one_daemon_answered_with_th
         last_line = [run.stderr.strip().rpartition("\n")[2] for run in (served, local)]  # before it, what either waited on
         assert (served.returncode, served.stdout, last_line[0]) == (local.returncode, local.stdout, last_line[1])
         backends.append(json.loads(served.stdout)["backend"] if served.returncode == 0 else last_line[0])
-    assert backends == ["lsp:jedi-language-server", "tree-sitter", "gateway: GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not 'abc'"]
+    assert backends == ["lsp:zuban", "tree-sitter", "gateway: GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not 'abc'"]
     status = _status(workspace)
     assert status["pid"] == pid and len(status["servers"]) == 1 and status["not_served"]["requests"] == 0
     assert status["requests"] >= 5  # every call above reached this one daemon
@@ -356,7 +356,7 @@ def test_a_language_server_grown_past_its_budget_is_restarted_between_requests(e
     assert _wait_for(restarted, 60), "the grown server was never restarted"
     assert _gone([server])
     again = daemon_client.request(workspace, "gateway/symbols", {"path": "pkg/shapes.py"})
-    assert again == first and first["backend"] == "lsp:jedi-language-server"
+    assert again == first and first["backend"] == "lsp:zuban"
 
 
 def test_the_daemon_starts_the_leading_language_server_ahead_for_the_newest_file(env: dict[str, str], workspace: Path) -> None:
@@ -365,11 +365,11 @@ def test_the_daemon_starts_the_leading_language_server_ahead_for_the_newest_file
     assert _wait_for(lambda: _status(workspace)["prestart"]["done"], 60), _status(workspace)
     status = _status(workspace)
     assert status["prestart"] == {"servers": 1, "started": [{"language": "python", "file": "pkg/use.py"}], "done": True, "error": None}
-    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"]
+    assert [s["server"] for s in status["servers"]] == ["zuban"]
     told = gateway(env, "daemon", "status", "--workspace", str(workspace)).stdout
     assert "started ahead: python (for pkg/use.py)" in told, told
     # The session's first call talks to that server: none is started for it.
-    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:zuban"
     assert _status(workspace)["servers"] == status["servers"]
 
 
@@ -380,8 +380,8 @@ def test_no_server_is_started_ahead_when_switched_off(env: dict[str, str], works
     assert _wait_for(lambda: _status(workspace)["prestart"]["done"], 60)
     status = _status(workspace)
     assert status["prestart"]["started"] == [] and status["servers"] == [] and not _servers_in(workspace)
-    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:jedi-language-server"
-    assert [s["server"] for s in _status(workspace)["servers"]] == ["jedi-language-server"]  # started by that call
+    assert json.loads(_symbols(env, workspace).stdout)["backend"] == "lsp:zuban"
+    assert [s["server"] for s in _status(workspace)["servers"]] == ["zuban"]  # started by that call
 
 
 def test_a_daemon_that_cannot_start_says_why_at_once(env: dict[str, str], workspace: Path) -> None:

@@ -2,7 +2,7 @@
 daemon is killed by the caller that finds it silent and the call answered in process, a
 server is killed once a hook has waited its bound for it, and a new one of each serves the
 next call. A hook's whole answer has a deadline; a daemon exits when its workspace is
-deleted. Real daemons and real jedi, each test with its own runtime directory."""
+deleted. Real daemons and real zuban, each test with its own runtime directory."""
 
 from __future__ import annotations
 
@@ -98,12 +98,12 @@ def test_a_daemon_that_is_not_the_workspaces_is_not_killed(env: dict[str, str], 
 
 
 def test_a_stopped_language_server_is_killed_after_the_hooks_bound_and_replaced(env: dict[str, str], workspace: Path) -> None:
-    """Two hooks wait on a stopped jedi: both are answered within the bound, refused with the
+    """Two hooks wait on a stopped zuban: both are answered within the bound, refused with the
     reason (a route is only given where the server verified it), and the server is killed;
     the next hook is routed on a fresh server."""
     _start(env, workspace)
     edit = {"file_path": "pkg/shapes.py", **STRUCTURAL_EDIT}
-    assert "updatedInput" in _decision(_hook(env, workspace, edit)[0])  # routed: jedi answered
+    assert "updatedInput" in _decision(_hook(env, workspace, edit)[0])  # routed: zuban answered
     [server] = (_status(workspace) or {}).get("servers", [])
     os.kill(server["pid"], signal.SIGSTOP)
     with (workspace / "pkg" / "shapes.py").open("a") as handle:

@@ -196,5 +196,5 @@ def test_public_api(tmp_path: Path) -> None:
     with Gateway(tmp_path) as gateway:
         verdict = gateway.classify("m.py", "def f():\n    x = 1", "def g():\n    x = 1")
         assert isinstance(verdict, Classification) and verdict.blocked
-        assert gateway.replace_symbol("f", "m.py", "def f():\n    return 0").to_json()["backend"] == "lsp:jedi-language-server"
+        assert gateway.replace_symbol("f", "m.py", "def f():\n    return 0").to_json()["backend"] == "lsp:zuban"
     assert classify_edit("m.py", "a", "b", content="a\n").decision == "allow"

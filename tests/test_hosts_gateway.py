@@ -322,7 +322,7 @@ def test_a_stopped_daemon_does_not_open_the_gate(host: str, workspace: Path, tmp
 @pytest.mark.parametrize("host", ["claude-code"])
 def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: Path, tmp_path: Path) -> None:
     """A session's start starts the daemon and the file's server ahead (Claude Code's SessionStart).
-    Then the daemon's jedi is stopped: the hook waits for it no longer than the call's bound (the
+    Then the daemon's zuban is stopped: the hook waits for it no longer than the call's bound (the
     user's GATEWAY_LSP_TIMEOUT, here 5 s; in a hook 20 s at most), kills it and refuses the
     structural edit, saying the server did not answer; the same edit sent again is routed on a
     fresh server."""
@@ -335,7 +335,7 @@ def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: 
         time.sleep(0.1)
     status = _status(workspace)
     assert status.get("prestart", {}).get("started") == [{"language": "python", "file": "prices.py"}], status
-    assert [s["server"] for s in status["servers"]] == ["jedi-language-server"] and status["prestart"]["error"] is None
+    assert [s["server"] for s in status["servers"]] == ["zuban"] and status["prestart"]["error"] is None
     [server] = status["servers"]
     (workspace / "prices.py").write_text(source)
     os.kill(server["pid"], signal.SIGSTOP)
@@ -343,7 +343,7 @@ def test_a_stopped_language_server_is_killed_and_replaced(host: str, workspace: 
     session.env["GATEWAY_LSP_TIMEOUT"] = "5"
     result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)
     assert (workspace / "prices.py").read_text() == source, result.stderr[-2000:]
-    assert "jedi-language-server: no answer within 5s, so it was killed" in _sent_back(result), _sent_back(result)[-2000:]
+    assert "zuban: no answer within 5s, so it was killed" in _sent_back(result), _sent_back(result)[-2000:]
     assert not psutil.pid_exists(server["pid"]) or psutil.Process(server["pid"]).status() == psutil.STATUS_ZOMBIE
     del session.env["GATEWAY_LSP_TIMEOUT"]
     result = session.run(steps(host, workspace / "prices.py", OLD, NEW), permission_mode=mode)

@@ -142,7 +142,7 @@ def test_refusal_then_symbol_tool(tmp_path: Path) -> None:
     ])
     refused = _payload(results[0])
     assert (refused["decision"], refused["applied"], refused["suggested_tool"]) == ("block", False, "replace_symbol")
-    assert _payload(results[1])["backend"] == "lsp:jedi-language-server"
+    assert _payload(results[1])["backend"] == "lsp:zuban"
     assert _payload(results[2])["matches"][0]["body"] == "def area(w, h):\n    return w * h"
     routed = _payload(results[3])
     assert (routed["decision"], routed["exact"]) == ("routed", True)

@@ -155,7 +155,7 @@ def test_json_rpc_sends_progress_for_a_work_done_token_and_only_then(tmp_path: P
     finally:
         process.kill()
         process.wait()
-    assert first[-1]["result"]["backend"] == "lsp:jedi-language-server"
+    assert first[-1]["result"]["backend"] == "lsp:zuban"
     notes = [m["params"] for m in first[:-1]]
     assert notes and all(note["token"] == "t1" for note in notes)
     kinds = [note["value"]["kind"] for note in notes]
@@ -190,6 +190,6 @@ def test_mcp_sends_progress_notifications_to_a_client_that_asked(tmp_path: Path)
             return await session.call_tool("symbols", {"path": "pkg/shapes.py"}, progress_callback=on_progress)
 
     result = anyio.run(run)
-    assert not result.is_error and json.loads(result.content[0].text)["backend"] == "lsp:jedi-language-server"
+    assert not result.is_error and json.loads(result.content[0].text)["backend"] == "lsp:zuban"
     assert heard and str(heard[0][1]).startswith("symbols"), heard
     assert [value for value, _ in heard] == sorted({value for value, _ in heard})  # it only grows

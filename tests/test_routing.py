@@ -101,7 +101,7 @@ def test_cli_route_json(tmp_path: Path) -> None:
     assert (result["decision"], result["applied"], result["exact"]) == ("routed", True, True)
     assert result["operations"] == [
         {"tool": "remove_symbol", "name_path": "Account/classify", "path": "account.py", "start_line": 26, "end_line": 28,
-         "backend": "lsp:jedi-language-server"}
+         "backend": "lsp:zuban"}
     ]
     assert result["message"].startswith("The gateway performed this write on account.py as remove_symbol `Account/classify`")
 

@@ -54,13 +54,13 @@ def test_every_method_over_stdio(stdio: tuple[RpcClient, subprocess.Popen[bytes]
     client, _ = stdio
     path = "pkg/shapes.py"
     listing = client.request("gateway/symbols", {"path": path, "depth": 1})
-    assert listing["backend"] == "lsp:jedi-language-server"
+    assert listing["backend"] == "lsp:zuban"
     assert client.request("gateway/classify", {"path": path, "old_string": "def area(width", "new_string": "def area(w"})["decision"] == "allow"
     assert client.request("gateway/classify", {"path": path, "old_string": "def area(", "new_string": "def area2("})["decision"] == "block"
     found = client.request("gateway/findSymbol", {"name_path": "area", "path": path, "body": True})
     assert found["matches"][0]["body"].startswith("def area(width, height):")
     replaced = client.request("gateway/replaceSymbol", {"name_path": "area", "path": path, "body": "def area(w, h):\n    return w * h"})
-    assert replaced["operation"] == "replace_symbol" and replaced["backend"] == "lsp:jedi-language-server"
+    assert replaced["operation"] == "replace_symbol" and replaced["backend"] == "lsp:zuban"
     inserted = client.request("gateway/insertCode", {"name_path": "area", "path": path, "code": "def cube(s):\n    return s ** 3", "position": "after"})
     assert inserted["start_line"] == 32
     assert client.request("gateway/removeSymbol", {"name_path": "cube", "path": path})["ok"] is True
@@ -91,7 +91,7 @@ def test_blocked_edit_is_an_error_with_the_classification(stdio: tuple[RpcClient
     removed = "def perimeter(width, height):\n    return 2 * (width + height)\n"
     routed = client.request("gateway/edit", {"path": "pkg/shapes.py", "old_string": removed, "new_string": ""})
     assert (routed["decision"], routed["exact"]) == ("routed", True)
-    assert [(o["tool"], o["name_path"], o["backend"]) for o in routed["operations"]] == [("remove_symbol", "perimeter", "lsp:jedi-language-server")]
+    assert [(o["tool"], o["name_path"], o["backend"]) for o in routed["operations"]] == [("remove_symbol", "perimeter", "lsp:zuban")]
     assert (workspace / "pkg" / "shapes.py").read_bytes() == before.replace(removed.encode(), b"")
 
 
@@ -178,5 +178,5 @@ def test_a_language_server_killed_with_9_fails_one_call_then_is_replaced(stdio: 
         except RpcError as error:
             assert error.code == -32003 and "\n" not in str(error), error  # the documented code, one line
             outcomes.append(error.code)
-    assert outcomes[-1] == "lsp:jedi-language-server"  # a fresh server answers at the latest on the next call
+    assert outcomes[-1] == "lsp:zuban"  # a fresh server answers at the latest on the next call
     assert {p.pid for p in _language_servers(process)}.isdisjoint({p.pid for p in old})

@@ -14,7 +14,7 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.lsp.discovery import find_server
-from gateway.langs import default_registry
+from gateway.langs import LanguageRegistry, data_dir, default_registry
 from gateway.symbols.servers import census, prestart
 from tests.test_cli import gateway
 
@@ -107,7 +107,7 @@ def test_a_server_is_started_ahead_even_when_its_newest_file_cannot_be_read(tmp_
     with Gateway(tmp_path) as gateway:
         prestart(gateway.symbol_service, 1, lambda language, file: told.append((language, file)))
         assert told == [("python", "big.py")]
-        assert [session.name for session in gateway.sessions.running()] == ["jedi-language-server"]
+        assert [session.name for session in gateway.sessions.running()] == ["zuban"]
 
 
 @pytest.mark.usefixtures("servers")
@@ -156,3 +156,29 @@ def test_gopls_without_go_on_path_is_not_started_and_tree_sitter_routes_saying_w
     assert "func Sub(a, b int) int" in (root / "main.go").read_text()
     line = next(line for line in gateway("servers", cwd=root).stdout.splitlines() if line.startswith("go "))
     assert line.endswith(f"backend: tree-sitter; CANNOT RUN: {NO_GO} (put it on PATH; tree-sitter answers meanwhile)"), line
+
+
+def _python_first(tmp_path: Path, program: str) -> Path:
+    """Language data whose first Python server is `program`, the rest as shipped."""
+    langs = tmp_path / "langs"
+    shutil.copytree(data_dir("langs"), langs)
+    python = langs / "python.toml"
+    python.write_text(re.sub(r'(?m)^command = .*$', f'command = ["{program}", "server"]', python.read_text(), count=1))
+    return langs
+
+
+@pytest.mark.usefixtures("servers")
+def test_servers_says_which_python_server_was_chosen_and_why(tmp_path: Path) -> None:
+    """zuban first, with the reasons the comparison gave; jedi, its fallback, named as such,
+    and named as the one used (with its own adapter's name) when zuban is not installed."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "m.py").write_text("def f():\n    return 1\n")
+    with Gateway(tmp_path / "ws") as gw:
+        row = next(row for row in gw.servers().to_json()["languages"] if row["language"] == "python")
+    assert (row["server"], row["backend"], row["status"]) == ("zuban", "lsp:zuban", "working")
+    assert row["chosen"].startswith("zuban: chosen first for python (type errors") and row["chosen"].endswith("jedi-language-server, pyright-langserver, pylsp: fallback")
+    registry = LanguageRegistry(_python_first(tmp_path, "no-such-python-server"), data_dir("queries"))
+    with Gateway(tmp_path / "ws", registry=registry) as gw:
+        row = next(row for row in gw.servers().to_json()["languages"] if row["language"] == "python")
+    assert (row["backend"], row["status"]) == ("lsp:jedi-language-server", "working")
+    assert row["chosen"] == "jedi-language-server: fallback, because no-such-python-server is not installed (pip install zuban==0.10.2)"

@@ -62,11 +62,11 @@ def test_replace_keeps_leading_modifiers_the_new_text_omits(tmp_path: Path, name
 GREETER = 'class Greeter:\n    def __init__(self):\n        self.n = 1\n\n    def greet(self):\n        return "hi"\n\n\ndef helper():\n    return 1\n\n\ndef other():\n    return 2\n'
 
 
-@pytest.mark.parametrize("servers", [True, False], ids=["jedi", "tree-sitter"])
+@pytest.mark.parametrize("servers", [True, False], ids=["server", "tree-sitter"])
 def test_a_rename_onto_an_existing_name_in_the_same_scope_is_refused(tmp_path: Path, servers: bool) -> None:
     (tmp_path / "m.py").write_text(GREETER)
     with Gateway(tmp_path, use_servers=servers) as gateway:
-        with pytest.raises(Collision, match=r"m.py: __init__ already exists beside Greeter/greet: Greeter/__init__ \(method, line 2\)"):
+        with pytest.raises(Collision, match=r"m.py: __init__ already exists beside Greeter/greet: Greeter/__init__ \((method|constructor), line 2\)"):
             gateway.rename_symbol("Greeter/greet", "m.py", "__init__")
         with pytest.raises(Collision, match=r"other already exists beside helper: other \(function, line 13\)"):
             gateway.rename_symbol("helper", "m.py", "other")
@@ -193,5 +193,5 @@ def test_code_inserted_at_a_modules_end_or_start_is_spaced_as_its_definitions_ar
     """jedi lists the imports and constants too, one line each and closer together than the functions."""
     (tmp_path / "mod.py").write_text(MODULE)
     with Gateway(tmp_path) as gateway:
-        assert gateway.insert_code("/", "mod.py", VOLUME, position).to_json()["backend"] == "lsp:jedi-language-server"
+        assert gateway.insert_code("/", "mod.py", VOLUME, position).to_json()["backend"] == "lsp:zuban"
     assert (tmp_path / "mod.py").read_text() == expected

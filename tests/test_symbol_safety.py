@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CLASS = "class A:\n    def only(self):\n        return 1\n\n\ndef f():\n    return 2\n"
 
 
-@pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "jedi"])
+@pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 @pytest.mark.parametrize(
     ("operation", "args", "reason"),
     [
@@ -41,7 +41,7 @@ def test_file_changed_behind_the_server_is_re_read(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "python", tmp_path, dirs_exist_ok=True)
     path = tmp_path / "pkg" / "shapes.py"
     with Gateway(tmp_path) as gateway:
-        assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:jedi-language-server"
+        assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:zuban"
         original = path.read_text()
         shifted = original.replace("import functools\n", "import functools\nimport os\n\n\ndef helper():\n    return os.sep\n")
         path.write_text(shifted)  # another editor, behind the server's back
@@ -59,7 +59,7 @@ def test_rename_is_all_files_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.py")} == before
 
 
-@pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "jedi"])
+@pytest.mark.parametrize("use_servers", [False, True], ids=["tree-sitter", "server"])
 def test_crlf_and_mode_kept(tmp_path: Path, use_servers: bool) -> None:
     path = tmp_path / "m.py"
     path.write_bytes(CLASS.replace("\n", "\r\n").encode())

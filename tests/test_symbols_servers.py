@@ -103,7 +103,7 @@ def test_the_server_is_asked_once_per_text_and_again_after_a_change_or_a_restart
     path.write_text(path.read_text() + "\n\ndef later():\n    return 1\n")
     assert "later" in {s["name"] for s in gateway.symbols("pkg/shapes.py").to_json()["symbols"]} and asked == ["textDocument/documentSymbol"]
     session.broken = "killed for the test"  # what a crash or a timeout leaves; the manager replaces it
-    assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:jedi-language-server"
+    assert gateway.symbols("pkg/shapes.py").to_json()["backend"] == "lsp:zuban"
     assert gateway.sessions.running()[0] is not session and asked == ["textDocument/documentSymbol"]
 
 

@@ -236,3 +236,13 @@ def test_a_rename_asked_right_after_one_across_files_reaches_every_file(tmp_path
         back = gateway.rename_symbol("helperZq", "a.c", "helper").to_json()
         assert back["files"] == ["a.c", "b.c"] and back["complete"], back
     assert {name: (tmp_path / name).read_text() for name in before} == before
+
+
+def test_an_edit_a_server_gives_twice_is_applied_once() -> None:
+    """zuban repeats the edit of a name imported and re-exported at once (`from .ctx import
+    has_request_context` in flask's __init__.py): applied twice, it ate the line's end."""
+    from gateway.symbols.rename import _apply_edits
+
+    edit = {"range": {"start": {"line": 1, "character": 17}, "end": {"line": 1, "character": 36}}, "newText": "has_request_ctx"}
+    text = "from .ctx import a as a\nfrom .ctx import has_request_context\nx = 1\n"
+    assert _apply_edits(text, [edit, dict(edit)]) == "from .ctx import a as a\nfrom .ctx import has_request_ctx\nx = 1\n"

@@ -132,7 +132,7 @@ def test_symbol_operations_and_rename_need_grants_for_every_file(gateway: Gatewa
     assert {p: p.read_bytes() for p in before} == before
     both = declare(gateway, "pkg/use.py", kind="edit_api_contract")
     renamed = gateway.rename_symbol("area", SHAPES, "surface").to_json()
-    assert renamed["files"] == ["pkg/shapes.py", "pkg/use.py"] and renamed["backend"] == "lsp:jedi-language-server"
+    assert renamed["files"] == ["pkg/shapes.py", "pkg/use.py"] and renamed["backend"] == "lsp:zuban"
     consumed = [e for e in log(workspace) if e["phase"] == "consumed"]
     assert {(e["edit_id"], f["path"]) for e in consumed for f in e["files"]} == {
         (only_shapes["edit_id"], SHAPES), (both["edit_id"], "pkg/use.py")

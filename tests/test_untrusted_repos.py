@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -181,17 +182,54 @@ def test_go_runs_the_local_go_not_a_toolchain_or_go_the_repository_names(env: di
     assert answer.get("backend") == "lsp:gopls" and _names(answer) == {"Area"}, answer
 
 
-def test_jedi_runs_no_interpreter_of_the_repository(env: dict[str, str], tmp_path: Path, markers: Path) -> None:
-    ws = tmp_path / "ws"
+def _python_repository(ws: Path, markers: Path) -> None:
+    """A Python repository with a venv whose interpreters leave markers, and the module a
+    Python started in it would import first (`sitecustomize`; not `json`, which `python -m
+    gateway` run here, as these tests run it, would import itself)."""
     ws.mkdir()
     (ws / "shapes.py").write_text("def area(w, h):\n    return w * h\n\n\nclass Shape:\n    pass\n")
     for name in ("python", "python3"):
         _evil(ws / ".venv" / "bin" / name, markers, f"venv-{name}")
     (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
-    user = {**_with_bin(env, ws, markers, "python3", "python"), "VIRTUAL_ENV": str(ws / ".venv")}
+    (ws / "sitecustomize.py").write_text(f"open({str(markers / 'sitecustomize')!r}, 'a').write('ran')\n")
+
+
+def _first_python_server(env: dict[str, str], tmp_path: Path, program: str, adapter: str) -> dict[str, str]:
+    """`env` with language data whose Python server is `program` (with `adapter`), alone."""
+    langs = tmp_path / "langs"
+    shutil.copytree(CHECKOUT / "langs", langs)
+    python = langs / "python.toml"
+    text = re.sub(r'(?m)^command = .*$', f'command = ["{program}"]', python.read_text(), count=1)
+    text = re.sub(r'(?m)^adapter = .*$', f'adapter = "{adapter}"', text, count=1)
+    python.write_text(re.sub(r'(?m)^alternatives = .*$', "alternatives = []", text, count=1))
+    return {**env, "GATEWAY_LANGS_DIR": str(langs)}
+
+
+def test_jedi_runs_no_interpreter_of_the_repository(env: dict[str, str], tmp_path: Path, markers: Path) -> None:
+    """jedi, the Python fallback, run alone: it inspects the environment $VIRTUAL_ENV names."""
+    ws = tmp_path / "ws"
+    _python_repository(ws, markers)
+    user = {**_with_bin(_first_python_server(env, tmp_path, "jedi-language-server", "jedi"), ws, markers, "python3", "python"),
+            "VIRTUAL_ENV": str(ws / ".venv")}
     answer = _opened(user, ws, "shapes.py")
     assert _ran(markers) == []
     assert answer.get("backend") == "lsp:jedi-language-server" and _names(answer) == {"area", "Shape"}, answer
+
+
+def test_zuban_runs_no_interpreter_or_plugin_the_repository_names(env: dict[str, str], tmp_path: Path, markers: Path) -> None:
+    """zuban reads mypy's settings, which name plugins (Python modules mypy imports) and a
+    `python_executable`, and its own: neither is run, nor the venv's interpreters."""
+    ws = tmp_path / "ws"
+    _python_repository(ws, markers)
+    _evil(ws / "tools" / "bin" / "python", markers, "python-executable")
+    (ws / "evil_plugin.py").write_text(f"open({str(markers / 'plugin')!r}, 'a').write('ran')\n")
+    settings = 'plugins = ["evil_plugin"]\npython_executable = "tools/bin/python"\n'
+    (ws / "pyproject.toml").write_text(f"[tool.mypy]\n{settings}[tool.zuban]\n{settings}")
+    (ws / "mypy.ini").write_text("[mypy]\nplugins = evil_plugin\npython_executable = tools/bin/python\n")
+    user = {**_with_bin(env, ws, markers, "python3", "python"), "VIRTUAL_ENV": str(ws / ".venv")}
+    answer = _opened(user, ws, "shapes.py")
+    assert _ran(markers) == []
+    assert answer.get("backend") == "lsp:zuban" and _names(answer) == {"area", "Shape"}, answer
 
 
 def test_bash_runs_no_node_or_shellcheck_of_the_repository(env: dict[str, str], tmp_path: Path, markers: Path) -> None:

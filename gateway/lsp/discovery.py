@@ -38,10 +38,10 @@ def find_server(spec: ServerSpec, root: str | Path | None = None) -> tuple[str, 
     """
     from gateway.lsp.adapters import adapter_for
 
-    adapter, path = adapter_for(spec.adapter), search_path(root)
+    path = search_path(root)
     for command in (spec.command, *spec.alternatives):
         program = shutil.which(command[0], path=path)
-        if program and _runs(adapter, program, spec.version_args, path):
+        if program and _runs(adapter_for(spec.adapter_of(command)), program, spec.version_args, path):
             return (program, *command[1:])
     return None
 
@@ -51,11 +51,11 @@ def why_not_found(spec: ServerSpec, root: str | Path | None = None) -> str | Non
     run answered (None when none of the spec's programs is on PATH at all)."""
     from gateway.lsp.adapters import adapter_for
 
-    adapter, path = adapter_for(spec.adapter), search_path(root)
+    path = search_path(root)
     for command in (spec.command, *spec.alternatives):
         program = shutil.which(command[0], path=path)
         if program:
-            return adapter.why_not_running(program, spec.version_args, path)
+            return adapter_for(spec.adapter_of(command)).why_not_running(program, spec.version_args, path)
     return None
 
 
@@ -197,7 +197,7 @@ def planned(spec: ServerSpec, root: Path | None = None) -> tuple[tuple[str, ...]
     command = find_server(spec, root)
     if command is None:
         return None
-    adapter = adapter_for(spec.adapter)
+    adapter = adapter_for(spec.adapter_of(command))
     key = launch_key(command, adapter.path_programs, root)
     if None in key[len(command) + 1 + len(_env_interpreter(command[0])):]:
         return None  # a program it runs is not on PATH: it could answer nothing (`missing_programs` says why)

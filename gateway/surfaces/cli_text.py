@@ -78,7 +78,8 @@ def servers(result: Result, params: dict[str, Any]) -> Shown:
         else:
             found = f"not found ({row['reason']}); {row['install']}" if row["reason"] else f"not found; {row['install']}"
         renames = f"; renames through tree-sitter: {row['rename_fallback']}" if row["rename_fallback"] else ""
-        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}{renames}")
+        chosen = f"; {row['chosen']}" if row["chosen"] else ""
+        lines.append(f"{row['language']:<11} {row['server']:<24} {found}; backend: {row['backend']}{_server_state(row)}{renames}{chosen}")
     return "\n".join(lines), EXIT_OK
 
 

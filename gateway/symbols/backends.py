@@ -33,6 +33,9 @@ class RawSymbol:
     start: int
     end: int
     name_start: int
+    # False where the server's range runs past the definition to the next statement (zuban):
+    # the definition's extent is then the syntax tree's alone (`normalize.build_symbols`).
+    end_exact: bool = True
 
 
 class SymbolBackend(Protocol):
@@ -111,12 +114,13 @@ class LspBackend:
         if not isinstance(reply, list) or not all(isinstance(item, dict) for item in reply):
             raise self.session.fail(f"garbage documentSymbol reply: {str(reply)[:120]}")
         index, items = LineIndex.of(text), cast(list[dict[str, Any]], reply)
+        adapter = self.session.adapter
         try:
             if items and "location" in items[0]:
-                return _flat(items, index, self.session.adapter.name_segments)
+                return _flat(items, index, adapter.name_segments)
             found: list[RawSymbol] = []
             for item in items:
-                _walk(item, (), index, self.session.adapter.name_segments, found)
+                _walk(item, (), index, adapter.name_segments, found, not adapter.ranges_run_on)
             return found
         except (KeyError, TypeError, ValueError) as error:
             raise self.session.fail(f"malformed symbol in documentSymbol reply ({error!r})") from None
@@ -131,13 +135,15 @@ def _offset(index: LineIndex, position: dict[str, Any]) -> int:
     return index.from_utf16(int(position["line"]), int(position["character"]))
 
 
-def _walk(item: dict[str, Any], parent: tuple[str, ...], index: LineIndex, split: Any, found: list[RawSymbol]) -> None:
+def _walk(item: dict[str, Any], parent: tuple[str, ...], index: LineIndex, split: Any, found: list[RawSymbol], exact: bool = True) -> None:
     segments = (*parent, *split(str(item["name"])))
     start, end = _offset(index, item["range"]["start"]), _offset(index, item["range"]["end"])
+    while not exact and end > start and index.text[end - 1].isspace():  # the next statement's blank lines and indentation
+        end -= 1
     selection = item.get("selectionRange", item["range"])
-    found.append(RawSymbol(segments, LSP_KINDS.get(item["kind"], "symbol"), start, end, _offset(index, selection["start"])))
+    found.append(RawSymbol(segments, LSP_KINDS.get(item["kind"], "symbol"), start, end, _offset(index, selection["start"]), exact))
     for child in item.get("children") or []:
-        _walk(child, segments, index, split, found)
+        _walk(child, segments, index, split, found, exact)
 
 
 def _flat(items: list[dict[str, Any]], index: LineIndex, split: Any) -> list[RawSymbol]:

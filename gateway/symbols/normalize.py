@@ -128,7 +128,8 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
         definition = None
         if matched is not None:
             definition, name_start = matched
-            start, end = min(start, to_char(definition.start_byte)), max(end, to_char(definition.end_byte))
+            start = min(start, to_char(definition.start_byte))
+            end = max(end, to_char(definition.end_byte)) if raw.end_exact else to_char(definition.end_byte)
         if end > start and text[end - 1] == "\n":
             end -= 1
         if text.startswith(";", end):

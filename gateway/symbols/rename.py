@@ -53,7 +53,8 @@ def _apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
         start = index.from_utf16(rng["start"]["line"], rng["start"]["character"])
         end = index.from_utf16(rng["end"]["line"], rng["end"]["character"])
         spans.append((start, end, edit["newText"].replace("\r\n", "\n")))
-    for start, end, new in sorted(spans, reverse=True):
+    # The same edit given twice is one (zuban repeats it for a name imported and re-exported at once).
+    for start, end, new in sorted(set(spans), reverse=True):
         text = text[:start] + new + text[end:]
     return text
 

@@ -48,7 +48,7 @@ def server_status(registry: LanguageRegistry, use_servers: bool, service: Symbol
 def _row(lang: Language, use_servers: bool, root: Path | None) -> dict[str, Any]:
     """`root`: the workspace whose programs are never the server's (`gateway.lsp.confine`)."""
     command = find_server(lang.server, root)
-    adapter = adapter_for(lang.server.adapter)
+    adapter = adapter_for(lang.server.adapter_of(command) if command else lang.server.adapter)
     unable = missing_programs(lang.server, root) if command and use_servers and lang.symbol_backend else None
     if not lang.symbol_backend:
         backend, status = "none", "no symbol backend"
@@ -74,7 +74,22 @@ def _row(lang: Language, use_servers: bool, root: Path | None) -> dict[str, Any]
         "probed": None,
         # Why the server's own rename is not used for the language (the checked tree-sitter one is).
         "rename_fallback": adapter.renames(lang.name) if command and use_servers and lang.symbol_backend and not unable else None,
+        "chosen": chosen(lang, command),
     }
+
+
+def chosen(lang: Language, command: tuple[str, ...] | None) -> str | None:
+    """Which of the language's servers is used and why: for a language whose first server was
+    chosen by a comparison (`chosen_because`), or that runs an alternative (None otherwise)."""
+    spec = lang.server
+    if not spec.alternatives or command is None:
+        return None
+    fallbacks = ", ".join(Path(alternative[0]).name for alternative in spec.alternatives)
+    first = Path(spec.command[0]).name
+    used = Path(command[0]).name
+    if used == first:
+        return f"{first}: chosen first for {lang.name} ({spec.chosen_because}); {fallbacks}: fallback" if spec.chosen_because else None
+    return f"{used}: fallback, because {first} is not installed ({spec.install})"
 
 
 def _first_files(service: SymbolService, wanted: set[str]) -> dict[str, Path]:

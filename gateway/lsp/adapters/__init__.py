@@ -13,6 +13,7 @@ from gateway.lsp.adapters.base import Adapter
 _MODULES = {
     "generic": "gateway.lsp.adapters.base",
     "jedi": "gateway.lsp.adapters.jedi",
+    "zuban": "gateway.lsp.adapters.zuban",
     "typescript": "gateway.lsp.adapters.typescript",
     "gopls": "gateway.lsp.adapters.gopls",
     "clangd": "gateway.lsp.adapters.clangd",

@@ -52,6 +52,10 @@ class Adapter:
     # after (jdtls's Kotlin): while a document differs from that text, its symbols come from
     # tree-sitter.
     symbols_of_opened_text: frozenset[str] = frozenset()
+    # Whether a documentSymbol range runs past its definition, up to where the next statement
+    # starts (zuban: a function's range ends on the next one's line, blank lines and comments
+    # between them included): the definition's extent is then the syntax tree's.
+    ranges_run_on = False
 
     # Why the server's diagnostics cannot tell whether an edit broke the program, when they
     # cannot ("{server}": the server's name; None: they can): used only where the server offers no pull and no command for

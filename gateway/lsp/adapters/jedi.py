@@ -1,5 +1,6 @@
-"""jedi-language-server (and the other Python servers found for the same spec): as the generic
-adapter but for two things.
+"""jedi-language-server, Python's fallback when zuban is not installed (and pyright-langserver and
+pylsp, the alternatives after it: `alternative_adapters` in langs/python.toml): as the generic
+adapter but for these things.
 
 - CPython 3.11's `ast` now and then fails a request when two of the server's threads build
   syntax trees at once ("AST constructor recursion depth mismatch"); asked again, it answers.
