@@ -78,7 +78,8 @@ def start(language: str, root: Path, program: tuple[str, ...] = ()) -> LspSessio
     if program:  # pyright-langserver has no --version: found on PATH, not by the registry's version check
         found = shutil.which(program[0], path=search_path(root))
         assert found is not None, f"{program[0]} is not installed (make setup installs it)"
-        command, adapter = (found, *program[1:]), adapter_for(spec.adapter)
+        command = (found, *program[1:])
+        adapter = adapter_for(spec.adapter_of(command))
     else:
         plan = planned(spec, root)
         assert plan is not None, f"{spec.command[0]} is not installed (make setup installs it)"

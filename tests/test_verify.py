@@ -246,8 +246,18 @@ def test_refuse_leaves_the_file_unchanged_and_a_dry_run_writes_nothing(servers: 
 
 
 def test_jedi_is_unknown_with_the_reason(servers: None, tmp_path: Path) -> None:
+    """jedi, the Python fallback, run as the workspace's Python server: its diagnostics are syntax only."""
+    import re
+    import shutil
+
+    from gateway.langs import LanguageRegistry, data_dir
+
     root = make_workspace(tmp_path / "w", copy=None, files={"a.py": PY, "b.py": "from a import helper\n\nhelper(1)\n"})
-    engine = Engine(root)
+    langs = tmp_path / "langs"
+    shutil.copytree(data_dir("langs"), langs)
+    python = langs / "python.toml"
+    python.write_text(re.sub(r'(?m)^command = .*$', 'command = ["jedi-language-server"]', python.read_text(), count=1))
+    engine = Engine(root, registry=LanguageRegistry(langs, data_dir("queries")))
     try:
         v = engine.edit("a.py", "def helper(a):\n    return a\n", "def helper(a, b):\n    return a\n", route=True).verification
     finally:
