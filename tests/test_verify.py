@@ -160,14 +160,28 @@ C = {
     "b.c": '#include "a.h"\n\nint use(void) {\n    return helper(1);\n}\n',
     "c.c": "int broken(void) {\n    return undefined_thing;\n}\n",
 }
+PYTHON = {
+    "a.py": "def helper(a):\n    return a * 2\n",
+    "b.py": "from a import helper\n\n\ndef use():\n    return helper(1)\n",
+    "c.py": "def broken():\n    return undefined_thing\n",
+}
+JAVA = {
+    "A.java": "public class A {\n    static int helper(int a) {\n        return a * 2;\n    }\n}\n",
+    "B.java": "public class B {\n    int use() {\n        return A.helper(1);\n    }\n}\n",
+    "C.java": "public class C {\n    int n = undefinedName;\n}\n",
+}
 HEADER = {
+    "python": ("a.py", "def helper(a):\n    return a * 2", "def helper(a, b):\n    return a * b", "b.py:5"),
+    "java": ("A.java", "    static int helper(int a) {\n        return a * 2;\n    }", "    static int helper(int a, int b) {\n        return a * b;\n    }",
+             "B.java:3"),
     "c": ("a.h", "static inline int helper(int a) {\n    return a * 2;\n}", "static inline int helper(int a, int b) {\n    return a * b;\n}",
           "b.c:4"),
     "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
     "typescript": ("src/a.ts", "export function helper(a: number): number {\n  return a * 2;\n}",
                    "export function helper(a: number, b: number): number {\n  return a * b;\n}", "src/b.ts:4"),
 }
-BODY = {"go": ("a.go", "return a * 2", "return a + a"), "typescript": ("src/a.ts", "return a * 2;", "return a + a;"),
+BODY = {"python": ("a.py", "return a * 2", "return a + a"), "java": ("A.java", "return a * 2;", "return a + a;"),
+        "go": ("a.go", "return a * 2", "return a + a"), "typescript": ("src/a.ts", "return a * 2;", "return a + a;"),
         "c": ("a.h", "return a * 2;", "return a + a;")}
 
 
@@ -194,7 +208,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
 
     def get(lang: str, verify: str = "") -> Project:
         if lang not in made:
-            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS, "c": C}[lang])
+            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS, "c": C, "python": PYTHON, "java": JAVA}[lang])
         return made[lang].reset(verify)
 
     yield get
@@ -202,7 +216,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
         p.engine.close()
 
 
-@pytest.mark.parametrize("lang", ["go", "typescript", "c"])
+@pytest.mark.parametrize("lang", ["java", "go", "typescript", "c", "python"])
 def test_a_routed_header_change_names_the_caller_it_breaks(servers: None, project, lang: str) -> None:  # noqa: ANN001
     p = project(lang)
     path, old, new, caller = HEADER[lang]
@@ -216,7 +230,7 @@ def test_a_routed_header_change_names_the_caller_it_breaks(servers: None, projec
     assert result.to_json()["new_errors"][0]["path"] == caller.split(":")[0]
 
 
-@pytest.mark.parametrize("lang", ["go", "typescript", "c"])
+@pytest.mark.parametrize("lang", ["java", "go", "typescript", "c", "python"])
 def test_a_body_edit_beside_an_existing_error_reports_nothing_new(servers: None, project, lang: str) -> None:  # noqa: ANN001
     p = project(lang, "body = true\n")
     path, old, new = BODY[lang]
@@ -304,6 +318,14 @@ def test_a_rename_through_the_server_is_complete_when_it_adds_no_error(servers: 
     v = result.verification
     assert v is not None and v.status == "checked" and v.new_errors == (), v
     assert result.details["complete"] is True and "Twice()" in (p.root / "b.go").read_text()
+
+
+def test_a_python_rename_through_zuban_is_complete_and_checked(servers: None, project) -> None:  # noqa: ANN001
+    p = project("python")
+    result = p.engine.rename_symbol("helper", "a.py", "twice")
+    v = result.verification
+    assert v is not None and v.status == "checked" and v.new_errors == () and v.server == "zuban", v
+    assert result.details["complete"] is True and "from a import twice" in (p.root / "b.py").read_text()
 
 
 CONTRACT = '''[contract]
