@@ -23,20 +23,60 @@ def classify(result: Result, params: dict[str, Any]) -> Shown:
     return result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
 
 
+def new_error(error: Result) -> str:
+    """One error a write added, as a compiler says it: `path:line:column: message (source)`."""
+    source = f" ({error['source']})" if error.get("source") else ""
+    return f"{error['path']}:{error['line']}:{error['column']}: {error['message']}{source}"
+
+
+def verification(result: Result) -> list[str]:
+    """What the language server said the write did to the program (the result's `verified`,
+    `new_errors`, `unknown_because`, `unchecked`, `callers`): its lines, none where nothing was asked."""
+    status = result.get("verified")
+    if status is None:
+        return []
+    by = f" ({result['verified_by']})" if result.get("verified_by") else ""
+    errors = result.get("new_errors") or []
+    lines = []
+    if errors:
+        lines.append(f"The language server{by} reports {len(errors)} new error(s):")
+        lines += [f"  {new_error(error)}" for error in errors]
+    elif status == "checked":
+        lines.append(f"Verified{by}: no new errors.")
+    if status == "unknown":
+        lines.append(f"Not verified: {result.get('unknown_because') or 'the language server gave no answer'}.")
+    elif status == "skipped" and result.get("unknown_because"):
+        lines.append(f"Not verified: {result['unknown_because']}.")
+    if result.get("unchecked"):
+        lines.append(f"Not checked within [verify] budget_ms: {', '.join(result['unchecked'])}.")
+    if result.get("callers"):
+        lines.append(f"Callers of the changed header: {', '.join(result['callers'])}.")
+    return lines
+
+
+def _shown(text: str, result: Result) -> str:
+    """`text` (what a write did), said as a preview for a dry run, with its verification after it."""
+    if result.get("dry_run"):
+        text = f"Dry run, nothing written: {text}"
+    return "\n".join([text, *verification(result)])
+
+
 def edit(result: Result, params: dict[str, Any]) -> Shown:
     if result.get("decision") == "routed":
-        return f"{result['message']}\n{result['diff'].rstrip()}", EXIT_OK
+        return _shown(f"{result['message']}\n{result['diff'].rstrip()}", result), EXIT_OK
     lines = ", ".join(map(str, result["lines"]))
-    return f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", EXIT_OK
+    done = "Would apply" if result.get("dry_run") else "Applied"
+    return _shown(f"{done}: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", result), EXIT_OK
 
 
 def created(result: Result, params: dict[str, Any]) -> Shown:
-    return f"Created {result['path']} ({len(params['content'].splitlines())} line(s)).", EXIT_OK
+    done = "Would create" if result.get("dry_run") else "Created"
+    return _shown(f"{done} {result['path']} ({len(params['content'].splitlines())} line(s)).", result), EXIT_OK
 
 
 def operation(result: Result, params: dict[str, Any]) -> Shown:
     text = result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else "")
-    return text, EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
+    return _shown(text, result), EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
 
 
 def symbols(result: Result, params: dict[str, Any]) -> Shown:
