@@ -3,8 +3,11 @@ behind every surface (CLI, JSON-RPC, MCP, daemon, host hooks) and the contracts.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +18,7 @@ from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification, not_routed
 from gateway.langs import Language, LanguageRegistry, default_registry
-from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches
+from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches, Verification
 from gateway.typed.service import TypedEdits
 from gateway.workspace import SourceFile, Workspace
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols, SymbolService
+    from gateway.verify import CommitCheck, Verifier
 
 
 _MACRO_PATIENCE = 5.0  # seconds a server still analysing a file may answer no symbols
@@ -48,6 +52,7 @@ class Engine:
         self.workspace.authorizer = self.typed
         self._sessions: SessionManager | None = sessions  # given: one already starting a server (gateway.lsp.early)
         self._symbol_service: SymbolService | None = None
+        self._verifier: Verifier | None = None
 
     @property
     def sessions(self) -> SessionManager:
@@ -65,6 +70,45 @@ class Engine:
 
             self._symbol_service = SymbolService(self.workspace, self.registry, self.sessions)
         return self._symbol_service
+
+    @property
+    def verifier(self) -> Verifier:
+        """The language server's delta of writes (`gateway.verify`), with the answers it keeps."""
+        if self._verifier is None:
+            from gateway.verify import Verifier
+
+            self._verifier = Verifier(self)
+        return self._verifier
+
+    def verify_write(self, source: SourceFile, after: str, dry_run: bool = False) -> Verification | None:
+        """The delta of writing `after` over `source` (None: not a file of a language with
+        symbols, or outside the workspace); NewErrors under `[verify] on_new_errors = "refuse"`.
+        The server is left holding `after`, or on a dry run (and a refusal) the text before."""
+        from gateway.syntax import language_for
+        from gateway.verify import Written
+
+        lang = language_for(self.registry, source.path, source.text, after)
+        if lang is None or not lang.symbol_backend or not source.path.is_relative_to(self.workspace.root):
+            return None
+        written = [Written(source, after, lang)]
+        verification = self.verifier.verify(written)
+        self.verifier.refuse_or_pass(verification, written)
+        if dry_run and verification.status != "skipped":
+            self.verifier.put_back(written)
+        return verification
+
+    @contextlib.contextmanager
+    def checking(self, dry_run: bool = False) -> Iterator[CommitCheck]:
+        """Around a symbol operation: what it commits is verified first, and not written on a dry run."""
+        from gateway.symbols.service import before_commit
+        from gateway.verify import CommitCheck
+
+        check = CommitCheck(self.verifier, self.symbol_service.language, dry_run)
+        token = before_commit.set(check)
+        try:
+            yield check
+        finally:
+            before_commit.reset(token)
 
     def close(self, exiting: bool = False) -> None:
         """Shut the language servers down; `exiting`: the process ends next (see SessionManager.close)."""
@@ -98,7 +142,8 @@ class Engine:
         return self.gate.check_edit(source.display, source.text, old, new, replace_all)[1]
 
     def edit(
-        self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = False, token: str | None = None,
+        dry_run: bool = False,
     ) -> EditResult:
         """Apply an exact-match edit if the gate allows it.
 
@@ -107,6 +152,9 @@ class Engine:
         refuses them on every surface) and the edit maps unambiguously onto symbol
         operations, which are then performed.
         With typed edits enforced, the write also needs a grant (`token`, or a live one).
+        The result carries the language server's delta (`verification`); `[verify] on_new_errors
+        = "refuse"` refuses (NewErrors) a write that adds errors. `dry_run`: the result, and
+        nothing written (no grant used).
         """
         with self.typed.attempt("edit", token, [path]), self.workspace.locked(path):
             source = self.workspace.read(path)
@@ -115,9 +163,13 @@ class Engine:
             effect, classification = gate.check_edit(source.display, source.text, old, new, replace_all)
             planned = self.route_or_refuse(classification, source, effect, gate.config, route)
             if planned is not None:
-                self.symbol_service.commit(planned[1], [(source, planned[0].result)])
+                with self.checking(dry_run) as check:
+                    self.symbol_service.commit(planned[1], [(source, planned[0].result)])
+                verification = check.verification
             else:
-                self.workspace.write(source, effect.after)
+                verification = self.verify_write(source, effect.after, dry_run)
+                if not dry_run:
+                    self.workspace.write(source, effect.after)
         written = planned[0].result if planned else effect.after
         return EditResult(
             classification=classification,
@@ -126,6 +178,8 @@ class Engine:
             lines=effect.lines,
             diff=unified_diff(source.display, source.text, written),
             route=planned[0] if planned else None,
+            verification=verification,
+            dry_run=dry_run,
         )
 
     def create_file(self, path: str, content: str, token: str | None = None) -> EditResult:
@@ -141,7 +195,8 @@ class Engine:
             if classification.blocked:
                 raise Blocked(classification)
             self.workspace.write_all([], [(display, effect.after)])
-        return EditResult(classification=classification, path=display, replacements=1, lines=(1,), diff=unified_diff(display, "", effect.after))
+        return EditResult(classification=classification, path=display, replacements=1, lines=(1,), diff=unified_diff(display, "", effect.after),
+                          verification=Verification("skipped", why="a new file: there is no version before it to compare with"))
 
     def route_or_refuse(self, classification: Classification, source: SourceFile, effect: Effect, config: GateConfig | None = None,
                         route: bool = True, why_not: str | None = None) -> tuple[Route, SymbolBackend] | None:
@@ -197,24 +252,39 @@ class Engine:
                         for view, symbol in found)
         return SymbolMatches(name_path, matches, tuple(nearest))
 
-    def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None) -> OperationResult:
-        with self.typed.attempt("replace_symbol", token, [path]):
-            return self.symbol_service.replace_symbol(name_path, path, body)
+    # Each symbol operation's result carries the server's delta; `dry_run`: nothing written.
 
-    def insert_code(self, name_path: str, path: str, code: str, position: str, token: str | None = None) -> OperationResult:
-        with self.typed.attempt("insert_code", token, [path]):
-            return self.symbol_service.insert_code(name_path, path, code, position)
+    def replace_symbol(self, name_path: str, path: str, body: str, token: str | None = None, dry_run: bool = False) -> OperationResult:
+        with self.typed.attempt("replace_symbol", token, [path]), self.checking(dry_run) as check:
+            return _checked(self.symbol_service.replace_symbol(name_path, path, body), check)
 
-    def remove_symbol(self, name_path: str, path: str, token: str | None = None, force: bool = False) -> OperationResult:
+    def insert_code(self, name_path: str, path: str, code: str, position: str, token: str | None = None,
+                    dry_run: bool = False) -> OperationResult:
+        with self.typed.attempt("insert_code", token, [path]), self.checking(dry_run) as check:
+            return _checked(self.symbol_service.insert_code(name_path, path, code, position), check)
+
+    def remove_symbol(self, name_path: str, path: str, token: str | None = None, force: bool = False, dry_run: bool = False) -> OperationResult:
         """Remove a definition; refused (StillReferenced) while other code refers to it, unless `force`."""
         from gateway.symbols.references import refuse_referenced
 
         guard = None if force else functools.partial(refuse_referenced, self.symbol_service)
-        with self.typed.attempt("remove_symbol", token, [path]):
-            return self.symbol_service.remove_symbol(name_path, path, guard)
+        with self.typed.attempt("remove_symbol", token, [path]), self.checking(dry_run) as check:
+            return _checked(self.symbol_service.remove_symbol(name_path, path, guard), check)
 
-    def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None) -> OperationResult:
+    def rename_symbol(self, name_path: str, path: str, new_name: str, token: str | None = None, dry_run: bool = False) -> OperationResult:
+        """A rename through the server (or the checked syntax-tree rename), complete only if it
+        introduced no error the server reports."""
         from gateway.symbols.rename import rename_symbol
 
-        with self.typed.attempt("rename_symbol", token, [path]):
-            return rename_symbol(self.symbol_service, name_path, path, new_name)
+        with self.typed.attempt("rename_symbol", token, [path]), self.checking(dry_run) as check:
+            result = _checked(rename_symbol(self.symbol_service, name_path, path, new_name), check)
+        if result.verification is None or not result.verification.new_errors:
+            return result
+        places = ", ".join(e.place for e in result.verification.new_errors[:5])
+        return dataclasses.replace(result, details={**result.details, "complete": False},
+                                   message=f"{result.message}; not complete: it introduced errors at {places}")
+
+
+def _checked(result: OperationResult, check: CommitCheck) -> OperationResult:
+    """The operation's result with its verification, and whether it was only a dry run."""
+    return dataclasses.replace(result, verification=check.verification, dry_run=check.dry_run)

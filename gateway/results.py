@@ -99,6 +99,31 @@ class Verification:
     callers: tuple[str, ...] = ()
     server: str | None = None
 
+    def summary(self) -> str:
+        """The plain-text note every surface shows: each new error at `path:line`, why it is not
+        known, the files not checked and the callers of a changed header."""
+        server = f"The language server ({self.server})" if self.server else "The language server"
+        if self.status == "skipped":
+            return f"Not verified: {self.why or 'nothing to compare'}."
+        parts = []
+        if self.status == "unknown":
+            parts.append(f"Not verified: {self.why or 'no answer'}.")
+        if self.new_errors:
+            count = len(self.new_errors)
+            listed = "; ".join(f"{e.place}: {e.message}" for e in self.new_errors)
+            also = " also" if self.status == "unknown" else ""
+            parts.append(f"{server}{also} reports {count} new error{'' if count == 1 else 's'}: {listed}.")
+        elif self.status == "checked":
+            parts.append(f"{server} reports no new error.")
+        if self.callers:
+            broken = {e.place for e in self.new_errors}
+            marked = [f"{c} ({'broken' if c in broken else 'may break: not checked'})" for c in self.callers]
+            parts.append(f"Callers of the changed header: {', '.join(marked)}.")
+        if self.unchecked:
+            why = f" ({self.why})" if self.status == "checked" and self.why else ""
+            parts.append(f"Not checked{why}: {', '.join(self.unchecked)}.")
+        return " ".join(parts)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"verified": self.status, "new_errors": [e.to_json() for e in self.new_errors]}
         if self.why:

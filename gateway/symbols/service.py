@@ -6,7 +6,8 @@ import contextlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
 
 SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
+
+# Set by the engine around a symbol operation (`Engine.checking`): given the texts a commit is
+# about to write, it verifies them (and may refuse, raising); False: write nothing (a dry run).
+before_commit: ContextVar[Callable[[Sequence[tuple[SourceFile, str]]], bool] | None] = ContextVar("before_commit", default=None)
 
 
 @dataclass(frozen=True)
@@ -176,9 +181,13 @@ class SymbolService:
                 if lang is not None and lang.symbol_backend:
                     yield Path(directory) / name
 
-    def commit(self, backend: SymbolBackend, staged: list[tuple[SourceFile, str]]) -> None:
-        """Write every verified text at once (all files or none), then tell the server."""
+    def commit(self, backend: SymbolBackend, staged: list[tuple[SourceFile, str]]) -> bool:
+        """Write every verified text at once (all files or none), then tell the server; False
+        when nothing was written because `before_commit` said so (a dry run)."""
         changed = [(source, text) for source, text in staged if text != source.text]
+        check = before_commit.get()
+        if check is not None and not check(changed):
+            return False
         if len(changed) == 1:
             self.workspace.write(*changed[0])
         elif changed:
@@ -186,10 +195,11 @@ class SymbolService:
         for source, text in changed:
             backend.sync(source.path, text, self.language(source).server.language_id_for(source.path), saved=True)
             self.ahead(source.path, text, backend)
+        return True
 
     def _apply(self, operation: str, name_path: str, view: FileSymbols, change: TextChange) -> OperationResult:
         source = view.source
-        self.commit(view.backend, [(source, change.text)])
+        written = self.commit(view.backend, [(source, change.text)])
         return OperationResult(
             operation=operation,
             name_path=name_path,
@@ -199,6 +209,7 @@ class SymbolService:
             end_line=change.end_line,
             diff=unified_diff(source.display, source.text, change.text),
             message=f"{operation} {name_path} in {source.display} (lines {change.start_line}-{change.end_line}) via {via(view.backend)}",
+            dry_run=not written,
         )
 
     def replace_symbol(self, name_path: str, path: str, body: str) -> OperationResult:
@@ -230,7 +241,8 @@ class SymbolService:
                 guard(view, symbol)
             change = plan_remove(view, view.source.text, symbol)
             result = self._apply("remove_symbol", name_path, view, change)
-            removals.remember(view.source.path, view.source.text, symbol, change.replaced, change.text)
+            if not result.dry_run:
+                removals.remember(view.source.path, view.source.text, symbol, change.replaced, change.text)
             return result
 
 

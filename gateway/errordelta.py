@@ -1,0 +1,60 @@
+"""Pure: the errors a write introduced into one file — those the server reports for the text after
+the write and not for the text before it, each error before carried to its line after the write
+(a line diff), compared on (line, message)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Protocol
+
+from gateway.results import NewError
+
+
+class Reported(Protocol):
+    """One error the server reported (`gateway.lsp.diagnostics.ServerDiagnostic`), 1-based."""
+
+    line: int
+    column: int
+    message: str
+    source: str
+
+
+def line_ranges(before: str, after: str) -> list[tuple[int, int]]:
+    """For each line of `before` (index 0 is line 1), the 1-based lines of `after` it became:
+    (n, n) for a line the write kept, the span of the lines that replaced it for one it changed
+    ((n, n - 1), empty, for one it deleted)."""
+    old, new = before.splitlines(), after.splitlines()
+    ranges: list[tuple[int, int]] = [(0, -1)] * len(old)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for i in range(i1, i2):
+            ranges[i] = (j1 + (i - i1) + 1,) * 2 if tag == "equal" else (j1 + 1, j2)
+    return ranges
+
+
+def introduced(display: str, before: str, after: str, errors_before: Sequence[Reported],
+               errors_after: Sequence[Reported]) -> tuple[NewError, ...]:
+    """The errors after the write that no error before it accounts for: same message, at the
+    line the earlier one's line became (or within the lines that replaced it). Each earlier
+    error accounts for one later one."""
+    ranges = line_ranges(before, after) if before != after else None
+    unmatched: dict[str, list[tuple[int, int]]] = {}
+    for error in errors_before:
+        if ranges is None:
+            span = (error.line, error.line)
+        elif 1 <= error.line <= len(ranges):
+            span = ranges[error.line - 1]
+        else:  # past the last line (an error at the end of the file): it stays at the end
+            end = len(after.splitlines()) + 1
+            span = (end - 1, end)
+        unmatched.setdefault(error.message, []).append(span)
+    new = []
+    for error in sorted(errors_after, key=lambda e: (e.line, e.column)):
+        spans = unmatched.get(error.message, [])
+        match = next((s for s in spans if s[0] <= error.line <= s[1]), None)
+        if match is not None:
+            spans.remove(match)
+            continue
+        new.append(NewError(display, error.line, error.column, error.message, error.source))
+    return tuple(new)

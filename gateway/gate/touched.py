@@ -1,0 +1,62 @@
+"""What a write touched, for the verifier (`gateway.verify`), beside the gate's verdict and
+without changing it: the definitions it adds, removes or renames or whose header it changes,
+one-line writes included (the gate lets a one-line header change through, and its
+classification of an allowed write lists nothing), and the module-level bindings it renames or
+removes (constants and variables other files import: `queries/<lang>/bindings.scm`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tree_sitter import QueryCursor, Tree
+
+from gateway.gate.classify import _touched, _windows
+from gateway.gate.effect import write_effect
+from gateway.gate.judgement import judge
+from gateway.gate.verdict import TouchedDefinition
+from gateway.langs import Language
+from gateway.syntax import extra_query
+
+
+def touched_by(lang: Language, path: str, before: str, after: str) -> tuple[TouchedDefinition, ...]:
+    """The definitions and top-level bindings the write from `before` to `after` touched;
+    empty for a body-only write (and for a language without a symbol backend)."""
+    if before == after or not lang.symbol_backend or not before.strip():
+        return ()
+    effect = write_effect(path, before, after)
+    old, new, regions = _windows(effect)
+    judgement = judge(lang, old, new, regions)
+    listed = [touched for touched, _ in _touched(judgement)]
+    named = {t.name for t in listed}
+    listed += [b for b in changed_bindings(lang, judgement.tree_b, judgement.tree_a) if b.name not in named]
+    return tuple(listed)
+
+
+def _bindings(lang: Language, tree: Tree) -> list[tuple[str, int]]:
+    """(name, line) of each top-level binding the language's bindings query captures."""
+    query = extra_query(lang, "bindings")
+    if query is None:
+        return []
+    found = []
+    for _, captures in QueryCursor(query).matches(tree.root_node):
+        for node in captures.get("name", []):
+            found.append(((node.text or b"").decode("utf-8", "replace"), node.start_point[0] + 1))
+    return found
+
+
+def changed_bindings(lang: Language, tree_b: Tree, tree_a: Tree) -> list[TouchedDefinition]:
+    """Top-level bindings of B that A no longer binds: renamed where A binds a new name on the
+    same line (`LIMIT = 30` → `MAX_LIMIT = 30`), removed otherwise."""
+    before, after = _bindings(lang, tree_b), _bindings(lang, tree_a)
+    left = Counter(name for name, _ in before) - Counter(name for name, _ in after)
+    new = Counter(name for name, _ in after) - Counter(name for name, _ in before)
+    added_at = {line: name for name, line in after if new[name] > 0}
+    touched = []
+    for name, line in before:
+        if left[name] <= 0:
+            continue
+        left[name] -= 1
+        renamed_to = added_at.get(line)
+        change = "renamed" if renamed_to is not None else "removed"
+        touched.append(TouchedDefinition("variable", name, name, line, change, renamed_to))
+    return touched
