@@ -203,3 +203,9 @@ def test_a_refusal_for_new_errors_is_spelled_on_every_surface_with_each_place(ca
         assert json.loads(render.mcp_error(error))["error"]["new_errors"] == [GO_ERROR.to_json()]
         cli._say_new_errors(data)  # noqa: SLF001
         assert capsys.readouterr().err == "  main.go:6:22: not enough arguments in call to Total (compiler)\n"
+
+
+def test_a_write_that_changed_no_definition_says_nothing_of_verification() -> None:
+    skipped = Verification("skipped", why="the write changes only bodies of definitions ([verify] body = false)")
+    assert cli_text.operation(_performed(skipped), {})[0] == "Replaced `Total`.\n--- a/shop.go\n+++ b/shop.go"
+    assert _performed(skipped)["verified"] == "skipped"  # said in --json

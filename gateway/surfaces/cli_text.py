@@ -31,9 +31,10 @@ def new_error(error: Result) -> str:
 
 def verification(result: Result) -> list[str]:
     """What the language server said the write did to the program (the result's `verified`,
-    `new_errors`, `unknown_because`, `unchecked`, `callers`): its lines, none where nothing was asked."""
+    `new_errors`, `unknown_because`, `unchecked`, `callers`): its lines; none where nothing was
+    asked (a write that changed no definition: `skipped`, which `--json` still says)."""
     status = result.get("verified")
-    if status is None:
+    if status in (None, "skipped"):
         return []
     by = f" ({result['verified_by']})" if result.get("verified_by") else ""
     errors = result.get("new_errors") or []
@@ -45,8 +46,6 @@ def verification(result: Result) -> list[str]:
         lines.append(f"Verified{by}: no new errors.")
     if status == "unknown":
         lines.append(f"Not verified: {result.get('unknown_because') or 'the language server gave no answer'}.")
-    elif status == "skipped" and result.get("unknown_because"):
-        lines.append(f"Not verified: {result['unknown_because']}.")
     if result.get("unchecked"):
         lines.append(f"Not checked within [verify] budget_ms: {', '.join(result['unchecked'])}.")
     if result.get("callers"):
