@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import gateway
-from tests.test_hosts_languages import GO, GO_CALLER, GO_NEW, GO_OLD
+from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
 
 pytestmark = pytest.mark.usefixtures("processes")
 
@@ -85,7 +85,6 @@ def test_servers_json(workspace: Path) -> None:
     assert rows["go"]["backend"] == "lsp:gopls" and rows["rust"]["backend"] == "tree-sitter"
 
 
-GO_WORKSPACE = {"go.mod": "module shop\n\ngo 1.21\n", "shop.go": GO, "checkout.go": GO_CALLER}
 HEADER_EDIT = ("edit", "shop.go", "--old", GO_OLD, "--new", GO_NEW, "--route")
 ON_NEW_ERRORS = "[verify]\non_new_errors = \"{}\"\n"
 

@@ -24,8 +24,8 @@ import pytest
 from gateway.surfaces import daemon_client
 from tests.conftest import make_workspace
 from tests.rpc_client import edit_counters_concurrently
-from tests.test_cli_symbols import GO_WORKSPACE, HEADER_EDIT
-from tests.test_hosts_languages import GO
+from tests.caller_cases import GO, GO_WORKSPACE
+from tests.test_cli_symbols import HEADER_EDIT
 
 pytestmark = pytest.mark.usefixtures("processes")
 

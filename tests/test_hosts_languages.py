@@ -12,43 +12,14 @@ from typing import Any
 
 import pytest
 
+from tests.caller_cases import GO, GO_CALLER, GO_NEW, GO_OLD, TS, TS_CALLER, TS_NEW, TS_OLD
 from tests.hosts.harness import HostSession
 from tests.test_hosts_gateway import _sent_back, _write, install
 
 GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not
 
-TS = '''export function greet(name: string): string {
-  return "hi " + name;
-}
-
-export function count(items: string[]): number {
-  return items.length;
-}
-'''
-TS_OLD = 'export function greet(name: string): string {\n  return "hi " + name;\n}'
-TS_NEW = 'export function greet(name: string, loud: boolean): string {\n  return loud ? "HI " + name : "hi " + name;\n}'
 TS_BROKEN = TS.replace("count(items: string[])", "count(items: string[]")
 TS_WITHOUT_COUNT = TS.split("\n\nexport function count")[0] + "\n"
-
-GO = '''package shop
-
-func Total(prices []int, tax int) int {
-\tsum := 0
-\tfor _, p := range prices {
-\t\tsum += p
-\t}
-\treturn sum * tax
-}
-
-func Count(prices []int) int {
-\treturn len(prices)
-}
-'''
-GO_OLD = "func Total(prices []int, tax int) int {\n\tsum := 0\n"
-GO_NEW = "func Total(prices []int, tax int, discount int) int {\n\tsum := -discount\n"
-# Callers in other files, which the header changes break: the server's new errors name them.
-TS_CALLER = 'import { greet } from "./app";\n\nexport const hello = greet("you");\n'
-GO_CALLER = "package shop\n\nfunc Checkout(prices []int) int {\n\treturn Total(prices, 2)\n}\n"
 
 
 pytestmark = [pytest.mark.usefixtures("hosts"), pytest.mark.workspace(copy=None, git="init", files={

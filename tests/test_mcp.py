@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gateway.surfaces.operations import DESCRIPTION_BUDGET, OPERATIONS
 from gateway.typed.kinds import catalogue
-from tests.test_hosts_languages import GO, GO_CALLER, GO_NEW, GO_OLD
+from tests.caller_cases import GO, GO_CALLER, GO_NEW, GO_OLD
 
 pytestmark = pytest.mark.usefixtures("processes")
 
