@@ -77,7 +77,7 @@ class Engine:
         if self._verifier is None:
             from gateway.verify import Verifier
 
-            self._verifier = Verifier(self)
+            self._verifier = Verifier(self.workspace, lambda: self.sessions if self.use_servers else None, lambda: self.symbol_service)
         return self._verifier
 
     def verify_write(self, source: SourceFile, after: str, dry_run: bool = False) -> Verification | None:

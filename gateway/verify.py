@@ -37,10 +37,12 @@ from gateway.results import NewError, Verification
 from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
-    from gateway.engine import Engine
     from gateway.gate.verdict import TouchedDefinition
     from gateway.lsp.diagnostics import FileErrors
+    from gateway.lsp.manager import SessionManager
     from gateway.lsp.session import LspSession
+    from gateway.symbols.service import SymbolService
+    from gateway.workspace import Workspace
 
 MAX_DEPENDENTS = 20
 CALLABLE_KINDS = {"function", "method", "constructor", "constructor_function"}
@@ -72,15 +74,17 @@ class Verifier:
     """The delta of writes on one engine's workspace, on its warm servers. The errors of one set
     of texts are asked once: the text a write leaves is the next write's text before it."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, workspace: Workspace, sessions: Callable[[], SessionManager | None], service: Callable[[], SymbolService]) -> None:
+        self.workspace = workspace
+        self.sessions = sessions  # None: language servers are off for the engine
+        self.service = service
         self._answers: OrderedDict[tuple[object, ...], dict[Path, FileErrors]] = OrderedDict()
         self._lock = threading.Lock()
 
     def verify(self, written: Sequence[Written]) -> Verification:
         """The verification of a write of `written` (one file or several: a patch, a contract,
         a rename), asked before it is written; the server then holds the texts after it."""
-        config = verify_config(self.engine.workspace.root)
+        config = verify_config(self.workspace.root)
         written = [w for w in written if w.after != w.source.text]
         touched = {w.source.path: touched_by(w.lang, w.source.display, w.source.text, w.after) for w in written}
         if not written:
@@ -98,7 +102,7 @@ class Verifier:
         before) when the write adds errors."""
         if verification is None or not verification.new_errors:
             return
-        if verify_config(self.engine.workspace.root).on_new_errors == "refuse":
+        if verify_config(self.workspace.root).on_new_errors == "refuse":
             self.put_back(written)
             shown = "; ".join(f"{e.place}: {e.message}" for e in verification.new_errors[:10])
             more = f" and {len(verification.new_errors) - 10} more" if len(verification.new_errors) > 10 else ""
@@ -115,8 +119,8 @@ class Verifier:
 
     def _session(self, lang: Language) -> LspSession | str | None:
         """The language's session; a reason (str) when none runs."""
-        sessions = self.engine.sessions
-        if not self.engine.use_servers or not sessions.use_servers:
+        sessions = self.sessions()
+        if sessions is None or not sessions.use_servers:
             return f"no language server for {lang.name} runs here (language servers are off)"
         try:
             session = sessions.session_for(lang)
@@ -141,7 +145,7 @@ class Verifier:
         middle = time.monotonic() + (deadline - time.monotonic()) / 2
         before = self._errors(session, before_texts, asked, middle)
         after = self._errors(session, after_texts, asked, deadline)
-        display = self.engine.workspace.display
+        display = self.workspace.display
         texts = {w.source.path: (w.source.text, w.after) for w in group}
         new: list[NewError] = []
         unknown: dict[Path, str] = {}
@@ -161,7 +165,7 @@ class Verifier:
         the same server that spell the name."""
         from gateway.symbols.references import references_outside
 
-        service = self.engine.symbol_service
+        service = self.service()
         found = _Dependents()
         for w in group:
             view = None
@@ -184,11 +188,11 @@ class Verifier:
         return found
 
     def _file_of(self, place: str) -> Path:
-        return self.engine.workspace.resolve(place.rpartition(":")[0])
+        return self.workspace.resolve(place.rpartition(":")[0])
 
     def _spelling(self, w: Written, name: str) -> list[Path]:
         """The workspace's files the same server reads that spell `name` as a word."""
-        service = self.engine.symbol_service
+        service = self.service()
         word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
         found = []
         for path in service.source_files():

@@ -18,8 +18,8 @@ from gateway import progress
 from gateway.contracts.check import FilePlan, Plan, StepResult, check_contract
 from gateway.contracts.journal import JournalEntry, finish_journal, interrupted, undo, write_journal, written_by_others
 from gateway.contracts.model import Contract, Validation, load_contract
-from gateway.errors import FileMissing, OutsideWorkspace, UsageError
-from gateway.results import failure
+from gateway.errors import FileMissing, NewErrors, OutsideWorkspace, UsageError
+from gateway.results import Verification, failure
 from gateway.reaper import SCRIPT as REAPER
 from gateway.snapshot import compare, restore, take
 from gateway.typed.state import objects_dir
@@ -56,6 +56,7 @@ class ContractReport:
     validations: tuple[dict[str, Any], ...] = ()
     recovered: tuple[str, ...] = ()
     interrupted: tuple[dict[str, Any], ...] = ()
+    verification: Verification | None = None  # the language server's delta of the contract's writes, as one write
 
     @property
     def ok(self) -> bool:
@@ -90,6 +91,7 @@ class ContractReport:
             **applied,
             **({"recovered": list(self.recovered)} if self.applied is not None else {"interrupted": list(self.interrupted)}),
             **({"error": error} if error else {}),
+            **(self.verification.to_json() if self.verification is not None else {}),
         }
 
 
@@ -167,6 +169,11 @@ def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failur
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", plan.problems[0].code)
             return ContractReport(plan, applied=False, recovered=tuple(recovered))
         changed = [fp for fp in plan.files.values() if fp.changed]
+        try:
+            verification = _verified(gateway, changed)
+        except NewErrors:
+            _log_steps(gateway, contract, run_id, plan.steps, "rejected", "new_errors")
+            raise
         write_journal(workspace.root, run_id, contract.id, [_journal_entry(fp) for fp in changed])
         try:
             gateway.workspace.write_all(
@@ -200,7 +207,25 @@ def apply_contract(gateway: Engine, path: str | os.PathLike[str], keep_on_failur
                 result.status = "rolled_back"
             _log_steps(gateway, contract, run_id, plan.steps, "rejected", "rolled_back")
     return ContractReport(plan, applied=validated, rolled_back=rolled_back, kept_on_failure=not validated and keep,
-                          validations=tuple(validations + not_run), recovered=tuple(recovered))
+                          validations=tuple(validations + not_run), recovered=tuple(recovered), verification=verification)
+
+
+def _verified(gateway: Engine, changed: list[FilePlan]) -> Verification | None:
+    """The delta of the contract's changes to existing files of languages with symbols, as one
+    write (NewErrors under `[verify] on_new_errors = "refuse"`, nothing written)."""
+    from gateway.syntax import language_for
+    from gateway.verify import Written
+
+    written = []
+    for fp in changed:
+        lang = language_for(gateway.registry, fp.source.path, fp.source.text, fp.text) if fp.source is not None else None
+        if fp.source is not None and lang is not None and lang.symbol_backend:
+            written.append(Written(fp.source, fp.text, lang))
+    if not written:
+        return None
+    verification = gateway.verifier.verify(written)
+    gateway.verifier.refuse_or_pass(verification, written)
+    return verification
 
 
 def _journal_entry(fp: FilePlan) -> JournalEntry:

@@ -23,10 +23,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.errors import Ambiguous, Blocked, GatewayError, NotFound, OutsideWorkspace, UsageError
+from gateway.errors import Ambiguous, Blocked, GatewayError, NewErrors, NotFound, OutsideWorkspace, UsageError
 from gateway.hostcalls.call import PASS, SINCE, Answer, Edit, HookCall
 from gateway.hostcalls.host_edits import edit_for, host_edits, kept_last_newline, replay
 from gateway.hostcalls.scope import Scope
+from gateway.hostcalls.verified import delta, note, wanted
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
@@ -92,7 +93,26 @@ def _pre(scope: Scope, call: HookCall) -> Answer:
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
+    elif judged is not None and wanted(judged.gate, judged.path, judged.effect.before, judged.effect.after):
+        refused = verified_allowed(scope, judged)
+        if refused is not None:
+            return refused
     return scope.with_grant([path], answer, typed, lambda: results_of(call, judged, answer))
+
+
+def verified_allowed(scope: Scope, judged: Judged) -> Answer | None:
+    """A write the gate lets through that touches a definition, verified before the host writes
+    it: its note kept for `post`, or the refusal under `[verify] on_new_errors = "refuse"`."""
+    from gateway.hostcalls.pending import remember
+
+    assert judged.effect.before is not None
+    try:
+        verification = delta(scope, judged.path, judged.effect.before, judged.effect.after)
+    except NewErrors as refused:
+        return Answer("deny", str(refused))
+    if note(verification):
+        remember(judged.path, judged.effect.after, note(verification))
+    return None
 
 
 def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:
@@ -243,9 +263,13 @@ def structural(scope: Scope, call: HookCall, judged: Judged) -> Answer:
     route = routed(scope, judged.path, judged.classification, judged.effect, judged.gate)
     if isinstance(route, tuple):
         return Answer("deny", route[0], suggested=route[1])
-    remember(judged.path, route.result, route.summary())
+    assert judged.effect.before is not None
+    try:
+        verification = delta(scope, judged.path, judged.effect.before, route.result)
+    except NewErrors as refused:
+        return Answer("deny", str(refused))
+    remember(judged.path, route.result, " ".join(filter(None, (route.summary(), note(verification)))))
     operations = [o.to_json() for o in route.operations]
     if call.kind == "write":
         return Answer("rewrite", content=call.content if route.exact else route.result, operations=operations)
-    assert judged.effect.before is not None
     return Answer("rewrite", edit=edit_for(judged.effect.before, route.result, route, call.style), operations=operations)

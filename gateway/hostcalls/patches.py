@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, NewErrors
 from gateway.hostcalls.call import PASS, Answer, HookCall
 from gateway.hostcalls.scope import Scope
+from gateway.hostcalls.verified import delta, note
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -176,6 +177,13 @@ def _rewritten(scope: Scope, call: HookCall, net: NetEffects, routed: list[_Rout
         return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
     if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:
         return Answer("deny", "Refused: the routed patch would not leave the files as verified; send each structural change as its own patch.")
+    notes = {}
     for done in routed:
-        remember(done.effect.path, done.route.result, done.route.summary())
+        try:
+            found = delta(scope, done.effect.path, done.effect.before or "", done.route.result)
+        except NewErrors as refused:
+            return Answer("deny", str(refused))
+        notes[done.effect.path] = " ".join(filter(None, (done.route.summary(), note(found))))
+    for done in routed:
+        remember(done.effect.path, done.route.result, notes[done.effect.path])
     return Answer("rewrite", text=text, operations=[o.to_json() for done in routed for o in done.route.operations])

@@ -1,0 +1,56 @@
+"""The language server's delta of a host's write, computed before the host writes it (`pre`), on
+the engine of the file's workspace: the note the agent is sent once the file holds what the
+write leaves (`pending`, taken by `post`), or, under `[verify] on_new_errors = "refuse"`, the
+refusal. Routed writes are verified; writes the gate lets through only when they touch a
+definition or a top-level binding (a one-line header change, a constant renamed), or with
+`[verify] body = true`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gateway.errors import GatewayError, NewErrors
+
+if TYPE_CHECKING:
+    from gateway.gate.checker import Gate
+    from gateway.hostcalls.scope import Scope
+    from gateway.results import Verification
+
+
+def delta(scope: Scope, path: Path, before: str, after: str) -> Verification | None:
+    """The delta of writing `after` over `before` at `path`; None where it is not asked for (a
+    file outside the workspace, no language with symbols). NewErrors under the refuse policy;
+    another failure gives an unknown, never a failed hook."""
+    from gateway.results import Verification
+    from gateway.workspace import SourceFile
+
+    engine = scope.engine_for(path)
+    source = SourceFile(path, engine.workspace.display(path) if path.is_relative_to(engine.workspace.root) else str(path),
+                        before, "utf-8", None, 0, "")
+    try:
+        return engine.verify_write(source, after)
+    except NewErrors:
+        raise
+    except GatewayError as error:
+        return Verification("unknown", why=str(error))
+
+
+def wanted(gate: Gate, path: Path, before: str | None, after: str) -> bool:
+    """Whether a write the gate lets through is verified: it touches a definition or a
+    top-level binding, or `[verify] body` asks for every write."""
+    from gateway.config import verify_config
+    from gateway.gate.touched import touched_by
+    from gateway.syntax import language_for
+
+    if before is None or before == after:
+        return False
+    lang = language_for(gate.registry, path, before, after)
+    if lang is None or not lang.symbol_backend:
+        return False
+    return bool(touched_by(lang, str(path), before, after)) or verify_config(gate.root).body
+
+
+def note(verification: Verification | None) -> str:
+    """The verification as the agent reads it after the write; nothing for a skipped one."""
+    return verification.summary() if verification is not None and verification.status != "skipped" else ""

@@ -1,0 +1,136 @@
+"""The language server's delta of a write (gateway.verify): the pure parts (what a write touched,
+errors carried across the edit, the note) without a server, then the engine's wiring with
+servers off, then real servers (gopls, typescript-language-server, jedi) through Engine.edit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gateway.engine import Engine
+from gateway.errordelta import introduced, line_ranges
+from gateway.gate.touched import touched_by
+from gateway.langs import default_registry
+from gateway.results import NewError, Verification
+from tests.conftest import make_workspace
+
+REGISTRY = default_registry()
+
+
+@dataclass(frozen=True)
+class Reported:
+    line: int
+    column: int
+    message: str
+    source: str = "server"
+
+
+# --- what a write touched, beside the gate -------------------------------------------------
+
+PY = "DEFAULT_REDIRECT_LIMIT = 30\n\n\ndef helper(a):\n    return a\n"
+
+
+def test_a_one_line_rename_of_a_module_constant_is_touched() -> None:
+    touched = touched_by(REGISTRY.get("python"), "a.py", PY, PY.replace("DEFAULT_REDIRECT_LIMIT", "MAX_REDIRECTS"))
+    assert [(t.name, t.change, t.new_name_path) for t in touched] == [("DEFAULT_REDIRECT_LIMIT", "renamed", "MAX_REDIRECTS")]
+
+
+def test_a_one_line_header_change_is_touched_though_the_gate_lets_it_through() -> None:
+    after = PY.replace("def helper(a):", "def helper(a, b):")
+    assert not _gate_blocks("a.py", PY, after)
+    touched = touched_by(REGISTRY.get("python"), "a.py", PY, after)
+    assert [(t.name, t.kind, t.change) for t in touched] == [("helper", "function", "header")]
+
+
+def test_a_body_edit_touches_nothing() -> None:
+    assert touched_by(REGISTRY.get("python"), "a.py", PY, PY.replace("return a", "return a + 1")) == ()
+
+
+@pytest.mark.parametrize(("lang", "path", "before", "after", "name"), [
+    ("go", "a.go", "package a\n\nconst DefaultLimit = 30\n", "package a\n\nconst MaxLimit = 30\n", "DefaultLimit"),
+    ("typescript", "a.ts", "export const maxErrorResponseBodySize = 10;\n", "export const maxBodySize = 10;\n", "maxErrorResponseBodySize"),
+    ("javascript", "a.js", "export let retries = 2;\n", "", "retries"),
+])
+def test_top_level_bindings_of_other_languages(lang: str, path: str, before: str, after: str, name: str) -> None:
+    touched = touched_by(REGISTRY.get(lang), path, before, after)
+    assert [t.name for t in touched] == [name]
+    assert touched[0].change == ("removed" if not after else "renamed")
+
+
+def _gate_blocks(path: str, before: str, after: str) -> bool:
+    from gateway.gate.checker import Gate
+
+    return Gate(REGISTRY).check_write(path, before, after)[1].blocked
+
+
+# --- errors carried across the edit ----------------------------------------------------------
+
+def test_lines_map_across_an_insertion_and_a_replacement() -> None:
+    before = "a\nb\nc\n"
+    after = "new\na\nB\nc\n"
+    assert line_ranges(before, after) == [(2, 2), (3, 3), (4, 4)]
+    assert line_ranges("a\nb\nc\n", "a\nc\n") == [(1, 1), (2, 1), (2, 2)]
+
+
+def test_an_error_that_moved_with_its_line_is_not_new() -> None:
+    before, after = "x = undefined_name\n", "import os\n\nx = undefined_name\n"
+    old = [Reported(1, 5, '"undefined_name" is not defined')]
+    now = [Reported(3, 5, '"undefined_name" is not defined')]
+    assert introduced("a.py", before, after, old, now) == ()
+
+
+def test_the_same_message_at_another_line_is_new() -> None:
+    text = "f(1)\nf(2)\n"
+    old = [Reported(1, 1, "not enough arguments")]
+    now = [Reported(1, 1, "not enough arguments"), Reported(2, 1, "not enough arguments")]
+    assert introduced("b.go", text, text, old, now) == (NewError("b.go", 2, 1, "not enough arguments", "server"),)
+
+
+def test_an_error_on_a_changed_line_that_stays_is_not_new() -> None:
+    before, after = "x = undefined_name\n", "x = undefined_name + 1\n"
+    old, now = [Reported(1, 5, "undefined")], [Reported(1, 5, "undefined")]
+    assert introduced("a.py", before, after, old, now) == ()
+
+
+# --- the note --------------------------------------------------------------------------------
+
+def test_the_note_names_every_place() -> None:
+    v = Verification("checked", (NewError("b.go", 4, 2, "not enough arguments in call to helper", "compiler"),),
+                     callers=("b.go:4", "c.go:9"), unchecked=("c.go",), why="c.go: no answer within 2000 ms", server="gopls")
+    assert v.summary() == (
+        "The language server (gopls) reports 1 new error: b.go:4: not enough arguments in call to helper. "
+        "Callers of the changed header: b.go:4 (broken), c.go:9 (may break: not checked). "
+        "Not checked (c.go: no answer within 2000 ms): c.go.")
+    assert Verification("unknown", why="jedi-language-server reports only syntax errors").summary() == (
+        "Not verified: jedi-language-server reports only syntax errors.")
+    assert Verification("checked", server="gopls").summary() == "The language server (gopls) reports no new error."
+
+
+# --- the engine, servers off -----------------------------------------------------------------
+
+def test_without_servers_a_header_change_is_unknown_and_a_body_edit_skipped(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "w", copy=None, files={"a.py": PY, "b.py": "from a import helper\n\nhelper(1)\n"})
+    engine = Engine(root, use_servers=False)
+    header = engine.edit("a.py", "def helper(a):", "def helper(a, b):")
+    assert header.verification is not None and header.verification.status == "unknown"
+    assert header.verification.why == "no language server for python runs here (language servers are off)"
+    body = engine.edit("a.py", "return a", "return a + b")
+    assert body.verification is not None and body.verification.status == "skipped"
+    assert body.to_json()["verified"] == "skipped"
+
+
+def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "w", copy=None, files={"a.py": PY})
+    engine = Engine(root, use_servers=False)
+    result = engine.edit("a.py", "def helper(a):\n    return a\n", "def helper(a):\n    return a\n\n\ndef other():\n    return 2\n",
+                         route=True, dry_run=True)
+    assert result.dry_run and result.route is not None and "+def other():" in result.diff
+    assert result.to_json()["applied"] is False
+    assert (root / "a.py").read_text() == PY
+    removed = engine.remove_symbol("helper", "a.py", dry_run=True)
+    assert removed.dry_run and removed.to_json()["applied"] is False and "-def helper(a):" in removed.diff
+    assert (root / "a.py").read_text() == PY
+    replaced = engine.replace_symbol("helper", "a.py", "def helper(a, b):\n    return a\n")
+    assert not replaced.dry_run and "def helper(a, b):" in (root / "a.py").read_text()
