@@ -209,3 +209,11 @@ def test_a_write_that_changed_no_definition_says_nothing_of_verification() -> No
     skipped = Verification("skipped", why="the write changes only bodies of definitions ([verify] body = false)")
     assert cli_text.operation(_performed(skipped), {})[0] == "Replaced `Total`.\n--- a/shop.go\n+++ b/shop.go"
     assert _performed(skipped)["verified"] == "skipped"  # said in --json
+
+
+def test_a_contracts_text_ends_with_the_verification_of_its_writes() -> None:
+    applied = {"contract": "add-discount", "ready": True, "validated": True, "problems": [], "steps": [], "validations": [],
+               **Verification("checked", (GO_ERROR,), server="gopls").to_json()}
+    text, code = cli_text.contract("apply")(applied, {})
+    assert code == 0 and text.splitlines() == ["Contract add-discount applied and validated.", "The language server (gopls) reports 1 new error(s):",
+                                               "  main.go:6:22: not enough arguments in call to Total (compiler)"]

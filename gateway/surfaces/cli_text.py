@@ -200,7 +200,7 @@ def _contract_text(action: str, result: Result) -> str:
         lines.append(f"Contract {result['contract']} applied and validated.")
     else:
         lines.append(f"Contract {result['contract']} failed validation; " + ("files kept as written." if result["kept_on_failure"] else "every file restored."))
-    return "\n".join(lines)
+    return "\n".join(lines + verification(result))
 
 
 def context(result: Result, params: dict[str, Any]) -> Shown:
