@@ -134,3 +134,109 @@ def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert (root / "a.py").read_text() == PY
     replaced = engine.replace_symbol("helper", "a.py", "def helper(a, b):\n    return a\n")
     assert not replaced.dry_run and "def helper(a, b):" in (root / "a.py").read_text()
+
+
+# --- real servers, through Engine.edit: one warm engine per language for the module ----------
+
+GO = {
+    "go.mod": "module example.com/v\n\ngo 1.23\n",
+    "a.go": "package v\n\n// Helper doubles a.\nfunc Helper(a int) int {\n\treturn a * 2\n}\n",
+    "b.go": "package v\n\nfunc Use() int {\n\treturn Helper(1)\n}\n",
+    "c.go": "package v\n\nfunc Broken() int {\n\treturn undefinedThing\n}\n",
+}
+TS = {
+    "tsconfig.json": '{"compilerOptions": {"target": "ES2022", "module": "ES2022", "strict": true}, "include": ["src"]}\n',
+    "src/a.ts": "export function helper(a: number): number {\n  return a * 2;\n}\n",
+    "src/b.ts": 'import { helper } from "./a";\n\nexport function use(): number {\n  return helper(1);\n}\n',
+    "src/c.ts": "export const broken: number = undefinedThing;\n",
+}
+HEADER = {
+    "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
+    "typescript": ("src/a.ts", "export function helper(a: number): number {\n  return a * 2;\n}",
+                   "export function helper(a: number, b: number): number {\n  return a * b;\n}", "src/b.ts:4"),
+}
+BODY = {"go": ("a.go", "return a * 2", "return a + a"), "typescript": ("src/a.ts", "return a * 2;", "return a + a;")}
+
+
+class Project:
+    """A small project per language on one warm engine; its files and config reset per test."""
+
+    def __init__(self, root: Path, files: dict[str, str]) -> None:
+        self.root, self.files = root, files
+        make_workspace(root, copy=None, files=files)
+        self.engine = Engine(root)
+
+    def reset(self, verify: str = "") -> Project:
+        for name, text in self.files.items():
+            if (self.root / name).read_text() != text:
+                (self.root / name).write_text(text)
+        (self.root / ".gateway").mkdir(exist_ok=True)
+        (self.root / ".gateway" / "config.toml").write_text(f"[verify]\nbudget_ms = 20000\n{verify}")
+        return self
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a factory of warm projects
+    made: dict[str, Project] = {}
+
+    def get(lang: str, verify: str = "") -> Project:
+        if lang not in made:
+            made[lang] = Project(tmp_path_factory.mktemp(lang), {"go": GO, "typescript": TS}[lang])
+        return made[lang].reset(verify)
+
+    yield get
+    for p in made.values():
+        p.engine.close()
+
+
+@pytest.mark.parametrize("lang", ["go", "typescript"])
+def test_a_routed_header_change_names_the_caller_it_breaks(servers: None, project, lang: str) -> None:  # noqa: ANN001
+    p = project(lang)
+    path, old, new, caller = HEADER[lang]
+    result = p.engine.edit(path, old, new, route=True)
+    v = result.verification
+    assert result.route is not None and v is not None, result
+    assert v.status == "checked", v
+    assert [e.place for e in v.new_errors] == [caller], v
+    assert v.callers == (caller,)
+    assert caller in v.summary() and "(broken)" in v.summary()
+    assert result.to_json()["new_errors"][0]["path"] == caller.split(":")[0]
+
+
+@pytest.mark.parametrize("lang", ["go", "typescript"])
+def test_a_body_edit_beside_an_existing_error_reports_nothing_new(servers: None, project, lang: str) -> None:  # noqa: ANN001
+    p = project(lang, "body = true\n")
+    path, old, new = BODY[lang]
+    v = p.engine.edit(path, old, new).verification
+    assert v is not None and v.status == "checked" and v.new_errors == (), v
+
+
+@pytest.mark.parametrize("lang", ["go"])
+def test_refuse_leaves_the_file_unchanged_and_a_dry_run_writes_nothing(servers: None, project, lang: str) -> None:  # noqa: ANN001
+    from gateway.errors import NewErrors
+
+    p = project(lang, 'on_new_errors = "refuse"\n')
+    path, old, new, caller = HEADER[lang]
+    with pytest.raises(NewErrors) as refused:
+        p.engine.edit(path, old, new, route=True)
+    assert caller in str(refused.value) and [e.place for e in refused.value.new_errors] == [caller]
+    assert (p.root / path).read_text() == p.files[path]
+    p.reset()
+    preview = p.engine.edit(path, old, new, route=True, dry_run=True)
+    assert preview.dry_run and preview.verification is not None and [e.place for e in preview.verification.new_errors] == [caller]
+    assert (p.root / path).read_text() == p.files[path]
+    # the server was given the text on disk back: a body edit now finds nothing new
+    p.reset("body = true\n")
+    body_path, body_old, body_new = BODY[lang]
+    after = p.engine.edit(body_path, body_old, body_new).verification
+    assert after is not None and after.status == "checked" and after.new_errors == (), after
+
+
+def test_jedi_is_unknown_with_the_reason(servers: None, tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "w", copy=None, files={"a.py": PY, "b.py": "from a import helper\n\nhelper(1)\n"})
+    engine = Engine(root)
+    try:
+        v = engine.edit("a.py", "def helper(a):\n    return a\n", "def helper(a, b):\n    return a\n", route=True).verification
+    finally:
+        engine.close()
+    assert v is not None and v.status == "unknown" and v.why is not None and "jedi-language-server" in v.why, v

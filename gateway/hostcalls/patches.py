@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gateway.errors import GatewayError, NewErrors
 from gateway.hostcalls.call import PASS, Answer, HookCall
 from gateway.hostcalls.scope import Scope
-from gateway.hostcalls.verified import delta, note
+from gateway.hostcalls.verified import delta, note, wanted
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -87,9 +87,30 @@ def judge_patch(scope: Scope, call: HookCall, grants: bool = True) -> Answer:
     if refusals:
         return Answer("deny", " ".join(refusals), suggested=tuple(dict.fromkeys(suggested)))
     answer = _rewritten(scope, call, net, routed) if routed else PASS
+    if answer.action != "deny":
+        answer = _verified_allowed(scope, net, {done.effect.path for done in routed}) or answer
     if not grants or answer.action == "deny":
         return answer
     return _with_grants(scope, [effect.path for effect in net.paths if effect.before != effect.after], answer)
+
+
+def _verified_allowed(scope: Scope, net: NetEffects, routed: set[Path]) -> Answer | None:
+    """The delta of each path the patch changes as the gate allows and that touches a definition
+    (a one-line header change, a constant renamed): its note kept for `post`, or the refusal
+    under `[verify] on_new_errors = "refuse"`."""
+    from gateway.hostcalls.pending import remember
+
+    for effect in net.paths:
+        if effect.path in routed or effect.after is None or not wanted(scope.gate(effect.path), effect.path, effect.before, effect.after):
+            continue
+        assert effect.before is not None
+        try:
+            found = delta(scope, effect.path, effect.before, effect.after)
+        except NewErrors as refused:
+            return Answer("deny", str(refused))
+        if note(found):
+            remember(effect.path, effect.after, note(found))
+    return None
 
 
 def _with_grants(scope: Scope, paths: list[Path], answer: Answer) -> Answer:

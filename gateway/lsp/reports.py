@@ -6,8 +6,10 @@ session waits on these (`until`); nothing here talks to the server."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,16 @@ if TYPE_CHECKING:
 
 # Notifications in which servers say how loading the workspace goes (the adapter reads them).
 _REPORTING = ("window/showMessage", "window/logMessage", "language/status")
+
+
+@dataclass(frozen=True)
+class Push:
+    """One `textDocument/publishDiagnostics`: its place among everything the session sent and
+    received (`Reports.mark`), the version it names (None: it names none) and its diagnostics."""
+
+    mark: int
+    version: int | None
+    diagnostics: tuple[dict[str, Any], ...]
 
 
 class Reports:
@@ -33,6 +45,10 @@ class Reports:
         # Documents whose diagnostics since the text last sent came without a version (gopls, on open).
         self._unversioned: set[str] = set()
         self._waited_in_vain: set[tuple[str, int]] = set()
+        self._marks = itertools.count(1)
+        self.pushes: dict[str, Push] = {}  # the last push per document
+        # Capabilities the server registered (`client/registerCapability`), by registration id: method.
+        self.registered: dict[str, str] = {}
         self._lock = threading.Lock()
         # A server that announces when it has loaded the workspace (jdtls) is not ready until it
         # says so; `progress` is the last it said of its loading.
@@ -43,6 +59,8 @@ class Reports:
         """Have the handler pass on the notifications these reports are made of."""
         handler.on_notification("$/progress", self._progress)
         handler.on_notification("textDocument/publishDiagnostics", self._diagnostics)
+        handler.on_request("client/registerCapability", self._register)
+        handler.on_request("client/unregisterCapability", self._unregister)
         for method in _REPORTING:
             handler.on_notification(method, lambda params, method=method: self._report(method, params))
 
@@ -72,6 +90,9 @@ class Reports:
             self._unversioned.add(str(params.get("uri")))
         if isinstance(params, dict):
             self._diagnosed.add(str(params.get("uri")))
+            version = params.get("version")
+            found = [d for d in params.get("diagnostics") or [] if isinstance(d, dict)]
+            self.pushes[str(params.get("uri"))] = Push(self.mark(), version if isinstance(version, int) else None, tuple(found))
         await self._report("textDocument/publishDiagnostics", params)
 
     async def _report(self, method: str, params: Any) -> None:
@@ -88,6 +109,21 @@ class Reports:
                 self._load_errors[key] = reason
             else:
                 self._load_errors.pop(key, None)
+
+    async def _register(self, params: Any) -> None:
+        """Capabilities the server registers (pyright's pull diagnostics: only so)."""
+        for registration in _listed(params, "registrations"):
+            self.registered[str(registration.get("id"))] = str(registration.get("method"))
+
+    async def _unregister(self, params: Any) -> None:
+        # The spec's misspelt key, as servers send it.
+        for gone in _listed(params, "unregisterations"):
+            self.registered.pop(str(gone.get("id")), None)
+
+    def mark(self) -> int:
+        """A number greater than any given before: taken before a document is sent, a push
+        with a greater one came after it."""
+        return next(self._marks)
 
     @property
     def load_errors(self) -> list[str]:
@@ -108,6 +144,11 @@ class Reports:
     def versions_diagnostics(self) -> bool:
         """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
         return bool(self._analysed)
+
+    def names_versions(self, uri: str) -> bool:
+        """Whether a push for `uri` has named the version it is about (clangd's, but not the
+        one it clears a closed document with)."""
+        return uri in self._analysed
 
     def analysed(self, uri: str, version: int) -> bool:
         """Whether the server has analysed `version` of `uri`: diagnostics of that version, or
@@ -130,6 +171,11 @@ async def until(done: Callable[[], bool], limit: float, interval: float) -> bool
     while not done() and loop.time() < deadline:
         await asyncio.sleep(interval)
     return done()
+
+
+def _listed(params: Any, key: str) -> list[dict[str, Any]]:
+    found = params.get(key) if isinstance(params, dict) else None
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
 
 
 def _work(title: str, value: dict[str, Any]) -> str:

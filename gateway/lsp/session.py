@@ -38,7 +38,8 @@ _IGNORED_NOTIFICATIONS = (
     "telemetry/event",
 )
 _KILLING = (1 << (9 - 1)) | (1 << (15 - 1))  # SIGKILL, SIGTERM in /proc's pending-signal masks
-_IGNORED_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create")
+# pyright asks for pulls again (`workspace/diagnostic/refresh`), unasked, and exits when refused.
+_IGNORED_REQUESTS = ("window/workDoneProgress/create", "workspace/diagnostic/refresh")
 
 
 class LspSession:
@@ -62,12 +63,15 @@ class LspSession:
         self._versions: dict[str, int] = {}
         self._sent: dict[str, str] = {}
         self._opened: dict[str, str] = {}
+        self._languages: dict[str, str] = {}  # the language id each document was opened with
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=f"lsp-{name}", daemon=True)
         # Under the reaper (gateway.lsp.launch); `process`: started so already (a cold command's).
         self._handler = handler(*leashed(command, adapter, root, search_path(root)), root, process)
         self.server_info: dict[str, Any] = {}
+        self.capabilities: dict[str, Any] = {}
+        self._registrations_settled = False
         self.reports = Reports(adapter, root)
         self._started_at = time.monotonic()
         self.documents = Documents()
@@ -114,6 +118,7 @@ class LspSession:
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
             raise ServerFailed(f"{self.name}: garbage reply to initialize: {str(result)[:120]}")
         self.server_info = dict(result.get("serverInfo") or {})
+        self.capabilities = result["capabilities"]
         self._handler.notify.initialized({})
 
     @property
@@ -309,6 +314,64 @@ class LspSession:
                 time.sleep(pause)
             return self._run(make(self._handler), what=method)
 
+    def within(self, make: Callable[[LanguageServerHandler], Awaitable[T]], limit: float, what: str) -> T | None:
+        """What `make` gives on the session's loop, or None when it takes longer than `limit`
+        seconds: a late answer is not a failure of the server, which is left running (a
+        server that exits meanwhile fails the call, as any other)."""
+        async def bounded() -> T | None:
+            try:
+                return await asyncio.wait_for(make(self._handler), max(limit, 0.0))
+            except asyncio.TimeoutError:
+                return None
+
+        with self._lock:
+            return self._run(bounded(), what=what)
+
+    def settle_registrations(self) -> None:
+        """One round trip, once per session: the capabilities a server registers as it is
+        initialised (pyright's pull diagnostics) have arrived by its answer, which it sends in
+        order after them. The spec has a server refuse a `$/` request it does not know."""
+        if self._registrations_settled:
+            return
+
+        async def ping(handler: LanguageServerHandler) -> None:
+            try:
+                await handler.send_request("$/gateway/ping", {})
+            except LspError:
+                pass
+
+        self.within(ping, self.timeout / 2, "$/gateway/ping")
+        self._registrations_settled = True
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by a caller whose requests must not interleave with another's (documents sent, then asked about)."""
+        return self._lock
+
+    def version_of(self, path: Path) -> int:
+        """The version of `path` last sent to the server (0: it does not hold it open)."""
+        return self._versions.get(path.as_uri(), 0)
+
+    def resend(self, path: Path, reopen: bool) -> None:
+        """Send `path`'s text last sent again, as a new version, so that the server analyses it
+        afresh against the other documents as they are now: by didChange, or (`reopen`) by
+        closing and opening it (clangd skips a didChange to the same text)."""
+        uri = path.as_uri()
+        with self._lock:
+            text, version, language_id = self._sent[uri], self._versions[uri] + 1, self._languages.get(uri, "")
+            self._versions[uri] = version
+            self.reports.sent(uri)
+            if not reopen:
+                self._notify(lambda h: h.notify.did_change_text_document(
+                    {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
+                ))
+                return
+            self._opened[uri] = text
+            self._notify(lambda h: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
+            self._notify(lambda h: h.notify.did_open_text_document(
+                {"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}}
+            ))
+
     def opened_otherwise(self, path: Path, text: str) -> bool:
         """Whether the server opened `path` holding another text than `text`."""
         return self._opened.get(path.as_uri(), text) != text
@@ -322,6 +385,7 @@ class LspSession:
             if uri not in self._versions:
                 self._versions[uri] = 1
                 self._opened[uri] = text
+                self._languages[uri] = language_id
                 self._notify(lambda h: h.notify.did_open_text_document(
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}
                 ))
@@ -352,6 +416,7 @@ class LspSession:
                 text = read(path)
                 if text is None:
                     del self._versions[uri], self._sent[uri], self._opened[uri]
+                    self._languages.pop(uri, None)
                     self.documents.closed(uri)
                     self._notify(lambda h, uri=uri: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
                     continue

@@ -15,6 +15,9 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
         "synchronization": {"didSave": True, "dynamicRegistration": False},
         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True, "symbolKind": {"valueSet": list(range(1, 27))}},
         "rename": {"prepareSupport": False, "dynamicRegistration": False},
+        # Pull diagnostics: pyright offers them only by registering them (gateway.lsp.diagnostics).
+        "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": False},
+        "publishDiagnostics": {"versionSupport": True},
     },
     "workspace": {
         "workspaceEdit": {"documentChanges": True, "resourceOperations": []},
@@ -47,6 +50,21 @@ class Adapter:
     # after (jdtls's Kotlin): while a document differs from that text, its symbols come from
     # tree-sitter.
     symbols_of_opened_text: frozenset[str] = frozenset()
+
+    # Why the server's diagnostics cannot tell whether an edit broke the program, when they
+    # cannot ("{server}": the server's name; None: they can): used only where the server offers no pull and no command for
+    # them (gateway.lsp.diagnostics), whatever else it pushes.
+    no_semantic_errors: str | None = None
+
+    def diagnostic_requests(self, path: Path) -> tuple[dict[str, Any], ...]:
+        """`workspace/executeCommand` requests whose answers are `path`'s diagnostics for the
+        text last sent, where the server has such a command (`diagnostics_of_commands` reads
+        them); none by default. Used only where the server lists the command."""
+        return ()
+
+    def diagnostics_of_commands(self, replies: list[Any]) -> list[dict[str, Any]]:
+        """The answers to `diagnostic_requests` as LSP diagnostics."""
+        return []
 
     def workspace_report(self, method: str, params: Any, root: Path) -> tuple[str, str | None] | None:
         """What one of the server's messages (window/showMessage, window/logMessage,

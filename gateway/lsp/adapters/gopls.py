@@ -54,6 +54,11 @@ class GoplsAdapter(Adapter):
         line would have it download and run (it says the module needs a newer Go instead)."""
         return {"GOTOOLCHAIN": "local"}
 
+    def initialization_options(self, program: str) -> dict[str, Any]:
+        """Pull diagnostics (experimental in gopls, answered with `kind: ""`), bound to the
+        text asked about (gateway.lsp.diagnostics)."""
+        return {"pullDiagnostics": True}
+
     def name_segments(self, name: str) -> list[str]:
         match = _METHOD.match(name)
         return [match.group("receiver"), match.group("name")] if match else [name]

@@ -14,9 +14,11 @@ adapter but for two things.
   about 2 s.
 
 Its diagnostics (a `compile` of the whole file on every didOpen, didChange and didSave) are
-switched off: nothing here reads them, and each took the server's one thread for 10-20 ms on
-argparse.py before it could answer. Nothing is kept on disk by it either, so a CLI command
-that is about to exit kills it instead of waiting about 0.5 s for its polite shutdown.
+syntax errors only, so they cannot tell whether an edit broke the program
+(`no_semantic_errors`); they are switched off, for each took the server's one thread for
+10-20 ms on argparse.py before it could answer. Nothing is kept on disk by it either, so a
+CLI command that is about to exit kills it instead of waiting about 0.5 s for its polite
+shutdown.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ class JediAdapter(Adapter):
     transient_errors = ("AST constructor recursion depth mismatch", "EOFError: Ran out of input")
     restart_when_grown = True
     killed_at_exit = True
+    # The other Python servers run on this adapter too: those that offer pull diagnostics
+    # (pyright) are asked so, and this is not read for them.
+    no_semantic_errors = "{server} reports only syntax errors"
 
     def initialization_options(self, program: str) -> dict[str, Any]:
         return {"diagnostics": {"enable": False}}

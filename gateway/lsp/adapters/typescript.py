@@ -10,6 +10,11 @@ acquisition (npm installs of @types) is off.
 By default tsserver keeps every old name visible by adding text around a renamed reference
 (`{ greet }` becomes `{ greet: salute }`, `export { greet }` becomes `export { salute as greet }`);
 the gateway renames what it is asked to rename and nothing else.
+
+Its pushed diagnostics name no version and are not sent again while they stay the same (no
+push cannot be told from "not analysed yet"): a file's errors are asked of tsserver itself,
+`semanticDiagnosticsSync` and `syntacticDiagnosticsSync` through `typescript.tsserverRequest`,
+which answer for the text last sent.
 """
 
 from __future__ import annotations
@@ -34,7 +39,36 @@ def own_tsserver(program: str) -> Path | None:
     return None
 
 
+_TSSERVER_REQUEST = "typescript.tsserverRequest"
+_SEVERITIES = {"error": 1, "warning": 2, "message": 3, "suggestion": 4}
+
+
+def _lsp_diagnostic(found: dict[str, Any]) -> dict[str, Any]:
+    """A tsserver diagnostic (1-based `line` and `offset`) as an LSP one."""
+    start, end = found.get("start") or {}, found.get("end") or found.get("start") or {}
+    return {
+        "range": {"start": {"line": int(start.get("line", 1)) - 1, "character": int(start.get("offset", 1)) - 1},
+                  "end": {"line": int(end.get("line", 1)) - 1, "character": int(end.get("offset", 1)) - 1}},
+        "severity": _SEVERITIES.get(str(found.get("category")), 1),
+        "message": str(found.get("text", "")),
+        "source": str(found.get("source") or "typescript"),
+    }
+
+
 class TypeScriptAdapter(Adapter):
+    def diagnostic_requests(self, path: Path) -> tuple[dict[str, Any], ...]:
+        return tuple({"command": _TSSERVER_REQUEST, "arguments": [kind, {"file": str(path)}]}
+                     for kind in ("syntacticDiagnosticsSync", "semanticDiagnosticsSync"))
+
+    def diagnostics_of_commands(self, replies: list[Any]) -> list[dict[str, Any]]:
+        found = []
+        for reply in replies:
+            body = reply.get("body") if isinstance(reply, dict) else None
+            if not isinstance(body, list):
+                raise ValueError(f"no diagnostics in tsserver's answer: {str(reply)[:120]}")
+            found += [_lsp_diagnostic(item) for item in body if isinstance(item, dict)]
+        return found
+
     def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         return super().version(program, version_args, path) if own_tsserver(program) else None
 
