@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from gateway.api import Gateway
+from gateway.engine import Engine
 from gateway.errors import HookFailed
 from gateway.surfaces.hooks.run import outcome
 from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
@@ -20,8 +22,8 @@ BODY = ("return len(self.prices)", "return len(self.prices) + 0")
 pytestmark = pytest.mark.workspace(copy=None, files={"prices.py": SOURCE})
 
 
-def answer(host: str, payload: dict[str, Any], event: str | None = None) -> dict[str, Any] | None:
-    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": payload.get("cwd"), "project_dir": None}, event)
+def answer(host: str, payload: dict[str, Any], event: str | None = None, engine: Engine | None = None) -> dict[str, Any] | None:
+    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": payload.get("cwd"), "project_dir": None}, event, engine)
     assert code == 0
     return json.loads(stdout) if stdout else None
 
@@ -250,17 +252,19 @@ EVERY_HOST = ("claude-code", "copilot", "gemini", "codex", "opencode")
 @pytest.mark.usefixtures("servers")
 @pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
 def test_each_host_is_told_the_caller_a_header_change_breaks_and_refused_it_under_refuse(workspace: Path) -> None:
-    """gopls: after the host ran the routed header change, its post-edit note names the caller
-    it breaks (checkout.go:4); with `[verify] on_new_errors = "refuse"` the host's deny does."""
-    for host in EVERY_HOST:
-        answer(host, *header_change(host, workspace, "pre"))
-        (workspace / "shop.go").write_text(GO.replace(GO_OLD, GO_NEW))  # as the host writes the routed edit
-        note = context(host, answer(host, *header_change(host, workspace, "post")))
-        assert "checkout.go:4" in note, (host, note)
-        (workspace / "shop.go").write_text(GO)
-    (workspace / ".gateway").mkdir()
-    (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
-    for host in EVERY_HOST:
-        reason = denial(host, answer(host, *header_change(host, workspace, "pre")))
-        assert "checkout.go:4" in reason, (host, reason)
-        assert (workspace / "shop.go").read_text() == GO
+    """gopls, warm as in the daemon: after the host ran the routed header change, its post-edit
+    note names the caller it breaks (checkout.go:4); with `[verify] on_new_errors = "refuse"` the
+    host's deny does."""
+    with Gateway(str(workspace)) as engine:
+        for host in EVERY_HOST:
+            answer(host, *header_change(host, workspace, "pre"), engine)
+            (workspace / "shop.go").write_text(GO.replace(GO_OLD, GO_NEW))  # as the host writes the routed edit
+            note = context(host, answer(host, *header_change(host, workspace, "post"), engine))
+            assert "checkout.go:4" in note, (host, note)
+            (workspace / "shop.go").write_text(GO)
+        (workspace / ".gateway").mkdir()
+        (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
+        for host in EVERY_HOST:
+            reason = denial(host, answer(host, *header_change(host, workspace, "pre"), engine))
+            assert "checkout.go:4" in reason, (host, reason)
+            assert (workspace / "shop.go").read_text() == GO
