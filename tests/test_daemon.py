@@ -24,7 +24,7 @@ import pytest
 from gateway.surfaces import daemon_client
 from tests.conftest import make_workspace
 from tests.rpc_client import edit_counters_concurrently
-from tests.caller_cases import GO, GO_WORKSPACE
+from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
 from tests.test_cli_symbols import HEADER_EDIT
 
 pytestmark = pytest.mark.usefixtures("processes")
@@ -417,3 +417,6 @@ def test_a_writes_verification_and_a_refusal_for_its_new_errors_come_back_whole_
     error = json.loads(refused.stdout)["error"]
     assert (refused.returncode, error["kind"], error["new_errors"][0]["path"]) == (3, "new_errors", "checkout.go")
     assert "\n  checkout.go:4:" in refused.stderr and (workspace / "shop.go").read_text() == GO
+    with pytest.raises(daemon_client.DaemonError) as rpc:  # the JSON-RPC method itself, previewed: refused as the write is
+        daemon_client.request(workspace, "gateway/edit", {"path": "shop.go", "old_string": GO_OLD, "new_string": GO_NEW, "dry_run": True})
+    assert (rpc.value.code, rpc.value.data["error"]["new_errors"][0]["line"]) == (-32012, 4)  # type: ignore[index]
