@@ -16,7 +16,7 @@ from gateway.diffs import unified_diff
 from gateway.errors import Ambiguous, Blocked, FileExists, ServerFailed, UsageError
 from gateway.gate.checker import Gate
 from gateway.gate.effect import Effect
-from gateway.gate.verdict import Classification, not_routed
+from gateway.gate.verdict import Classification, TouchedDefinition, not_routed
 from gateway.langs import Language, LanguageRegistry, default_registry
 from gateway.results import EditResult, OperationResult, SymbolList, SymbolMatch, SymbolMatches, Verification
 from gateway.typed.service import TypedEdits
@@ -80,17 +80,19 @@ class Engine:
             self._verifier = Verifier(self.workspace, lambda: self.sessions if self.use_servers else None, lambda: self.symbol_service)
         return self._verifier
 
-    def verify_write(self, source: SourceFile, after: str, dry_run: bool = False) -> Verification | None:
+    def verify_write(self, source: SourceFile, after: str, dry_run: bool = False,
+                     touched: tuple[TouchedDefinition, ...] | None = None) -> Verification | None:
         """The delta of writing `after` over `source` (None: not a file of a language with
         symbols, or outside the workspace); NewErrors under `[verify] on_new_errors = "refuse"`.
-        The server is left holding `after`, or on a dry run (and a refusal) the text before."""
+        The server is left holding `after`, or on a dry run (and a refusal) the text before.
+        `touched`: the definitions the gate listed for a routed write."""
         from gateway.syntax import language_for
         from gateway.verify import Written
 
         lang = language_for(self.registry, source.path, source.text, after)
         if lang is None or not lang.symbol_backend or not source.path.is_relative_to(self.workspace.root):
             return None
-        written = [Written(source, after, lang)]
+        written = [Written(source, after, lang, touched)]
         verification = self.verifier.verify(written)
         self.verifier.refuse_or_pass(verification, written)
         if dry_run and verification.status != "skipped":
@@ -98,12 +100,13 @@ class Engine:
         return verification
 
     @contextlib.contextmanager
-    def checking(self, dry_run: bool = False) -> Iterator[CommitCheck]:
-        """Around a symbol operation: what it commits is verified first, and not written on a dry run."""
+    def checking(self, dry_run: bool = False, touched: dict[Path, tuple[TouchedDefinition, ...]] | None = None) -> Iterator[CommitCheck]:
+        """Around a symbol operation: what it commits is verified first (`touched`: what the gate
+        listed, for a routed write), and not written on a dry run."""
         from gateway.symbols.service import before_commit
         from gateway.verify import CommitCheck
 
-        check = CommitCheck(self.verifier, self.symbol_service.language, dry_run)
+        check = CommitCheck(self.verifier, self.symbol_service.language, dry_run, touched)
         token = before_commit.set(check)
         try:
             yield check
@@ -163,7 +166,7 @@ class Engine:
             effect, classification = gate.check_edit(source.display, source.text, old, new, replace_all)
             planned = self.route_or_refuse(classification, source, effect, gate.config, route)
             if planned is not None:
-                with self.checking(dry_run) as check:
+                with self.checking(dry_run, {source.path: classification.definitions}) as check:
                     self.symbol_service.commit(planned[1], [(source, planned[0].result)])
                 verification = check.verification
             else:

@@ -5,7 +5,8 @@ the write and not for the text before it, each error before carried to its line 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from gateway.results import NewError
@@ -33,11 +34,19 @@ def line_ranges(before: str, after: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def renamed_in(message: str, renames: Mapping[str, str]) -> str:
+    """`message` with each name the write renamed spelled as it is after the write (an error
+    about `helper` before a rename is the same error about `helper2` after it)."""
+    for old, new in renames.items():
+        message = re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _: new, message)
+    return message
+
+
 def introduced(display: str, before: str, after: str, errors_before: Sequence[Reported],
-               errors_after: Sequence[Reported]) -> tuple[NewError, ...]:
-    """The errors after the write that no error before it accounts for: same message, at the
-    line the earlier one's line became (or within the lines that replaced it). Each earlier
-    error accounts for one later one."""
+               errors_after: Sequence[Reported], renames: Mapping[str, str] | None = None) -> tuple[NewError, ...]:
+    """The errors after the write that no error before it accounts for: same message (names the
+    write renamed, `renames`, read as renamed), at the line the earlier one's line became (or
+    within the lines that replaced it). Each earlier error accounts for one later one."""
     ranges = line_ranges(before, after) if before != after else None
     unmatched: dict[str, list[tuple[int, int]]] = {}
     for error in errors_before:
@@ -48,7 +57,7 @@ def introduced(display: str, before: str, after: str, errors_before: Sequence[Re
         else:  # past the last line (an error at the end of the file): it stays at the end
             end = len(after.splitlines()) + 1
             span = (end - 1, end)
-        unmatched.setdefault(error.message, []).append(span)
+        unmatched.setdefault(renamed_in(error.message, renames or {}), []).append(span)
     new = []
     for error in sorted(errors_after, key=lambda e: (e.line, e.column)):
         spans = unmatched.get(error.message, [])

@@ -52,11 +52,13 @@ _KEPT_ANSWERS = 8
 
 @dataclass(frozen=True)
 class Written:
-    """One file of a write: as it was (`source`), and the text the write leaves."""
+    """One file of a write: as it was (`source`), and the text the write leaves; `touched`: the
+    definitions it touches where the gate has listed them (a routed write), else computed."""
 
     source: SourceFile
     after: str
     lang: Language
+    touched: tuple[TouchedDefinition, ...] | None = None
 
 
 @dataclass
@@ -67,7 +69,7 @@ class _Dependents:
     callers: list[str] = field(default_factory=list)
 
     def add(self, paths: Iterable[Path]) -> None:
-        self.files += [p for p in paths if p not in self.files]
+        self.files = list(dict.fromkeys([*self.files, *paths]))
 
 
 class Verifier:
@@ -86,7 +88,8 @@ class Verifier:
         a rename), asked before it is written; the server then holds the texts after it."""
         config = verify_config(self.workspace.root)
         written = [w for w in written if w.after != w.source.text]
-        touched = {w.source.path: touched_by(w.lang, w.source.display, w.source.text, w.after) for w in written}
+        touched = {w.source.path: w.touched if w.touched is not None else touched_by(w.lang, w.source.display, w.source.text, w.after)
+                   for w in written}
         if not written:
             return Verification("skipped", why="the write changes nothing")
         if not config.body and not any(touched.values()):
@@ -118,11 +121,17 @@ class Verifier:
                 session.sync(w.source.path, w.source.text, w.lang.server.language_id_for(w.source.path))
 
     def _session(self, lang: Language) -> LspSession | str | None:
-        """The language's session; a reason (str) when none runs."""
+        """The language's session; a reason (str) when none runs, or when its server would not
+        tell (one that reports no semantic errors is not started for that)."""
+        from gateway.lsp.discovery import planned
+
         sessions = self.sessions()
         if sessions is None or not sessions.use_servers:
             return f"no language server for {lang.name} runs here (language servers are off)"
         try:
+            plan = planned(lang.server, self.workspace.root)
+            if plan is not None and plan[1].no_semantic_errors:
+                return plan[1].no_semantic_errors.format(server=Path(plan[0][0]).name)
             session = sessions.session_for(lang)
         except GatewayError as error:
             return f"{lang.server.name} failed: {error}"
@@ -147,6 +156,8 @@ class Verifier:
         after = self._errors(session, after_texts, asked, deadline)
         display = self.workspace.display
         texts = {w.source.path: (w.source.text, w.after) for w in group}
+        renames = {t.name: t.new_name_path.rsplit("/", 1)[-1] for ts in touched.values() for t in ts
+                   if t.change == "renamed" and t.new_name_path}
         new: list[NewError] = []
         unknown: dict[Path, str] = {}
         for path in asked:
@@ -156,7 +167,7 @@ class Verifier:
                 unknown[path] = reason or f"no answer within {budget_ms} ms"
                 continue
             old, now = texts.get(path, ("", ""))  # a file the write leaves alone keeps its lines
-            new += introduced(display(path), old, now, b.errors, a.errors)
+            new += introduced(display(path), old, now, b.errors, a.errors, renames)
         return _verdict(session.name, group, new, unknown, others[MAX_DEPENDENTS:], found.callers, display)
 
     def _dependents(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float) -> _Dependents:
@@ -210,7 +221,8 @@ class Verifier:
         """The server's errors of `asked` with `texts`, asked once for the same texts and files."""
         from gateway.lsp.diagnostics import errors_of
 
-        key = (id(session), tuple((p, hash(t)) for p, t, _ in texts), tuple(asked), tuple(_stamp(p) for p in asked))
+        given = {p for p, _, _ in texts}  # the others are read from disk: their state is part of the question
+        key = (id(session), tuple((p, hash(t)) for p, t, _ in texts), tuple(asked), tuple(_stamp(p) for p in asked if p not in given))
         with self._lock:
             kept = self._answers.get(key)
         if kept is not None:
@@ -278,14 +290,16 @@ class CommitCheck:
     texts about to be written verified (refused by NewErrors under `on_new_errors = "refuse"`),
     and nothing written on a dry run (the server given back the texts before)."""
 
-    def __init__(self, verifier: Verifier, language: Callable[[SourceFile], Language], dry_run: bool) -> None:
+    def __init__(self, verifier: Verifier, language: Callable[[SourceFile], Language], dry_run: bool,
+                 touched: dict[Path, tuple[TouchedDefinition, ...]] | None = None) -> None:
         self.verifier = verifier
         self.language = language
         self.dry_run = dry_run
+        self.touched = touched or {}  # what the gate listed for a routed write, by file
         self.verification: Verification | None = None
 
     def __call__(self, changed: Sequence[tuple[SourceFile, str]]) -> bool:
-        written = [Written(source, text, self.language(source)) for source, text in changed]
+        written = [Written(source, text, self.language(source), self.touched.get(source.path)) for source, text in changed]
         self.verification = self.verifier.verify(written)
         self.verifier.refuse_or_pass(self.verification, written)
         if self.dry_run:

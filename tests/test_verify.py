@@ -181,7 +181,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
 
     def get(lang: str, verify: str = "") -> Project:
         if lang not in made:
-            made[lang] = Project(tmp_path_factory.mktemp(lang), {"go": GO, "typescript": TS}[lang])
+            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS}[lang])
         return made[lang].reset(verify)
 
     yield get
@@ -240,3 +240,44 @@ def test_jedi_is_unknown_with_the_reason(servers: None, tmp_path: Path) -> None:
     finally:
         engine.close()
     assert v is not None and v.status == "unknown" and v.why is not None and "jedi-language-server" in v.why, v
+
+
+# --- the host's hook: the note after the write, or the refusal before it ---------------------
+
+def _hook(root: Path, event: str, tool_input: dict[str, object]) -> dict[str, object]:
+    import json
+
+    from gateway.surfaces.hooks.hosts.claude_code import run
+
+    payload = {"hook_event_name": event, "tool_name": "Edit", "cwd": str(root), "tool_input": tool_input, "tool_response": {}}
+    output, _ = run(json.dumps(payload).encode())
+    return json.loads(output)["hookSpecificOutput"] if output else {}
+
+
+def test_the_hook_notes_the_delta_of_a_one_line_header_change_and_refuses_under_refuse(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    edit = {"file_path": "a.go", "old_string": "func Helper(a int) int {", "new_string": "func Helper(a int, b int) int {"}
+    assert _hook(p.root, "PreToolUse", edit) == {}  # a one-line header change: the gate lets it through
+    (p.root / "a.go").write_text(GO["a.go"].replace(edit["old_string"], edit["new_string"]))
+    note = _hook(p.root, "PostToolUse", edit)["additionalContext"]
+    assert "b.go:4: not enough arguments in call to Helper" in str(note), note
+    p.reset('on_new_errors = "refuse"\n')
+    denied = _hook(p.root, "PreToolUse", edit)
+    assert denied["permissionDecision"] == "deny" and "b.go:4" in str(denied["permissionDecisionReason"]), denied
+
+
+def test_an_error_that_names_a_renamed_definition_is_the_same_error() -> None:
+    text_before, text_after = "Helper(1)\n", "Helper2(1)\n"
+    old = [Reported(1, 1, "not enough arguments in call to Helper")]
+    now = [Reported(1, 1, "not enough arguments in call to Helper2")]
+    assert introduced("b.go", text_before, text_after, old, now, {"Helper": "Helper2"}) == ()
+    assert len(introduced("b.go", text_before, text_after, old, now)) == 1
+
+
+def test_a_rename_through_the_server_is_complete_when_it_adds_no_error(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    (p.root / "b.go").write_text(GO["b.go"].replace("Helper(1)", "Helper()"))  # an error that names the definition, before
+    result = p.engine.rename_symbol("Helper", "a.go", "Twice")
+    v = result.verification
+    assert v is not None and v.status == "checked" and v.new_errors == (), v
+    assert result.details["complete"] is True and "Twice()" in (p.root / "b.go").read_text()

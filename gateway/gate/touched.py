@@ -6,6 +6,7 @@ removes (constants and variables other files import: `queries/<lang>/bindings.sc
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from tree_sitter import QueryCursor, Tree
@@ -18,6 +19,7 @@ from gateway.langs import Language
 from gateway.syntax import extra_query
 
 
+@functools.lru_cache(maxsize=4)  # a host's write is asked whether it is verified, then verified
 def touched_by(lang: Language, path: str, before: str, after: str) -> tuple[TouchedDefinition, ...]:
     """The definitions and top-level bindings the write from `before` to `after` touched;
     empty for a body-only write (and for a language without a symbol backend)."""
@@ -28,26 +30,32 @@ def touched_by(lang: Language, path: str, before: str, after: str) -> tuple[Touc
     judgement = judge(lang, old, new, regions)
     listed = [touched for touched, _ in _touched(judgement)]
     named = {t.name for t in listed}
-    listed += [b for b in changed_bindings(lang, judgement.tree_b, judgement.tree_a) if b.name not in named]
+    window_b = (min(b0 for (b0, _), _ in regions), max(b1 for (_, b1), _ in regions))
+    window_a = (min(a0 for _, (a0, _) in regions), max(a1 for _, (_, a1) in regions))
+    listed += [b for b in changed_bindings(lang, (judgement.tree_b, window_b), (judgement.tree_a, window_a)) if b.name not in named]
     return tuple(listed)
 
 
-def _bindings(lang: Language, tree: Tree) -> list[tuple[str, int]]:
-    """(name, line) of each top-level binding the language's bindings query captures."""
+def _bindings(lang: Language, tree: Tree, window: tuple[int, int]) -> list[tuple[str, int]]:
+    """(name, line) of each top-level binding the language's bindings query captures in the
+    statements that meet the bytes `window`."""
     query = extra_query(lang, "bindings")
     if query is None:
         return []
     found = []
-    for _, captures in QueryCursor(query).matches(tree.root_node):
+    cursor = QueryCursor(query)
+    cursor.set_byte_range(*window)
+    for _, captures in cursor.matches(tree.root_node):
         for node in captures.get("name", []):
             found.append(((node.text or b"").decode("utf-8", "replace"), node.start_point[0] + 1))
     return found
 
 
-def changed_bindings(lang: Language, tree_b: Tree, tree_a: Tree) -> list[TouchedDefinition]:
-    """Top-level bindings of B that A no longer binds: renamed where A binds a new name on the
-    same line (`LIMIT = 30` → `MAX_LIMIT = 30`), removed otherwise."""
-    before, after = _bindings(lang, tree_b), _bindings(lang, tree_a)
+def changed_bindings(lang: Language, b: tuple[Tree, tuple[int, int]], a: tuple[Tree, tuple[int, int]]) -> list[TouchedDefinition]:
+    """Top-level bindings the changed statements of B bind and those of A no longer do (each
+    side a tree and the changed bytes in it): renamed where A binds a new name on the same line
+    (`LIMIT = 30` → `MAX_LIMIT = 30`), removed otherwise."""
+    before, after = _bindings(lang, *b), _bindings(lang, *a)
     left = Counter(name for name, _ in before) - Counter(name for name, _ in after)
     new = Counter(name for name, _ in after) - Counter(name for name, _ in before)
     added_at = {line: name for name, line in after if new[name] > 0}

@@ -265,7 +265,7 @@ def structural(scope: Scope, call: HookCall, judged: Judged) -> Answer:
         return Answer("deny", route[0], suggested=route[1])
     assert judged.effect.before is not None
     try:
-        verification = delta(scope, judged.path, judged.effect.before, route.result)
+        verification = delta(scope, judged.path, judged.effect.before, route.result, judged.classification.definitions)
     except NewErrors as refused:
         return Answer("deny", str(refused))
     remember(judged.path, route.result, " ".join(filter(None, (route.summary(), note(verification)))))

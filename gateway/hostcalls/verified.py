@@ -14,14 +14,16 @@ from gateway.errors import GatewayError, NewErrors
 
 if TYPE_CHECKING:
     from gateway.gate.checker import Gate
+    from gateway.gate.verdict import TouchedDefinition
     from gateway.hostcalls.scope import Scope
     from gateway.results import Verification
 
 
-def delta(scope: Scope, path: Path, before: str, after: str) -> Verification | None:
+def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None = None) -> Verification | None:
     """The delta of writing `after` over `before` at `path`; None where it is not asked for (a
     file outside the workspace, no language with symbols). NewErrors under the refuse policy;
-    another failure gives an unknown, never a failed hook."""
+    another failure gives an unknown, never a failed hook. `touched`: what the gate listed, for
+    a routed write."""
     from gateway.results import Verification
     from gateway.workspace import SourceFile
 
@@ -29,7 +31,7 @@ def delta(scope: Scope, path: Path, before: str, after: str) -> Verification | N
     source = SourceFile(path, engine.workspace.display(path) if path.is_relative_to(engine.workspace.root) else str(path),
                         before, "utf-8", None, 0, "")
     try:
-        return engine.verify_write(source, after)
+        return engine.verify_write(source, after, touched=touched)
     except NewErrors:
         raise
     except GatewayError as error:
