@@ -173,12 +173,12 @@ def _performed(verification: Verification | None, dry_run: bool = False) -> dict
 
 
 def test_the_text_of_a_write_names_each_new_error_the_unchecked_files_and_the_callers() -> None:
-    checked = Verification("checked", (GO_ERROR,), unchecked=("far.go",), callers=("main.go:6", "other.go:12"), server="gopls")
+    checked = Verification("checked", (GO_ERROR,), "far.go: no answer within 2000 ms", ("far.go",), ("main.go:6", "other.go:12"), "gopls")
     text, code = cli_text.operation(_performed(checked), {})
     assert code == 0 and text.splitlines()[3:] == [
         "The language server (gopls) reports 1 new error(s):",
         "  main.go:6:22: not enough arguments in call to Total (compiler)",
-        "Not checked within [verify] budget_ms: far.go.",
+        "Not checked (far.go: no answer within 2000 ms): far.go.",
         "Callers of the changed header: main.go:6, other.go:12.",
     ]
     assert cli_text.operation(_performed(Verification("checked", server="gopls")), {})[0].endswith("\nVerified (gopls): no new errors.")

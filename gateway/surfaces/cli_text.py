@@ -44,10 +44,11 @@ def verification(result: Result) -> list[str]:
         lines += [f"  {new_error(error)}" for error in errors]
     elif status == "checked":
         lines.append(f"Verified{by}: no new errors.")
+    why = result.get("unknown_because")
     if status == "unknown":
-        lines.append(f"Not verified: {result.get('unknown_because') or 'the language server gave no answer'}.")
-    if result.get("unchecked"):
-        lines.append(f"Not checked within [verify] budget_ms: {', '.join(result['unchecked'])}.")
+        lines.append(f"Not verified: {why or 'the language server gave no answer'}.")
+    if result.get("unchecked"):  # why, when the rest was checked; an unknown said it above
+        lines.append(f"Not checked{f' ({why})' if why and status == 'checked' else ''}: {', '.join(result['unchecked'])}.")
     if result.get("callers"):
         lines.append(f"Callers of the changed header: {', '.join(result['callers'])}.")
     return lines
