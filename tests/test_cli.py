@@ -179,7 +179,7 @@ def test_the_text_of_a_write_names_each_new_error_the_unchecked_files_and_the_ca
         "The language server (gopls) reports 1 new error(s):",
         "  main.go:6:22: not enough arguments in call to Total (compiler)",
         "Not checked (far.go: no answer within 2000 ms): far.go.",
-        "Callers of the changed header: main.go:6, other.go:12.",
+        "Callers of the changed header: main.go:6 (broken), other.go:12 (may break: not checked).",
     ]
     assert cli_text.operation(_performed(Verification("checked", server="gopls")), {})[0].endswith("\nVerified (gopls): no new errors.")
     unknown = Verification("unknown", why="jedi-language-server reports only syntax errors")

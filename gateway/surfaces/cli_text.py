@@ -50,7 +50,9 @@ def verification(result: Result) -> list[str]:
     if result.get("unchecked"):  # why, when the rest was checked; an unknown said it above
         lines.append(f"Not checked{f' ({why})' if why and status == 'checked' else ''}: {', '.join(result['unchecked'])}.")
     if result.get("callers"):
-        lines.append(f"Callers of the changed header: {', '.join(result['callers'])}.")
+        broken = {f"{error['path']}:{error['line']}" for error in errors}
+        marked = [f"{place} ({'broken' if place in broken else 'may break: not checked'})" for place in result["callers"]]
+        lines.append(f"Callers of the changed header: {', '.join(marked)}.")
     return lines
 
 
