@@ -72,8 +72,7 @@ def edit(result: Result, params: dict[str, Any]) -> Shown:
 
 
 def created(result: Result, params: dict[str, Any]) -> Shown:
-    done = "Would create" if result.get("dry_run") else "Created"
-    return _shown(f"{done} {result['path']} ({len(params['content'].splitlines())} line(s)).", result), EXIT_OK
+    return f"Created {result['path']} ({len(params['content'].splitlines())} line(s)).", EXIT_OK
 
 
 def operation(result: Result, params: dict[str, Any]) -> Shown:
