@@ -15,10 +15,14 @@ from gateway.results import NewError
 class Reported(Protocol):
     """One error the server reported (`gateway.lsp.diagnostics.ServerDiagnostic`), 1-based."""
 
-    line: int
-    column: int
-    message: str
-    source: str
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def source(self) -> str: ...
 
 
 def line_ranges(before: str, after: str) -> list[tuple[int, int]]:
@@ -30,7 +34,7 @@ def line_ranges(before: str, after: str) -> list[tuple[int, int]]:
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         for i in range(i1, i2):
-            ranges[i] = (j1 + (i - i1) + 1,) * 2 if tag == "equal" else (j1 + 1, j2)
+            ranges[i] = (j1 + (i - i1) + 1, j1 + (i - i1) + 1) if tag == "equal" else (j1 + 1, j2)
     return ranges
 
 

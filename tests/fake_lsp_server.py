@@ -1,7 +1,8 @@
 """A fake language server for fault injection only: crash, hang, garbage, a workspace that
 never finishes loading ("loading"), no symbols at all ("empty") or no analysis of a file it
 is sent while it versions its diagnostics ("unanalysed"), by $FAKE_LSP_MODE ("flaky",
-"cache-race": its first documentSymbol fails as jedi's now and then do).
+"cache-race": its first documentSymbol fails as jedi's now and then do). In modes "pull-hang"
+and "pull-crash" it offers pull diagnostics and never answers a pull, or exits on one.
 
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
@@ -88,6 +89,16 @@ if os.environ.get("FAKE_LSP_MODE") == "unanalysed":
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     def references(params: types.ReferenceParams) -> list[types.Location]:
         return []
+
+
+if os.environ.get("FAKE_LSP_MODE", "").startswith("pull-"):
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(inter_file_dependencies=True, workspace_diagnostics=False))
+    async def pull(params: types.DocumentDiagnosticParams) -> object:
+        if os.environ["FAKE_LSP_MODE"] == "pull-crash":
+            os._exit(4)
+        await asyncio.sleep(3600)
+        return None
 
 
 if __name__ == "__main__":

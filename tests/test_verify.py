@@ -244,7 +244,7 @@ def test_jedi_is_unknown_with_the_reason(servers: None, tmp_path: Path) -> None:
 
 # --- the host's hook: the note after the write, or the refusal before it ---------------------
 
-def _hook(root: Path, event: str, tool_input: dict[str, object]) -> dict[str, object]:
+def _hook(root: Path, event: str, tool_input: dict[str, str]) -> dict[str, object]:
     import json
 
     from gateway.surfaces.hooks.hosts.claude_code import run

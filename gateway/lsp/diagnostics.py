@@ -83,13 +83,15 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
         return _unknown(asked, f"the language server failed ({session.name}: {session.broken})")
     held, sent, results = _send(session, texts, asked)
     asking = [path for path in asked if path in held]
-    offered = _way(session, asking)
+    reports = session.reports
+    loaded = session.within(lambda _: until(lambda: reports.ready, _left(deadline), 0.02), _left(deadline) + 1,
+                            "waiting for the server to load the workspace")
+    offered = _way(session, asking, deadline, budget_ms) if loaded else _busy(session)
     if isinstance(offered, str):
         return {**_unknown(asking, offered), **results}
-    reports = session.reports
-    late = session.within(lambda _: until(lambda: reports.ready and not reports.working, _left(deadline), 0.02),
-                          _left(deadline) + 1, "waiting for the server to finish its work")
-    if not reports.ready or reports.working or late is None:
+    idle = session.within(lambda _: until(lambda: not reports.working, _left(deadline), 0.02), _left(deadline) + 1,
+                          "waiting for the server to finish its work")
+    if not idle:
         return {**_unknown(asking, _busy(session)), **results}
     found = offered(session, asking, deadline, sent)
     for path in asking:
@@ -107,11 +109,11 @@ Found = dict[Path, "list[dict[str, Any]] | str | None"]  # per file: its diagnos
 Way = Callable[["LspSession", list[Path], float, dict[Path, int]], Found]
 
 
-def _way(session: LspSession, asking: list[Path]) -> Way | str:
+def _way(session: LspSession, asking: list[Path], deadline: float, budget_ms: int) -> Way | str:
     """How this server's errors are asked for, or why they cannot be."""
     adapter = session.adapter
-    if not session.capabilities.get("diagnosticProvider"):
-        session.settle_registrations()
+    if not session.capabilities.get("diagnosticProvider") and not session.settle_registrations(_left(deadline)):
+        return f"{session.name} gave no answer within {budget_ms} ms"
     if session.capabilities.get("diagnosticProvider") or _PULL in session.reports.registered.values():
         return _pulled
     listed = (session.capabilities.get("executeCommandProvider") or {}).get("commands") or []

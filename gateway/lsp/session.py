@@ -316,32 +316,38 @@ class LspSession:
 
     def within(self, make: Callable[[LanguageServerHandler], Awaitable[T]], limit: float, what: str) -> T | None:
         """What `make` gives on the session's loop, or None when it takes longer than `limit`
-        seconds: a late answer is not a failure of the server, which is left running (a
-        server that exits meanwhile fails the call, as any other)."""
+        seconds (at most 90% of the session's timeout): a late answer is not a failure of the
+        server, which is left running (a server that exits meanwhile fails the call, as any
+        other)."""
+        limit = min(max(limit, 0.0), 0.9 * self.timeout)
+
         async def bounded() -> T | None:
             try:
-                return await asyncio.wait_for(make(self._handler), max(limit, 0.0))
+                return await asyncio.wait_for(make(self._handler), limit)
             except asyncio.TimeoutError:
                 return None
 
         with self._lock:
             return self._run(bounded(), what=what)
 
-    def settle_registrations(self) -> None:
-        """One round trip, once per session: the capabilities a server registers as it is
-        initialised (pyright's pull diagnostics) have arrived by its answer, which it sends in
-        order after them. The spec has a server refuse a `$/` request it does not know."""
+    def settle_registrations(self, limit: float) -> bool:
+        """One round trip (waited for up to `limit` seconds), once per session: the capabilities
+        a server registers as it is initialised (pyright's pull diagnostics) have arrived by its
+        answer, which it sends in order after them. The spec has a server refuse a `$/` request
+        it does not know. A server that does not answer in time (jdtls while it starts) is
+        asked again next time (False)."""
         if self._registrations_settled:
-            return
+            return True
 
-        async def ping(handler: LanguageServerHandler) -> None:
+        async def ping(handler: LanguageServerHandler) -> bool:
             try:
                 await handler.send_request("$/gateway/ping", {})
             except LspError:
                 pass
+            return True
 
-        self.within(ping, self.timeout / 2, "$/gateway/ping")
-        self._registrations_settled = True
+        self._registrations_settled = bool(self.within(ping, limit, "$/gateway/ping"))
+        return self._registrations_settled
 
     @property
     def lock(self) -> threading.RLock:
