@@ -209,23 +209,23 @@ def test_other_hosts_keep_exit_2_with_the_reason_on_stderr(host: str, payload: d
         outcome(host, json.dumps({**payload, "cwd": str(workspace)}).encode(), {"cwd": str(workspace), "project_dir": None}, "pre")
 
 
-def header_change(host: str, root: Path, when: str) -> tuple[dict[str, Any], str]:
-    """The Go header change (GO_OLD to GO_NEW in shop.go), before or after the host ran it, in its own payload."""
+def header_change(host: str, root: Path, when: str, old: str = GO_OLD, new: str = GO_NEW) -> tuple[dict[str, Any], str]:
+    """A Go header change in shop.go (routed: GO_OLD to GO_NEW), before or after the host ran it, in its own payload."""
     path, pre = str(root / "shop.go"), when == "pre"
     if host == "claude-code":
         return {"hook_event_name": "PreToolUse" if pre else "PostToolUse", "tool_name": "Edit", "cwd": str(root),
-                "tool_input": {"file_path": path, "old_string": GO_OLD, "new_string": GO_NEW}}, when
+                "tool_input": {"file_path": path, "old_string": old, "new_string": new}}, when
     if host == "copilot":
-        return {"toolName": "edit", "toolArgs": {"path": path, "old_str": GO_OLD, "new_str": GO_NEW}, "cwd": str(root)}, when
+        return {"toolName": "edit", "toolArgs": {"path": path, "old_str": old, "new_str": new}, "cwd": str(root)}, when
     if host == "gemini":
         return {"hook_event_name": "BeforeTool" if pre else "AfterTool", "tool_name": "replace", "cwd": str(root),
-                "tool_input": {"file_path": path, "instruction": "i", "old_string": GO_OLD, "new_string": GO_NEW}}, when
+                "tool_input": {"file_path": path, "instruction": "i", "old_string": old, "new_string": new}}, when
     if host == "codex":
-        body = "".join(f"-{line}\n" for line in GO_OLD.splitlines()) + "".join(f"+{line}\n" for line in GO_NEW.splitlines())
+        body = "".join(f"-{line}\n" for line in old.splitlines()) + "".join(f"+{line}\n" for line in new.splitlines())
         return {"hook_event_name": "PreToolUse" if pre else "PostToolUse", "tool_name": "apply_patch", "cwd": str(root),
                 "tool_input": {"command": f"*** Begin Patch\n*** Update File: shop.go\n@@\n{body}*** End Patch\n"}}, when
     return {"hook_event_name": "tool.execute.before" if pre else "tool.execute.after", "tool": "edit", "cwd": str(root),
-            "args": {"filePath": path, "oldString": GO_OLD, "newString": GO_NEW}}, when
+            "args": {"filePath": path, "oldString": old, "newString": new}}, when
 
 
 def context(host: str, reply: dict[str, Any] | None) -> str:
@@ -247,21 +247,23 @@ def denial(host: str, reply: dict[str, Any] | None) -> str:
 
 
 EVERY_HOST = ("claude-code", "copilot", "gemini", "codex", "opencode")
+ONE_LINE_OLD, ONE_LINE_NEW = "func Total(prices []int, tax int) int {", "func Total(prices []int, tax int, discount int) int {"
 
 
 @pytest.mark.usefixtures("servers")
 @pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
 def test_each_host_is_told_the_caller_a_header_change_breaks_and_refused_it_under_refuse(workspace: Path) -> None:
-    """gopls, warm as in the daemon: after the host ran the routed header change, its post-edit
-    note names the caller it breaks (checkout.go:4); with `[verify] on_new_errors = "refuse"` the
-    host's deny does."""
+    """gopls, warm as in the daemon: after the host ran a header change, routed or (one line) let
+    through, its post-edit note names the caller it breaks (checkout.go:4); with `[verify]
+    on_new_errors = "refuse"` the host's deny does."""
     with Gateway(str(workspace)) as engine:
         for host in EVERY_HOST:
-            answer(host, *header_change(host, workspace, "pre"), engine)
-            (workspace / "shop.go").write_text(GO.replace(GO_OLD, GO_NEW))  # as the host writes the routed edit
-            note = context(host, answer(host, *header_change(host, workspace, "post"), engine))
-            assert "checkout.go:4" in note, (host, note)
-            (workspace / "shop.go").write_text(GO)
+            for old, new in ((GO_OLD, GO_NEW), (ONE_LINE_OLD, ONE_LINE_NEW)):
+                answer(host, *header_change(host, workspace, "pre", old, new), engine)
+                (workspace / "shop.go").write_text(GO.replace(old, new))  # as the host writes it
+                note = context(host, answer(host, *header_change(host, workspace, "post", old, new), engine))
+                assert "checkout.go:4" in note, (host, old, note)
+                (workspace / "shop.go").write_text(GO)
         (workspace / ".gateway").mkdir()
         (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
         for host in EVERY_HOST:
