@@ -124,6 +124,7 @@ bench: setup corpus serena
 	$(PY) benchmarks/round_trips.py --record
 	$(PY) benchmarks/classify_latency.py --record
 	$(PY) benchmarks/symbol_latency.py --record
+	$(PY) benchmarks/verify_cost.py --record
 	$(PY) benchmarks/typed_latency.py --record
 	$(PY) benchmarks/shell_snapshot.py --record
 	$(PY) benchmarks/shell_report.py --record

@@ -110,7 +110,7 @@ class Verification:
             parts.append(f"Not verified: {self.why or 'no answer'}.")
         if self.new_errors:
             count = len(self.new_errors)
-            listed = "; ".join(f"{e.place}: {e.message}" for e in self.new_errors)
+            listed = "; ".join(f"{e.place}: {e.message.rstrip('.')}" for e in self.new_errors)
             also = " also" if self.status == "unknown" else ""
             parts.append(f"{server}{also} reports {count} new error{'' if count == 1 else 's'}: {listed}.")
         elif self.status == "checked":

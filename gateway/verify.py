@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from gateway.workspace import Workspace
 
 MAX_DEPENDENTS = 20
-CALLABLE_KINDS = {"function", "method", "constructor", "constructor_function"}
+CALLABLE_KINDS = {"function", "method"}  # a header change of these changes how callers call it
 _REFERENCES_SHARE = 0.4  # of the budget, for the server's references; the rest for the errors
 _KEPT_ANSWERS = 8
 
@@ -94,11 +94,18 @@ class Verifier:
             return Verification("skipped", why="the write changes nothing")
         if not config.body and not any(touched.values()):
             return Verification("skipped", why="the write changes only bodies of definitions ([verify] body = false)")
-        deadline = time.monotonic() + config.budget_ms / 1000
         groups: dict[str, list[Written]] = {}
         for w in written:
             groups.setdefault(w.lang.server.name, []).append(w)
-        return merged([self._verify_group(group, touched, deadline, config.budget_ms) for group in groups.values()])
+        return merged([self._verify_group_or_why(group, touched, config.budget_ms) for group in groups.values()])
+
+    def _verify_group_or_why(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], budget_ms: int) -> Verification:
+        """The group's verification; a failure on the way is an unknown with its reason, never a
+        write given up for it."""
+        try:
+            return self._verify_group(group, touched, budget_ms)
+        except GatewayError as error:
+            return Verification("unknown", why=f"the check failed ({error})")
 
     def refuse_or_pass(self, verification: Verification | None, written: Sequence[Written]) -> None:
         """`[verify] on_new_errors = "refuse"`: NewErrors (the server given back the texts
@@ -137,14 +144,17 @@ class Verifier:
             return f"{lang.server.name} failed: {error}"
         return session if session is not None else f"no language server for {lang.name} runs here"
 
-    def _verify_group(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float,
-                      budget_ms: int) -> Verification:
+    def _verify_group(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], budget_ms: int) -> Verification:
         lang = group[0].lang
         session = self._session(lang)
         if session is None or isinstance(session, str):
             return Verification("unknown", why=session or f"no language server for {lang.name} runs here")
-        start = time.monotonic()
-        found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE)
+        start = time.monotonic()  # the budget is the checks', not the server's start
+        deadline = start + budget_ms / 1000
+        # The server's references only from a server ready to answer them (one still loading
+        # the project would spend the budget on it); the files that spell the name otherwise.
+        found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
+        deadline = max(deadline, time.monotonic() + budget_ms / 2000)  # the errors get half the budget at least
         own = [w.source.path for w in group]
         others = [p for p in found.files if p not in own]
         asked = own + others[:MAX_DEPENDENTS]
@@ -173,7 +183,7 @@ class Verifier:
     def _dependents(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float) -> _Dependents:
         """The files that refer to the definitions and bindings the write removed, renamed or whose
         header it changed: the server's references while `deadline` allows, else the files of
-        the same server that spell the name."""
+        the same server that spell the name; and for a rename, the files that spell the new name."""
         from gateway.symbols.references import references_outside
 
         service = self.service()
@@ -183,6 +193,8 @@ class Verifier:
             for t in touched.get(w.source.path, ()):
                 if t.change == "added":
                     continue
+                if t.change == "renamed" and t.new_name_path:  # a file that spells the new name may now clash with it
+                    found.add(self._spelling(w, t.new_name_path.rsplit("/", 1)[-1]))
                 places: list[str] | None = None
                 if time.monotonic() < deadline:
                     try:
@@ -259,7 +271,7 @@ def _verdict(server: str, group: list[Written], new: list[NewError], unknown: di
     unchecked = [p for p in unknown if p not in own] + beyond
     reasons = [f"{display(p)}: {r}" for p, r in unknown.items() if p not in own]
     if beyond:
-        reasons.append(f"more than {MAX_DEPENDENTS} files refer to what changed; {len(beyond)} were not asked")
+        reasons.append(f"more than {MAX_DEPENDENTS} files refer to what changed; {len(beyond)} {'was' if len(beyond) == 1 else 'were'} not asked")
     unchecked_names = {display(p) for p in unchecked}
     impact = [c for c in callers if c in broken_places or c.rpartition(":")[0] in unchecked_names][:MAX_DEPENDENTS]
     own_unknown = [r for p, r in unknown.items() if p in own]

@@ -149,6 +149,10 @@ TS = {
     "src/a.ts": "export function helper(a: number): number {\n  return a * 2;\n}\n",
     "src/b.ts": 'import { helper } from "./a";\n\nexport function use(): number {\n  return helper(1);\n}\n',
     "src/c.ts": "export const broken: number = undefinedThing;\n",
+    "src/limits.ts": "export const maxErrorResponseBodySize = 10;\n",
+    "src/d.ts": 'import { maxErrorResponseBodySize } from "./limits";\n\nexport const limit = maxErrorResponseBodySize;\n',
+    "src/base.ts": "export class Base {\n  m(x: number): number {\n    return x;\n  }\n}\n",
+    "src/sub.ts": 'import { Base } from "./base";\n\nexport class Sub extends Base {\n  n(x: string): string {\n    return x;\n  }\n}\n',
 }
 HEADER = {
     "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
@@ -281,3 +285,83 @@ def test_a_rename_through_the_server_is_complete_when_it_adds_no_error(servers: 
     v = result.verification
     assert v is not None and v.status == "checked" and v.new_errors == (), v
     assert result.details["complete"] is True and "Twice()" in (p.root / "b.go").read_text()
+
+
+CONTRACT = '''[contract]
+id = "twice"
+summary = "Helper takes a factor"
+
+[[files]]
+path = "a.go"
+
+[[steps]]
+id = "header"
+file = "a.go"
+action = "replace_symbol"
+symbol = "Helper"
+text = "func Helper(a int, b int) int {\\n\\treturn a * b\\n}\\n"
+'''
+
+
+def test_a_contract_gets_one_delta_and_refuse_writes_nothing(servers: None, project) -> None:  # noqa: ANN001
+    from gateway.contracts.apply import apply_contract
+    from gateway.errors import NewErrors
+
+    p = project("go")
+    (p.root / "plan.toml").write_text(CONTRACT)
+    report = apply_contract(p.engine, "plan.toml").to_json()
+    assert report["applied"] and report["verified"] == "checked", report
+    assert [(e["path"], e["line"]) for e in report["new_errors"]] == [("b.go", 4)]
+    p.reset('on_new_errors = "refuse"\n')
+    with pytest.raises(NewErrors):
+        apply_contract(p.engine, "plan.toml")
+    assert (p.root / "a.go").read_text() == GO["a.go"]
+
+
+def test_the_rule_of_what_was_checked(tmp_path: Path) -> None:
+    from gateway.langs import default_registry as registry
+    from gateway.verify import Written, _verdict
+    from gateway.workspace import SourceFile
+
+    a = tmp_path / "a.go"
+    written = [Written(SourceFile(a, "a.go", "", "utf-8", "\n", 0, ""), "x", registry().get("go"))]
+    others = [tmp_path / f"d{n}.go" for n in range(3)]
+    error = NewError("d0.go", 4, 1, "not enough arguments", "compiler")
+
+    def name(p: Path) -> str:
+        return p.name
+
+    # a file that refers to what changed and had no answer is named, never counted as checked
+    v = _verdict("gopls", written, [error], {others[1]: "no answer within 2000 ms"}, [others[2]], ["d0.go:4", "d1.go:7", "d3.go:1"], name)
+    assert v.status == "checked" and v.unchecked == ("d1.go", "d2.go")
+    assert v.why == "d1.go: no answer within 2000 ms; more than 20 files refer to what changed; 1 was not asked"
+    assert v.callers == ("d0.go:4", "d1.go:7")  # broken, and not checked; d3.go was checked and is fine
+    # the written file itself not answered for: unknown, whatever else was found
+    v = _verdict("gopls", written, [error], {a: "gopls is still loading the workspace"}, [], [], name)
+    assert v.status == "unknown" and v.why == "gopls is still loading the workspace" and v.new_errors == (error,)
+    assert v.summary().startswith("Not verified: gopls is still loading the workspace. The language server (gopls) also reports 1 new error")
+
+
+def test_a_one_line_rename_of_an_exported_constant_names_its_importer(servers: None, project) -> None:  # noqa: ANN001
+    p = project("typescript")
+    result = p.engine.edit("src/limits.ts", "maxErrorResponseBodySize", "maxBodySize")
+    v = result.verification
+    assert result.classification.decision == "allow" and v is not None and v.status == "checked", v
+    assert [e.place for e in v.new_errors] == ["src/d.ts:1"], v
+
+
+def test_a_rename_that_introduces_an_error_is_not_complete(servers: None, project) -> None:  # noqa: ANN001
+    p = project("typescript")
+    result = p.engine.rename_symbol("Base/m", "src/base.ts", "n")  # Sub already has an `n` of another type
+    v = result.verification
+    assert v is not None and [e.place for e in v.new_errors] == ["src/sub.ts:4"], v
+    assert result.details["complete"] is False and "not complete: it introduced errors at src/sub.ts:4" in result.message
+
+
+def test_a_forced_removal_names_what_it_breaks(servers: None, project) -> None:  # noqa: ANN001
+    p = project("go")
+    preview = p.engine.remove_symbol("Helper", "a.go", force=True, dry_run=True)
+    assert preview.dry_run and (p.root / "a.go").read_text() == GO["a.go"]
+    result = p.engine.remove_symbol("Helper", "a.go", force=True)
+    for v in (preview.verification, result.verification):
+        assert v is not None and [(e.place, e.message) for e in v.new_errors] == [("b.go:4", "undefined: Helper")], v

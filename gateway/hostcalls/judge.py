@@ -93,7 +93,7 @@ def _pre(scope: Scope, call: HookCall) -> Answer:
             if typed is not None and typed.config().enforce:
                 typed.refuse(f"hook:{call.tool}", [str(call.path)], Blocked(judged.classification))
             return answer
-    elif judged is not None and wanted(judged.gate, judged.path, judged.effect.before, judged.effect.after):
+    elif judged is not None and wanted(judged.gate, judged.path, judged.effect.before, judged.effect.after, judged.classification.reason):
         refused = verified_allowed(scope, judged)
         if refused is not None:
             return refused

@@ -38,19 +38,26 @@ def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[Touc
         return Verification("unknown", why=str(error))
 
 
-def wanted(gate: Gate, path: Path, before: str | None, after: str) -> bool:
-    """Whether a write the gate lets through is verified: it touches a definition or a
-    top-level binding, or `[verify] body` asks for every write."""
+# Why the gate lets a write through, where that says there is nothing to verify (a new file, no
+# change, no source of a language with symbols) and where it says the write touches no definition
+# nor top-level binding (a change inside bodies: verified only with `[verify] body`).
+_NOTHING = {"new_file", "no_change", "not_source", "no_symbol_backend"}
+_BODIES = "body_only"
+
+
+def wanted(gate: Gate, path: Path, before: str | None, after: str, reason: str | None = None) -> bool:
+    """Whether a write the gate lets through (`reason`: why) is verified: it touches a definition
+    or a top-level binding, or `[verify] body` asks for every write."""
     from gateway.config import verify_config
     from gateway.gate.touched import touched_by
     from gateway.syntax import language_for
 
-    if before is None or before == after:
+    if before is None or before == after or reason in _NOTHING:
         return False
     lang = language_for(gate.registry, path, before, after)
     if lang is None or not lang.symbol_backend:
         return False
-    return bool(touched_by(lang, str(path), before, after)) or verify_config(gate.root).body
+    return (reason != _BODIES and bool(touched_by(lang, str(path), before, after))) or verify_config(gate.root).body
 
 
 def note(verification: Verification | None) -> str:
