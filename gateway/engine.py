@@ -95,8 +95,8 @@ class Engine:
         written = [Written(source, after, lang, touched)]
         verification = self.verifier.verify(written)
         self.verifier.refuse_or_pass(verification, written)
-        if dry_run and verification.status != "skipped":
-            self.verifier.put_back(written)
+        if dry_run:
+            self.verifier.put_back(written, verification)
         return verification
 
     @contextlib.contextmanager

@@ -113,15 +113,18 @@ class Verifier:
         if verification is None or not verification.new_errors:
             return
         if verify_config(self.workspace.root).on_new_errors == "refuse":
-            self.put_back(written)
+            self.put_back(written, verification)
             shown = "; ".join(f"{e.place}: {e.message}" for e in verification.new_errors[:10])
             more = f" and {len(verification.new_errors) - 10} more" if len(verification.new_errors) > 10 else ""
             raise NewErrors(f"Refused: the write would add {_errors(len(verification.new_errors))} the language server reports: "
                             f"{shown}{more}. Nothing was written ([verify] on_new_errors = \"refuse\"); change the write so it adds "
                             "none, or fix those places in the same write.", new_errors=verification.new_errors)
 
-    def put_back(self, written: Sequence[Written]) -> None:
-        """Give the server back the texts before the write (a dry run, a refusal)."""
+    def put_back(self, written: Sequence[Written], verification: Verification) -> None:
+        """Give the server that answered `verification` back the texts before the write (a dry
+        run, a refusal); none was asked for a skipped or unknown one without a server."""
+        if verification.server is None:
+            return
         for w in written:
             session = self._session(w.lang)
             if session is not None and not isinstance(session, str):
@@ -315,5 +318,5 @@ class CommitCheck:
         self.verification = self.verifier.verify(written)
         self.verifier.refuse_or_pass(self.verification, written)
         if self.dry_run:
-            self.verifier.put_back(written)
+            self.verifier.put_back(written, self.verification)
         return not self.dry_run

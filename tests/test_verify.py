@@ -154,12 +154,21 @@ TS = {
     "src/base.ts": "export class Base {\n  m(x: number): number {\n    return x;\n  }\n}\n",
     "src/sub.ts": 'import { Base } from "./base";\n\nexport class Sub extends Base {\n  n(x: string): string {\n    return x;\n  }\n}\n',
 }
+C = {
+    "compile_flags.txt": "-std=c11\n",
+    "a.h": "static inline int helper(int a) {\n    return a * 2;\n}\n",
+    "b.c": '#include "a.h"\n\nint use(void) {\n    return helper(1);\n}\n',
+    "c.c": "int broken(void) {\n    return undefined_thing;\n}\n",
+}
 HEADER = {
+    "c": ("a.h", "static inline int helper(int a) {\n    return a * 2;\n}", "static inline int helper(int a, int b) {\n    return a * b;\n}",
+          "b.c:4"),
     "go": ("a.go", "func Helper(a int) int {\n\treturn a * 2\n}", "func Helper(a int, b int) int {\n\treturn a * b\n}", "b.go:4"),
     "typescript": ("src/a.ts", "export function helper(a: number): number {\n  return a * 2;\n}",
                    "export function helper(a: number, b: number): number {\n  return a * b;\n}", "src/b.ts:4"),
 }
-BODY = {"go": ("a.go", "return a * 2", "return a + a"), "typescript": ("src/a.ts", "return a * 2;", "return a + a;")}
+BODY = {"go": ("a.go", "return a * 2", "return a + a"), "typescript": ("src/a.ts", "return a * 2;", "return a + a;"),
+        "c": ("a.h", "return a * 2;", "return a + a;")}
 
 
 class Project:
@@ -185,7 +194,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
 
     def get(lang: str, verify: str = "") -> Project:
         if lang not in made:
-            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS}[lang])
+            made[lang] = Project(tmp_path_factory.mktemp(lang) / "w", {"go": GO, "typescript": TS, "c": C}[lang])
         return made[lang].reset(verify)
 
     yield get
@@ -193,7 +202,7 @@ def project(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a facto
         p.engine.close()
 
 
-@pytest.mark.parametrize("lang", ["go", "typescript"])
+@pytest.mark.parametrize("lang", ["go", "typescript", "c"])
 def test_a_routed_header_change_names_the_caller_it_breaks(servers: None, project, lang: str) -> None:  # noqa: ANN001
     p = project(lang)
     path, old, new, caller = HEADER[lang]
@@ -207,7 +216,7 @@ def test_a_routed_header_change_names_the_caller_it_breaks(servers: None, projec
     assert result.to_json()["new_errors"][0]["path"] == caller.split(":")[0]
 
 
-@pytest.mark.parametrize("lang", ["go", "typescript"])
+@pytest.mark.parametrize("lang", ["go", "typescript", "c"])
 def test_a_body_edit_beside_an_existing_error_reports_nothing_new(servers: None, project, lang: str) -> None:  # noqa: ANN001
     p = project(lang, "body = true\n")
     path, old, new = BODY[lang]

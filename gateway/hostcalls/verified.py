@@ -31,7 +31,7 @@ def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[Touc
     source = SourceFile(path, engine.workspace.display(path) if path.is_relative_to(engine.workspace.root) else str(path),
                         before, "utf-8", None, 0, "")
     try:
-        return engine.verify_write(source, after, touched=touched)
+        return engine.verify_write(source, after, dry_run=True, touched=touched)  # the host writes it, or not
     except NewErrors:
         raise
     except GatewayError as error:
