@@ -7,9 +7,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gateway.errors import NewErrors, RemoteError, exit_code_for
+from gateway.results import NewError, OperationResult, Verification, refusal
+from gateway.surfaces import cli, cli_text, render
 from tests.gate_cases import PYTHON
 
 
@@ -157,3 +161,59 @@ def test_a_closed_pipe_and_a_bad_environment_value_give_no_traceback(tmp_path: P
     bad = subprocess.run([sys.executable, "-m", "gateway", "symbols", "m.py"], cwd=tmp_path, capture_output=True, text=True,
                          env={**os.environ, "GATEWAY_LSP_TIMEOUT": "abc"})
     assert bad.returncode == 1 and bad.stderr == "gateway: GATEWAY_LSP_TIMEOUT must be a number of seconds above 0, not 'abc'\n"
+
+
+# What a write did to the program, as the CLI says it (the result's JSON, from the engine or a daemon).
+GO_ERROR = NewError("main.go", 6, 22, "not enough arguments in call to Total", "compiler")
+
+
+def _performed(verification: Verification | None, dry_run: bool = False) -> dict[str, Any]:
+    return OperationResult("replace_symbol", "Total", "shop.go", "lsp:gopls", 3, 9, "--- a/shop.go\n+++ b/shop.go\n",
+                           "Replaced `Total`.", verification=verification, dry_run=dry_run).to_json()
+
+
+def test_the_text_of_a_write_names_each_new_error_the_unchecked_files_and_the_callers() -> None:
+    checked = Verification("checked", (GO_ERROR,), "far.go: no answer within 2000 ms", ("far.go",), ("main.go:6", "other.go:12"), "gopls")
+    text, code = cli_text.operation(_performed(checked), {})
+    assert code == 0 and text.splitlines()[3:] == [
+        "The language server (gopls) reports 1 new error(s):",
+        "  main.go:6:22: not enough arguments in call to Total (compiler)",
+        "Not checked (far.go: no answer within 2000 ms): far.go.",
+        "Callers of the changed header: main.go:6 (broken), other.go:12 (may break: not checked).",
+    ]
+    assert cli_text.operation(_performed(Verification("checked", server="gopls")), {})[0].endswith("\nVerified (gopls): no new errors.")
+    unknown = Verification("unknown", why="jedi-language-server reports only syntax errors")
+    assert cli_text.operation(_performed(unknown), {})[0].endswith("\nNot verified: jedi-language-server reports only syntax errors.")
+    assert cli_text.operation(_performed(None), {})[0] == "Replaced `Total`.\n--- a/shop.go\n+++ b/shop.go"
+
+
+def test_a_preview_says_nothing_was_written_and_exits_as_the_write_would() -> None:
+    text, code = cli_text.operation(_performed(Verification("checked", (GO_ERROR,)), dry_run=True), {})
+    assert code == 0 and text.startswith("Dry run, nothing written: Replaced `Total`.") and "main.go:6:22: not enough" in text
+
+
+def test_a_refusal_for_new_errors_is_spelled_on_every_surface_with_each_place(capsys: pytest.CaptureFixture[str]) -> None:
+    refused = NewErrors("Refused: the write would add 1 error: main.go:6 (not enough arguments in call to Total).", new_errors=(GO_ERROR,))
+    for error in (refused, RemoteError(refusal(refused))):  # in process, and as a daemon's answer
+        data = render.refusal(error, render.CLI)
+        assert (data["ok"], data["error"]["kind"], data["error"]["new_errors"]) == (False, "new_errors", [GO_ERROR.to_json()])
+        assert exit_code_for(error) == 3
+        code, message, rpc_data = render.rpc_error(error)
+        assert (code, rpc_data["error"]["new_errors"][0]["line"]) == (-32012, 6) and "main.go:6" in message
+        assert json.loads(render.mcp_error(error))["error"]["new_errors"] == [GO_ERROR.to_json()]
+        cli._say_new_errors(data)  # noqa: SLF001
+        assert capsys.readouterr().err == "  main.go:6:22: not enough arguments in call to Total (compiler)\n"
+
+
+def test_a_write_that_changed_no_definition_says_nothing_of_verification() -> None:
+    skipped = Verification("skipped", why="the write changes only bodies of definitions ([verify] body = false)")
+    assert cli_text.operation(_performed(skipped), {})[0] == "Replaced `Total`.\n--- a/shop.go\n+++ b/shop.go"
+    assert _performed(skipped)["verified"] == "skipped"  # said in --json
+
+
+def test_a_contracts_text_ends_with_the_verification_of_its_writes() -> None:
+    applied = {"contract": "add-discount", "ready": True, "validated": True, "problems": [], "steps": [], "validations": [],
+               **Verification("checked", (GO_ERROR,), server="gopls").to_json()}
+    text, code = cli_text.contract("apply")(applied, {})
+    assert code == 0 and text.splitlines() == ["Contract add-discount applied and validated.", "The language server (gopls) reports 1 new error(s):",
+                                               "  main.go:6:22: not enough arguments in call to Total (compiler)"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import gateway
+from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
 
 pytestmark = pytest.mark.usefixtures("processes")
 
@@ -82,3 +83,36 @@ def test_errors(workspace: Path, args: tuple[str, ...], kind: str) -> None:
 def test_servers_json(workspace: Path) -> None:
     rows = {r["language"]: r for r in json.loads(gateway("servers", "--json", cwd=workspace).stdout)["languages"]}
     assert rows["go"]["backend"] == "lsp:gopls" and rows["rust"]["backend"] == "tree-sitter"
+
+
+HEADER_EDIT = ("edit", "shop.go", "--old", GO_OLD, "--new", GO_NEW, "--route")
+ON_NEW_ERRORS = "[verify]\non_new_errors = \"{}\"\n"
+
+
+def _on_new_errors(workspace: Path, policy: str) -> None:
+    (workspace / ".gateway").mkdir(exist_ok=True)
+    (workspace / ".gateway" / "config.toml").write_text(ON_NEW_ERRORS.format(policy))
+
+
+@pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
+def test_a_header_change_breaking_a_caller_is_previewed_reported_and_refused_naming_the_caller(workspace: Path) -> None:
+    """gopls: the caller in checkout.go that the new parameter breaks, in the preview (nothing
+    written, exit 0), in the write's report (exit 0) and as the reason of a refusal (exit 3)."""
+    preview = gateway(*HEADER_EDIT, "--dry-run", "--json", cwd=workspace)
+    assert preview.returncode == 0, preview.stderr
+    result = json.loads(preview.stdout)
+    assert (result["applied"], result["dry_run"], result["decision"], result["verified"]) == (False, True, "routed", "checked")
+    assert [(e["path"], e["line"]) for e in result["new_errors"]] == [("checkout.go", 4)]
+    assert (workspace / "shop.go").read_text() == GO
+    _on_new_errors(workspace, "refuse")
+    for args in (HEADER_EDIT, (*HEADER_EDIT, "--dry-run")):  # a preview is refused as its write would be
+        refused = gateway(*args, "--json", cwd=workspace)
+        assert refused.returncode == 3, refused.stderr
+        error = json.loads(refused.stdout)["error"]
+        assert error["kind"] == "new_errors" and "checkout.go:4" in error["message"]
+        assert refused.stderr.startswith("gateway: ") and "\n  checkout.go:4:" in refused.stderr
+        assert (workspace / "shop.go").read_text() == GO
+    _on_new_errors(workspace, "report")
+    done = gateway(*HEADER_EDIT, cwd=workspace)
+    assert done.returncode == 0 and (workspace / "shop.go").read_text() == GO.replace(GO_OLD, GO_NEW), done.stderr
+    assert "new error(s):\n  checkout.go:4:" in done.stdout and "not enough arguments in call to Total" in done.stdout

@@ -24,6 +24,8 @@ import pytest
 from gateway.surfaces import daemon_client
 from tests.conftest import make_workspace
 from tests.rpc_client import edit_counters_concurrently
+from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
+from tests.test_cli_symbols import HEADER_EDIT
 
 pytestmark = pytest.mark.usefixtures("processes")
 
@@ -393,3 +395,29 @@ def test_a_daemon_that_cannot_start_says_why_at_once(env: dict[str, str], worksp
     assert failed.stderr.strip() == ("gateway: the daemon exited as it started: .gateway/config.toml: [daemon] prestart_servers "
                                      "must be a whole number from 0 to 16"), failed.stderr
     assert _status(workspace) is None
+
+
+@pytest.mark.usefixtures("servers")
+@pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
+def test_a_writes_verification_and_a_refusal_for_its_new_errors_come_back_whole_through_the_daemon(
+        env: dict[str, str], workspace: Path) -> None:
+    """The verification crosses the daemon's socket as JSON: the preview's answer is the one the
+    command computes in process, field for field; the refusal keeps its kind, exit code and errors."""
+    edit = (*HEADER_EDIT, "--workspace", str(workspace))
+    local = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, *edit, "--dry-run", "--json")
+    assert local.returncode == 0, local.stderr
+    _start(env, workspace)
+    served = _status(workspace)["requests"]
+    warm = gateway(env, *edit, "--dry-run", "--json")
+    assert _status(workspace)["requests"] == served + 2  # the edit and this status: the daemon answered
+    assert json.loads(warm.stdout) == json.loads(local.stdout)
+    assert [(e["path"], e["line"]) for e in json.loads(warm.stdout)["new_errors"]] == [("checkout.go", 4)]
+    (workspace / ".gateway").mkdir(exist_ok=True)
+    (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
+    refused = gateway(env, *edit, "--json")
+    error = json.loads(refused.stdout)["error"]
+    assert (refused.returncode, error["kind"], error["new_errors"][0]["path"]) == (3, "new_errors", "checkout.go")
+    assert "\n  checkout.go:4:" in refused.stderr and (workspace / "shop.go").read_text() == GO
+    with pytest.raises(daemon_client.DaemonError) as rpc:  # the JSON-RPC method itself, previewed: refused as the write is
+        daemon_client.request(workspace, "gateway/edit", {"path": "shop.go", "old_string": GO_OLD, "new_string": GO_NEW, "dry_run": True})
+    assert (rpc.value.code, rpc.value.data["error"]["new_errors"][0]["line"]) == (-32012, 4)  # type: ignore[index]

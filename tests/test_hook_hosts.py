@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from gateway.api import Gateway
+from gateway.engine import Engine
 from gateway.errors import HookFailed
 from gateway.surfaces.hooks.run import outcome
+from tests.caller_cases import GO, GO_NEW, GO_OLD, GO_WORKSPACE
 from tests.hosts.sample import BROKEN, NEW, OLD, SOURCE
 
 BODY = ("return len(self.prices)", "return len(self.prices) + 0")
@@ -19,8 +22,8 @@ BODY = ("return len(self.prices)", "return len(self.prices) + 0")
 pytestmark = pytest.mark.workspace(copy=None, files={"prices.py": SOURCE})
 
 
-def answer(host: str, payload: dict[str, Any], event: str | None = None) -> dict[str, Any] | None:
-    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": payload.get("cwd"), "project_dir": None}, event)
+def answer(host: str, payload: dict[str, Any], event: str | None = None, engine: Engine | None = None) -> dict[str, Any] | None:
+    stdout, code = outcome(host, json.dumps(payload).encode(), {"cwd": payload.get("cwd"), "project_dir": None}, event, engine)
     assert code == 0
     return json.loads(stdout) if stdout else None
 
@@ -204,3 +207,66 @@ def test_other_hosts_keep_exit_2_with_the_reason_on_stderr(host: str, payload: d
     """Gemini CLI, Codex CLI and OpenCode's plugin give the model the hook's stderr on exit 2."""
     with pytest.raises(HookFailed, match="must be an object"):
         outcome(host, json.dumps({**payload, "cwd": str(workspace)}).encode(), {"cwd": str(workspace), "project_dir": None}, "pre")
+
+
+def header_change(host: str, root: Path, when: str, old: str = GO_OLD, new: str = GO_NEW) -> tuple[dict[str, Any], str]:
+    """A Go header change in shop.go (routed: GO_OLD to GO_NEW), before or after the host ran it, in its own payload."""
+    path, pre = str(root / "shop.go"), when == "pre"
+    if host == "claude-code":
+        return {"hook_event_name": "PreToolUse" if pre else "PostToolUse", "tool_name": "Edit", "cwd": str(root),
+                "tool_input": {"file_path": path, "old_string": old, "new_string": new}}, when
+    if host == "copilot":
+        return {"toolName": "edit", "toolArgs": {"path": path, "old_str": old, "new_str": new}, "cwd": str(root)}, when
+    if host == "gemini":
+        return {"hook_event_name": "BeforeTool" if pre else "AfterTool", "tool_name": "replace", "cwd": str(root),
+                "tool_input": {"file_path": path, "instruction": "i", "old_string": old, "new_string": new}}, when
+    if host == "codex":
+        body = "".join(f"-{line}\n" for line in old.splitlines()) + "".join(f"+{line}\n" for line in new.splitlines())
+        return {"hook_event_name": "PreToolUse" if pre else "PostToolUse", "tool_name": "apply_patch", "cwd": str(root),
+                "tool_input": {"command": f"*** Begin Patch\n*** Update File: shop.go\n@@\n{body}*** End Patch\n"}}, when
+    return {"hook_event_name": "tool.execute.before" if pre else "tool.execute.after", "tool": "edit", "cwd": str(root),
+            "args": {"filePath": path, "oldString": old, "newString": new}}, when
+
+
+def context(host: str, reply: dict[str, Any] | None) -> str:
+    """The note for the model after the host's tool ran, read from the host's reply form."""
+    assert reply is not None
+    if host == "copilot":
+        return str(reply["additionalContext"])
+    if host == "opencode":
+        assert reply["action"] == "context"
+        return str(reply["text"])
+    return str(reply["hookSpecificOutput"]["additionalContext"])
+
+
+def denial(host: str, reply: dict[str, Any] | None) -> str:
+    if host == "codex":
+        assert reply is not None and reply["hookSpecificOutput"]["permissionDecision"] == "deny"
+        return str(reply["hookSpecificOutput"]["permissionDecisionReason"])
+    return refusal(host, reply)
+
+
+EVERY_HOST = ("claude-code", "copilot", "gemini", "codex", "opencode")
+ONE_LINE_OLD, ONE_LINE_NEW = "func Total(prices []int, tax int) int {", "func Total(prices []int, tax int, discount int) int {"
+
+
+@pytest.mark.usefixtures("servers")
+@pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
+def test_each_host_is_told_the_caller_a_header_change_breaks_and_refused_it_under_refuse(workspace: Path) -> None:
+    """gopls, warm as in the daemon: after the host ran a header change, routed or (one line) let
+    through, its post-edit note names the caller it breaks (checkout.go:4); with `[verify]
+    on_new_errors = "refuse"` the host's deny does."""
+    with Gateway(str(workspace)) as engine:
+        for host in EVERY_HOST:
+            for old, new in ((GO_OLD, GO_NEW), (ONE_LINE_OLD, ONE_LINE_NEW)):
+                answer(host, *header_change(host, workspace, "pre", old, new), engine)
+                (workspace / "shop.go").write_text(GO.replace(old, new))  # as the host writes it
+                note = context(host, answer(host, *header_change(host, workspace, "post", old, new), engine))
+                assert "checkout.go:4" in note, (host, old, note)
+                (workspace / "shop.go").write_text(GO)
+        (workspace / ".gateway").mkdir()
+        (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
+        for host in EVERY_HOST:
+            reason = denial(host, answer(host, *header_change(host, workspace, "pre"), engine))
+            assert "checkout.go:4" in reason, (host, reason)
+            assert (workspace / "shop.go").read_text() == GO

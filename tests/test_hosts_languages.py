@@ -1,7 +1,9 @@
 """Inside each real agent host, in one session: a TypeScript and a Go file edited through the
 host's own edit tool (the header changes routed through typescript-language-server and gopls,
-byte for byte), and whole-file writes: one that would add a syntax error is refused, one that
-removes a function is routed and lands as the host itself writes the content it was given."""
+byte for byte, and each caller in another file they break named to the model, `path:line`, in
+the host's post-edit channel), and whole-file writes: one that would add a syntax error is
+refused, one that removes a function is routed and lands as the host itself writes the content
+it was given."""
 
 from __future__ import annotations
 
@@ -10,44 +12,19 @@ from typing import Any
 
 import pytest
 
+from tests.caller_cases import GO, GO_CALLER, GO_NEW, GO_OLD, TS, TS_CALLER, TS_NEW, TS_OLD
 from tests.hosts.harness import HostSession
 from tests.test_hosts_gateway import _sent_back, _write, install
 
 GO_BIN = Path("/usr/local/go/bin")  # where the machine's Go is; a user's PATH has it, the host's clean one may not
 
-TS = '''export function greet(name: string): string {
-  return "hi " + name;
-}
-
-export function count(items: string[]): number {
-  return items.length;
-}
-'''
-TS_OLD = 'export function greet(name: string): string {\n  return "hi " + name;\n}'
-TS_NEW = 'export function greet(name: string, loud: boolean): string {\n  return loud ? "HI " + name : "hi " + name;\n}'
 TS_BROKEN = TS.replace("count(items: string[])", "count(items: string[]")
 TS_WITHOUT_COUNT = TS.split("\n\nexport function count")[0] + "\n"
 
-GO = '''package shop
-
-func Total(prices []int, tax int) int {
-\tsum := 0
-\tfor _, p := range prices {
-\t\tsum += p
-\t}
-\treturn sum * tax
-}
-
-func Count(prices []int) int {
-\treturn len(prices)
-}
-'''
-GO_OLD = "func Total(prices []int, tax int) int {\n\tsum := 0\n"
-GO_NEW = "func Total(prices []int, tax int, discount int) int {\n\tsum := -discount\n"
-
 
 pytestmark = [pytest.mark.usefixtures("hosts"), pytest.mark.workspace(copy=None, git="init", files={
-    "app.ts": TS, "tsconfig.json": '{"compilerOptions": {"strict": true}}\n', "go.mod": "module shop\n\ngo 1.21\n", "shop.go": GO})]
+    "app.ts": TS, "tsconfig.json": '{"compilerOptions": {"strict": true}}\n', "go.mod": "module shop\n\ngo 1.21\n", "shop.go": GO,
+    "use.ts": TS_CALLER, "checkout.go": GO_CALLER})]
 
 
 def _install(session: HostSession, workspace: Path, host: str) -> None:
@@ -100,6 +77,7 @@ def test_typescript_and_go_header_changes_are_routed_and_a_broken_new_file_is_re
     assert (workspace / "app.ts").read_text() == TS.replace(TS_OLD, TS_NEW), told[-3000:]
     assert (workspace / "shop.go").read_text() == GO.replace(GO_OLD, GO_NEW), told[-3000:]
     assert "replace_symbol `greet`" in told and "replace_symbol `Total`" in told, told[-3000:]
+    assert "use.ts:3" in told and "checkout.go:4" in told, told[-3000:]  # the delta: each broken caller, path:line
     assert not broken.exists() and "syntax error" in told, told[-3000:]
     if host in OVERWRITING_HOSTS:
         assert util.read_text() == TS_WITHOUT_COUNT and "remove_symbol `count`" in told, told[-3000:]

@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gateway.surfaces.operations import DESCRIPTION_BUDGET, OPERATIONS
 from gateway.typed.kinds import catalogue
+from tests.caller_cases import GO, GO_CALLER, GO_NEW, GO_OLD
 
 pytestmark = pytest.mark.usefixtures("processes")
 
@@ -203,3 +204,27 @@ def test_a_write_the_hosts_user_denies_is_refused_with_the_rule(tmp_path: Path) 
     assert renamed.is_error and "a file this write may change" in renamed.content[0].text  # a rename may reach src/
     assert linked.is_error and "Edit(src/**)" in linked.content[0].text  # a link is judged where it leads
     assert (workspace / "src" / "a.py").read_text() == "def f():\n    return 1\n"
+
+
+@pytest.mark.usefixtures("servers")
+def test_a_preview_returns_the_delta_and_a_refusal_for_new_errors_is_a_tool_error_naming_the_caller(tmp_path: Path) -> None:
+    """gopls, through `gateway mcp`: `dry_run` on edit_file and replace_symbol answers the result
+    with the caller the new parameter breaks, nothing written; under `on_new_errors = "refuse"`
+    the write is a tool error whose refusal lists that error."""
+    for name, text in {"go.mod": "module shop\n\ngo 1.21\n", "shop.go": GO, "checkout.go": GO_CALLER}.items():
+        (tmp_path / name).write_text(text)
+    edit = {"path": "shop.go", "old_string": GO_OLD, "new_string": GO_NEW}
+    total = GO.replace(GO_OLD, GO_NEW).removeprefix("package shop\n\n").split("\n\nfunc Count")[0]
+    _, results = _session_calls(tmp_path, [("edit_file", {**edit, "dry_run": True}),
+                                           ("replace_symbol", {"name_path": "Total", "path": "shop.go", "body": total, "dry_run": True})])
+    for result in results:
+        preview = _payload(result)
+        assert (preview["applied"], preview["dry_run"], preview["verified"]) == (False, True, "checked")
+        assert [(e["path"], e["line"]) for e in preview["new_errors"]] == [("checkout.go", 4)]
+    assert (tmp_path / "shop.go").read_text() == GO
+    _configure(tmp_path, '[verify]\non_new_errors = "refuse"\n')
+    _, [result] = _session_calls(tmp_path, [("edit_file", edit)])
+    refused = json.loads(result.content[0].text)
+    assert result.is_error and (refused["ok"], refused["error"]["kind"]) == (False, "new_errors")
+    assert "checkout.go:4" in refused["error"]["message"] and refused["error"]["new_errors"][0]["path"] == "checkout.go"
+    assert (tmp_path / "shop.go").read_text() == GO

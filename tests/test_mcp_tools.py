@@ -48,9 +48,9 @@ def _refused(gateway: Gateway, tool: str, arguments: dict[str, Any], host: str |
     ("symbols", {}, "usage: symbols: missing argument path (symbols takes depth, path)"),
     ("symbols", {"file": "shapes.py"}, "usage: symbols: unknown argument file; missing argument path (symbols takes depth, path)"),
     ("insert_code", {"name_path": "/", "path": "shapes.py", "position": "end", "code": "X = 1\n"},
-     "usage: insert_code: position must be 'before' or 'after', not 'end' (insert_code takes code, name_path, path, position, token)"),
+     "usage: insert_code: position must be 'before' or 'after', not 'end' (insert_code takes code, dry_run, name_path, path, position, token)"),
     ("edit_file", {"path": "shapes.py", "old_string": "width", "new_string": 3},
-     "usage: edit_file: new_string must be a valid string, not 3 (edit_file takes new_string, old_string, path, replace_all, route, token)"),
+     "usage: edit_file: new_string must be a valid string, not 3 (edit_file takes dry_run, new_string, old_string, path, replace_all, route, token)"),
 ])
 def test_an_argument_mistake_is_one_line_naming_the_argument(gateway: Gateway, tool: str, arguments: dict[str, Any], said: str) -> None:
     assert _refused(gateway, tool, arguments) == f"Error executing tool {tool}: {said}"

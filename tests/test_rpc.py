@@ -59,7 +59,12 @@ def test_every_method_over_stdio(stdio: tuple[RpcClient, subprocess.Popen[bytes]
     assert client.request("gateway/classify", {"path": path, "old_string": "def area(", "new_string": "def area2("})["decision"] == "block"
     found = client.request("gateway/findSymbol", {"name_path": "area", "path": path, "body": True})
     assert found["matches"][0]["body"].startswith("def area(width, height):")
-    replaced = client.request("gateway/replaceSymbol", {"name_path": "area", "path": path, "body": "def area(w, h):\n    return w * h"})
+    before = (workspace / path).read_text()
+    replace = {"name_path": "area", "path": path, "body": "def area(w, h):\n    return w * h"}
+    preview = client.request("gateway/replaceSymbol", {**replace, "dry_run": True})  # the result and its verification, nothing written
+    assert (preview["applied"], preview["dry_run"], preview["verified"] == "checked") == (False, True, True)
+    assert (workspace / path).read_text() == before and "+def area(w, h):" in preview["diff"]
+    replaced = client.request("gateway/replaceSymbol", replace)
     assert replaced["operation"] == "replace_symbol" and replaced["backend"] == "lsp:zuban"
     inserted = client.request("gateway/insertCode", {"name_path": "area", "path": path, "code": "def cube(s):\n    return s ** 3", "position": "after"})
     assert inserted["start_line"] == 32

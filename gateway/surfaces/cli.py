@@ -183,7 +183,8 @@ def _edit_params(args: argparse.Namespace, operation: Operation) -> dict[str, An
     if args.path or any(_given(args, p) for p in operation.params if p.cli == "text"):
         raise UsageError("--stdin takes no PATH, --old or --new")
     path, old, new, replace_all = _stdin_edit()
-    return {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token}
+    return {"path": path, "old_string": old, "new_string": new, "replace_all": replace_all, "route": args.route, "token": args.token,
+            "dry_run": args.dry_run}
 
 
 def _run_operation(args: argparse.Namespace) -> Outcome:
@@ -288,12 +289,24 @@ def run(argv: Sequence[str] | None = None) -> int:
         from gateway.surfaces import render
 
         _close(args)
+        refused = render.refusal(error, render.CLI)
         print(f"gateway: {render.message(error)}", file=sys.stderr)
-        _emit(args, render.refusal(error, render.CLI), "")
+        _say_new_errors(refused)
+        _emit(args, refused, "")
         return exit_code_for(error)
     _close(args)
     _emit(args, payload, text)
     return code
+
+
+def _say_new_errors(refused: dict[str, Any]) -> None:
+    """A refusal for the errors a write would add ([verify] on_new_errors = "refuse"): each one
+    on its own line of stderr, as a compiler says it, under the refusal's message."""
+    errors = refused["error"].get("new_errors") if isinstance(refused.get("error"), dict) else None
+    if isinstance(errors, list) and errors:
+        from gateway.surfaces.cli_text import new_error
+
+        print("\n".join(f"  {new_error(e)}" for e in errors if isinstance(e, dict)), file=sys.stderr)
 
 
 def _close(args: argparse.Namespace | None) -> None:

@@ -23,11 +23,52 @@ def classify(result: Result, params: dict[str, Any]) -> Shown:
     return result["message"], EXIT_BLOCKED if result["decision"] == "block" else EXIT_OK
 
 
+def new_error(error: Result) -> str:
+    """One error a write added, as a compiler says it: `path:line:column: message (source)`."""
+    source = f" ({error['source']})" if error.get("source") else ""
+    return f"{error['path']}:{error['line']}:{error['column']}: {error['message']}{source}"
+
+
+def verification(result: Result) -> list[str]:
+    """What the language server said the write did to the program (the result's `verified`,
+    `new_errors`, `unknown_because`, `unchecked`, `callers`): its lines; none where nothing was
+    asked (a write that changed no definition: `skipped`, which `--json` still says)."""
+    status = result.get("verified")
+    if status in (None, "skipped"):
+        return []
+    by = f" ({result['verified_by']})" if result.get("verified_by") else ""
+    errors = result.get("new_errors") or []
+    lines = []
+    if errors:
+        lines.append(f"The language server{by} reports {len(errors)} new error(s):")
+        lines += [f"  {new_error(error)}" for error in errors]
+    elif status == "checked":
+        lines.append(f"Verified{by}: no new errors.")
+    why = result.get("unknown_because")
+    if status == "unknown":
+        lines.append(f"Not verified: {why or 'the language server gave no answer'}.")
+    if result.get("unchecked"):  # why, when the rest was checked; an unknown said it above
+        lines.append(f"Not checked{f' ({why})' if why and status == 'checked' else ''}: {', '.join(result['unchecked'])}.")
+    if result.get("callers"):
+        broken = {f"{error['path']}:{error['line']}" for error in errors}
+        marked = [f"{place} ({'broken' if place in broken else 'may break: not checked'})" for place in result["callers"]]
+        lines.append(f"Callers of the changed header: {', '.join(marked)}.")
+    return lines
+
+
+def _shown(text: str, result: Result) -> str:
+    """`text` (what a write did), said as a preview for a dry run, with its verification after it."""
+    if result.get("dry_run"):
+        text = f"Dry run, nothing written: {text}"
+    return "\n".join([text, *verification(result)])
+
+
 def edit(result: Result, params: dict[str, Any]) -> Shown:
     if result.get("decision") == "routed":
-        return f"{result['message']}\n{result['diff'].rstrip()}", EXIT_OK
+        return _shown(f"{result['message']}\n{result['diff'].rstrip()}", result), EXIT_OK
     lines = ", ".join(map(str, result["lines"]))
-    return f"Applied: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", EXIT_OK
+    done = "Would apply" if result.get("dry_run") else "Applied"
+    return _shown(f"{done}: {result['replacements']} replacement(s) in {result['path']} (line {lines}).", result), EXIT_OK
 
 
 def created(result: Result, params: dict[str, Any]) -> Shown:
@@ -36,7 +77,7 @@ def created(result: Result, params: dict[str, Any]) -> Shown:
 
 def operation(result: Result, params: dict[str, Any]) -> Shown:
     text = result["message"] + ("\n" + result["diff"].rstrip() if result.get("diff") else "")
-    return text, EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
+    return _shown(text, result), EXIT_INCOMPLETE if result.get("complete") is False else EXIT_OK
 
 
 def symbols(result: Result, params: dict[str, Any]) -> Shown:
@@ -164,7 +205,7 @@ def _contract_text(action: str, result: Result) -> str:
         lines.append(f"Contract {result['contract']} applied and validated.")
     else:
         lines.append(f"Contract {result['contract']} failed validation; " + ("files kept as written." if result["kept_on_failure"] else "every file restored."))
-    return "\n".join(lines)
+    return "\n".join(lines + verification(result))
 
 
 def context(result: Result, params: dict[str, Any]) -> Shown:

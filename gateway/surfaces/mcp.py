@@ -51,7 +51,9 @@ INSTRUCTIONS = (
     "Structural edit gateway. edit_file judges each write by its effect: edits inside bodies apply; "
     "edits that add, remove or rename definitions or change their headers are done as verified symbol "
     "operations or refused with the tool to use; create_file makes a new file, judged alike. Symbol tools "
-    "address definitions by name path (see find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings."
+    "address definitions by name path (see find_symbol). There is no bypass. Every write is atomic and keeps encoding and line endings. "
+    "A write that changes a definition answers new_errors, the errors the language server reports that it added (path:line), or "
+    "verified: unknown with the reason; dry_run=true answers the same without writing."
 )
 
 READ_ONLY_INSTRUCTIONS = (

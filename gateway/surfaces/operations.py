@@ -51,6 +51,7 @@ def operation(summary: str, description: str = "", **offered: Any) -> Callable[[
 PATH = Arg("the file, relative to the workspace", metavar="PATH")
 NAME_PATH = Arg("the symbol's name path (see find-symbol)", metavar="NAME_PATH")
 TOKEN = Arg("the grant from `gateway declare` (default: a live grant for the file)", "flag", metavar="TOKEN")
+DRY_RUN = Arg("preview: the result and what the language server says it would do to the program, with nothing written", "switch")
 EDIT_TEXT = {"old_string": Arg("the old text", "text", flag="old"), "new_string": Arg("the new text", "text", flag="new"),
              "replace_all": Arg("every occurrence", "switch")}
 
@@ -130,10 +131,11 @@ def classify(g: Gateway, path: str, old_string: str, new_string: str, replace_al
 @operation("apply an exact-match edit through the gate", EDIT_FILE, writes=True, warm=True, command="edit", tool="edit_file",
            show=cli_text.edit, args={
                "path": Arg("the file, relative to the workspace", metavar="PATH"), **EDIT_TEXT, "token": TOKEN,
-               "route": Arg("perform a structural edit as verified symbol operations instead of refusing it", "switch")})
+               "route": Arg("perform a structural edit as verified symbol operations instead of refusing it", "switch"),
+               "dry_run": DRY_RUN})
 def edit(g: Gateway, path: str, old_string: str, new_string: str, replace_all: bool = False, route: bool = True,
-         token: str | None = None) -> EditResult:
-    return g.edit(path, old_string, new_string, replace_all, route, token)
+         token: str | None = None, dry_run: bool = False) -> EditResult:
+    return g.edit(path, old_string, new_string, replace_all, route, token, dry_run=dry_run)
 
 
 @operation("create a new file through the gate", CREATE_FILE, writes=True, warm=True, command="create-file", tool="create_file",
@@ -157,32 +159,35 @@ def find_symbol(g: Gateway, name_path: str, path: str | None = None, body: bool 
 
 
 @operation("replace a whole definition", REPLACE_SYMBOL, writes=True, warm=True, symbolic=True, command="replace-symbol", tool="replace_symbol",
-           show=cli_text.operation, args={"name_path": NAME_PATH, "path": PATH, "body": Arg("the new definition", "text"), "token": TOKEN})
-def replace_symbol(g: Gateway, name_path: str, path: str, body: str, token: str | None = None) -> OperationResult:
-    return g.replace_symbol(name_path, path, body, token)
+           show=cli_text.operation, args={"name_path": NAME_PATH, "path": PATH, "body": Arg("the new definition", "text"), "token": TOKEN,
+                                          "dry_run": DRY_RUN})
+def replace_symbol(g: Gateway, name_path: str, path: str, body: str, token: str | None = None, dry_run: bool = False) -> OperationResult:
+    return g.replace_symbol(name_path, path, body, token, dry_run=dry_run)
 
 
 @operation("insert code as a sibling of a symbol", INSERT_CODE, writes=True, warm=True, symbolic=True, command="insert-code", tool="insert_code",
            show=cli_text.operation, args={
                "name_path": Arg("the sibling; '/' is the file itself", metavar="NAME_PATH"), "path": PATH,
-               "position": Arg("before or after the sibling", "flag"), "code": Arg("the code to insert", "text"), "token": TOKEN})
-def insert_code(g: Gateway, name_path: str, path: str, position: Literal["before", "after"], code: str, token: str | None = None) -> OperationResult:
-    return g.insert_code(name_path, path, code, position, token)
+               "position": Arg("before or after the sibling", "flag"), "code": Arg("the code to insert", "text"), "token": TOKEN,
+               "dry_run": DRY_RUN})
+def insert_code(g: Gateway, name_path: str, path: str, position: Literal["before", "after"], code: str, token: str | None = None,
+                dry_run: bool = False) -> OperationResult:
+    return g.insert_code(name_path, path, code, position, token, dry_run=dry_run)
 
 
 @operation("remove a definition", REMOVE_SYMBOL, writes=True, warm=True, symbolic=True, command="remove-symbol", tool="remove_symbol",
            show=cli_text.operation, args={"name_path": NAME_PATH, "path": PATH, "token": TOKEN,
-                                          "force": Arg("remove it even while other code still refers to it", "switch")})
-def remove_symbol(g: Gateway, name_path: str, path: str, token: str | None = None, force: bool = False) -> OperationResult:
-    return g.remove_symbol(name_path, path, token, force)
+                                          "force": Arg("remove it even while other code still refers to it", "switch"), "dry_run": DRY_RUN})
+def remove_symbol(g: Gateway, name_path: str, path: str, token: str | None = None, force: bool = False, dry_run: bool = False) -> OperationResult:
+    return g.remove_symbol(name_path, path, token, force, dry_run=dry_run)
 
 
 @operation("rename a symbol across the workspace", RENAME_SYMBOL, writes=True, warm=True, symbolic=True, command="rename-symbol",
            tool="rename_symbol", show=cli_text.operation,
-           args={"name_path": NAME_PATH, "path": PATH, "new_name": Arg("the new name", metavar="NEW_NAME"), "token": TOKEN},
+           args={"name_path": NAME_PATH, "path": PATH, "new_name": Arg("the new name", metavar="NEW_NAME"), "token": TOKEN, "dry_run": DRY_RUN},
            epilog="exit 4: renamed in this file only; with no language server other files were not searched, and some mention the name")
-def rename_symbol(g: Gateway, name_path: str, path: str, new_name: str, token: str | None = None) -> OperationResult:
-    return g.rename_symbol(name_path, path, new_name, token)
+def rename_symbol(g: Gateway, name_path: str, path: str, new_name: str, token: str | None = None, dry_run: bool = False) -> OperationResult:
+    return g.rename_symbol(name_path, path, new_name, token, dry_run=dry_run)
 
 
 @operation("language servers and the backend each language uses", command="servers", show=cli_text.servers)
