@@ -98,11 +98,12 @@ def test_a_daemon_that_is_not_the_workspaces_is_not_killed(env: dict[str, str], 
 
 
 def test_a_stopped_language_server_is_killed_after_the_hooks_bound_and_replaced(env: dict[str, str], workspace: Path) -> None:
-    """Two hooks wait on a stopped zuban: both are answered within the bound, refused with the
-    reason (a route is only given where the server verified it), and the server is killed;
-    the next hook is routed on a fresh server."""
+    """Two hooks wait on a stopped zuban: both are answered within the bound (refused with the
+    reason, or routed on tree-sitter's symbols, re-parsed, while a fresh server starts), and the
+    server is killed; the next hook is routed on a fresh server."""
     _start(env, workspace)
-    edit = {"file_path": "pkg/shapes.py", **STRUCTURAL_EDIT}
+    # removes `perimeter`, which nothing refers to (a removal of a referenced one is refused)
+    edit = {"file_path": "pkg/shapes.py", "old_string": "def perimeter(width, height):\n    return 2 * (width + height)\n", "new_string": ""}
     assert "updatedInput" in _decision(_hook(env, workspace, edit)[0])  # routed: zuban answered
     [server] = (_status(workspace) or {}).get("servers", [])
     os.kill(server["pid"], signal.SIGSTOP)
@@ -116,7 +117,9 @@ def test_a_stopped_language_server_is_killed_after_the_hooks_bound_and_replaced(
         caller.join()
     for done, took in answers:
         decision = _decision(done)
-        assert decision["permissionDecision"] == "deny" and f"no answer within {SERVER_SECONDS:g}s" in decision["permissionDecisionReason"], decision
+        # refused with the reason, or routed on tree-sitter's symbols while the replacement starts (issue 35, item 8)
+        refused = decision.get("permissionDecision") == "deny" and f"no answer within {SERVER_SECONDS:g}s" in decision["permissionDecisionReason"]
+        assert refused or "updatedInput" in decision, decision
         assert took < SERVER_SECONDS + 15, f"a hook took {took:.1f} s with the server stopped"
     assert _gone([server["pid"]]), "the stopped server was left"
     routed, took = _hook(env, workspace, edit)
