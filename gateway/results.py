@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class Performed(Protocol):
     """What a routed edit did (`symbols.routing.Route`)."""
 
-    def summary(self) -> str: ...
+    def summary(self, dry_run: bool = False) -> str: ...
 
     def to_json(self) -> dict[str, Any]: ...
 
@@ -161,7 +161,7 @@ class EditResult:
             "diff": self.diff,
         }
         if self.route is not None:
-            result.update(decision="routed", message=self.route.summary(), **self.route.to_json())
+            result.update(decision="routed", message=self.route.summary(self.dry_run), **self.route.to_json())
         if self.dry_run:
             result["applied"] = False
             result["dry_run"] = True

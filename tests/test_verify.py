@@ -128,6 +128,7 @@ def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
                          route=True, dry_run=True)
     assert result.dry_run and result.route is not None and "+def other():" in result.diff
     assert result.to_json()["applied"] is False
+    assert result.to_json()["message"].startswith("Dry run, nothing written: the gateway would perform this write on a.py as insert_code")
     assert (root / "a.py").read_text() == PY
     removed = engine.remove_symbol("helper", "a.py", dry_run=True)
     assert removed.dry_run and removed.to_json()["applied"] is False and "-def helper(a):" in removed.diff

@@ -58,7 +58,7 @@ def verification(result: Result) -> list[str]:
 
 def _shown(text: str, result: Result) -> str:
     """`text` (what a write did), said as a preview for a dry run, with its verification after it."""
-    if result.get("dry_run"):
+    if result.get("dry_run") and not text.startswith("Dry run"):  # a routed one's message says it already
         text = f"Dry run, nothing written: {text}"
     return "\n".join([text, *verification(result)])
 

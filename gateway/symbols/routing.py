@@ -101,12 +101,14 @@ class Route:
     difference: str = ""
     note: str = ""  # why tree-sitter's symbols routed it where a server runs (it is still starting, say)
 
-    def summary(self) -> str:
-        """One or two sentences an agent can act on."""
+    def summary(self, dry_run: bool = False) -> str:
+        """One or two sentences an agent can act on; `dry_run`: said of a write not made."""
         done = "; ".join(o.describe() for o in self.operations)
         checked = "re-parsed: no new syntax errors, no other definition added or lost"
         same = "the result is byte for byte the requested edit" if self.exact else f"the result differs from the requested edit: {self.difference}"
         via = f"{self.backend} ({self.note})" if self.note else self.backend
+        if dry_run:
+            return f"Dry run, nothing written: the gateway would perform this write on {self.path} as {done} via {via}; {checked}; {same}."
         return f"The gateway performed this write on {self.path} as {done} via {via}; {checked}; {same}."
 
     def to_json(self) -> dict[str, Any]:
