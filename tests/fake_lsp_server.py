@@ -4,6 +4,7 @@ is sent while it versions its diagnostics ("unanalysed"), by $FAKE_LSP_MODE ("fl
 "cache-race": its first documentSymbol fails as jedi's now and then do). In modes "pull-hang"
 and "pull-crash" it offers pull diagnostics and never answers a pull, or exits on one.
 
+In mode "die-starting" it exits as it is initialised.
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
 first documentSymbol answer it announces work ($/progress "Indexing", 40%) for as long.
@@ -27,6 +28,8 @@ asked = 0
 
 @server.feature(types.INITIALIZE)
 def initialize(params: types.InitializeParams) -> None:
+    if os.environ.get("FAKE_LSP_MODE") == "die-starting":  # exits while it starts, answering nothing
+        os._exit(5)
     time.sleep(SLOW)  # runs before the reply to initialize is sent
 
 

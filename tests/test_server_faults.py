@@ -23,7 +23,7 @@ from gateway.lsp.adapters import adapter_for
 from gateway.lsp.early import _record_path, _spawn, start_early, start_recorded
 from gateway.lsp.manager import SessionManager, waiting_at_most
 from gateway.progress import Update
-from tests.conftest import FAKE_SOURCE
+from tests.conftest import FAKE_SERVER, FAKE_SOURCE
 
 
 
@@ -379,3 +379,16 @@ def test_a_start_that_fails_after_the_call_went_on_without_it_is_said_once_then_
         result = gateway.replace_symbol("f", "m.py", "def f():\n    return 2\n").to_json()
         assert result["backend"] == "tree-sitter" and f"({name} is still starting)" in result["message"]
     assert (fake_workspace / "m.py").read_text() == "def f():\n    return 2\n"
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_server_that_dies_as_it_starts_fails_its_start_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exit of a server still being initialised fails the start when it happens, not at
+    the start's timeout (the handler makes the process as `initialize` begins)."""
+    from gateway.lsp.session import LspSession
+
+    monkeypatch.setenv("FAKE_LSP_MODE", "die-starting")
+    began = time.monotonic()
+    with pytest.raises(ServerFailed, match=r"the server exited \(code 5\)"):
+        LspSession("fake-lsp", (sys.executable, str(FAKE_SERVER)), tmp_path, adapter_for("generic"), 60).start()
+    assert time.monotonic() - began < 30, "noticed only at the start's timeout"

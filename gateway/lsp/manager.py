@@ -30,7 +30,8 @@ from gateway.lsp.discovery import find_server, forget, missing_programs
 from gateway.lsp.discovery import planned
 from gateway.lsp.launch import end
 from gateway.lsp.adapters.base import Adapter
-from gateway.lsp.session import READY_PATIENCE, LspSession
+from gateway.lsp.session import LspSession
+from gateway.lsp.waiting import READY_PATIENCE
 
 
 # The most a call waits for a server's answer, whatever its timeout (None: no such bound).

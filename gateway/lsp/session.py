@@ -23,26 +23,23 @@ from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
 from gateway.lsp.documents import Documents
 from gateway.lsp.launch import handler, leashed
-from gateway.lsp.reports import Reports, until
+from gateway.lsp.process import ServerProcess
+from gateway.lsp.reports import Reports
+from gateway.lsp.waiting import Waiting
 
 T = TypeVar("T")
 # The pauses before asking again after an error reply the adapter knows to pass.
 TRANSIENT_PAUSES = (0.0, 0.2, 0.5)
-# How long after its start a server that announces its readiness is waited for.
-READY_PATIENCE = 30.0
-# How long a request across files waits for the server to analyse the files last written.
-ANALYSIS_PATIENCE = 3.0
 
 _IGNORED_NOTIFICATIONS = (
     "$/logTrace",
     "telemetry/event",
 )
-_KILLING = (1 << (9 - 1)) | (1 << (15 - 1))  # SIGKILL, SIGTERM in /proc's pending-signal masks
 # pyright asks for pulls again (`workspace/diagnostic/refresh`), unasked, and exits when refused.
 _IGNORED_REQUESTS = ("window/workDoneProgress/create", "workspace/diagnostic/refresh")
 
 
-class LspSession:
+class LspSession(Waiting, ServerProcess):
     """A started server for one workspace; every request is bounded by `timeout` seconds (a
     number, or a function giving the call's own: in the daemon, the caller's).
 
@@ -121,73 +118,6 @@ class LspSession:
         self.capabilities = result["capabilities"]
         self._handler.notify.initialized({})
 
-    @property
-    def ready(self) -> bool:
-        """Whether the server has loaded the workspace (a server that does not say so: from the start)."""
-        return self.reports.ready
-
-    @property
-    def progress(self) -> str:
-        """The last the server said of loading the workspace."""
-        return self.reports.progress
-
-    @property
-    def load_errors(self) -> list[str]:
-        """Why the server could not load the workspace, as it said it (empty: it said nothing of the kind)."""
-        return self.reports.load_errors
-
-    @property
-    def versions_diagnostics(self) -> bool:
-        """Whether the server has said which text its diagnostics are about (clangd, gopls; not jdtls)."""
-        return self.reports.versions_diagnostics
-
-    def activity(self, what: str) -> str:
-        """What a caller waiting on `what` waits for, with the work the server announced."""
-        doing = f"starting {self.name}" if what == "initialize" else f"{self.name}: {what.rpartition('/')[2]}"
-        work = self.reports.work()
-        return f"{doing} — {work}" if work else doing
-
-    def settle(self, path: Path, limit: float) -> None:
-        """Wait (up to `limit` seconds) until what the server says about loading the workspace
-        has arrived: a failure, or diagnostics for `path` (servers that diagnose a file only
-        after loading); at once for servers that do not."""
-        if self.adapter.diagnoses_after_loading:
-            uri = path.as_uri()
-            self._run(until(lambda: self.reports.settled(uri), limit, 0.02), what="waiting for the server to load the workspace")
-
-    def wait_for_analysis(self, path: Path, limit: float) -> bool:
-        """Wait (up to `limit` seconds) until the server has analysed the text last sent for
-        `path` (`Reports.analysed`); False if it has not said so."""
-        uri = path.as_uri()
-        analysed = until(lambda: self.reports.analysed(uri, self._versions.get(uri, 0)), limit, 0.02)
-        return self._run(analysed, what="waiting for the server's analysis")
-
-    def wait_for_open_documents(self) -> bool:
-        """Wait (up to ANALYSIS_PATIENCE seconds, at most half the timeout) until a server that
-        versions its analysis (clangd, gopls) has analysed every open document as last sent: its
-        index, which a request across files reads, is current then (`Reports.unanalysed`)."""
-        with self._lock:
-            pending = self.reports.unanalysed(self._versions) if self.reports.versions_diagnostics else {}
-        limit = min(ANALYSIS_PATIENCE, self.timeout / 2)
-        done = not pending or self._run(until(lambda: not self.reports.unanalysed(pending), limit, 0.02),
-                                        what="waiting for the server's analysis of the files written")
-        if not done:
-            self.reports.waited_in_vain(self.reports.unanalysed(pending))
-        return done
-
-    def wait_ready(self) -> bool:
-        """Whether the server has loaded the workspace, waiting for it until READY_PATIENCE
-        seconds (at most half the timeout) after it started; past that, not at all: a large
-        project's first import goes on while the caller answers without the server."""
-        if self.ready:
-            return True
-        patience = self._started_at + min(READY_PATIENCE, self.timeout / 2) - time.monotonic()
-        return self._run(until(lambda: self.reports.ready, max(patience, 0.0), 0.05), what="waiting for the server to load the workspace")
-
-    def wait_until_idle(self, limit: float) -> bool:
-        """Wait (up to `limit` seconds) for announced work to end; False if it is still going."""
-        return self._run(until(lambda: not self.reports.working, limit, 0.05), what="waiting for the server to settle")
-
     @staticmethod
     async def _configuration(params: Any) -> list[Any]:
         items = params.get("items", []) if isinstance(params, dict) else []
@@ -216,64 +146,25 @@ class LspSession:
 
     async def _guarded(self, coroutine: Awaitable[T], limit: float) -> T:
         request = asyncio.ensure_future(coroutine)
-        watchers: set[asyncio.Future[Any]] = {request}
-        process = self._handler.process
-        exited = asyncio.ensure_future(process.wait()) if process else None
-        if exited:
-            watchers.add(exited)
-        done, _ = await asyncio.wait(watchers, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
-        if exited:
-            exited.cancel()
+        exited = asyncio.ensure_future(self._exit())
+        done, _ = await asyncio.wait({request, exited}, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
+        exited.cancel()
         if request in done:
             return request.result()
         request.cancel()
         if exited in done:
+            process = self._handler.process
             raise ServerFailed(f"{self.name}: the server exited (code {process.returncode if process else '?'})")
         self.put_down()
         raise ServerFailed(f"{self.name}: no answer within {limit:g}s, so it was killed; the next call starts a fresh one")
 
-    def put_down(self) -> None:
-        """A server that stopped answering: its reaper is told to kill it and all it started
-        (SIGKILL, which ends a stopped process too), continued first if it was stopped itself."""
-        pid = self.pid
-        if pid is None:
-            return
-        for number in (signal.SIGTERM, signal.SIGCONT):
-            try:
-                os.kill(pid, number)
-            except OSError:
-                return  # gone already
-
-    @property
-    def pid(self) -> int | None:
-        """The reaper's pid: the process the session talks through."""
-        process = self._handler.process
-        return process.pid if process else None
-
-    @property
-    def server_pid(self) -> int | None:
-        """The language server's own pid (the reaper's child)."""
-        try:
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as handle:
-                children = handle.read().split()
-        except (OSError, TypeError):
-            return None
-        return int(children[0]) if children else None
-
-    def alive(self) -> bool:
-        """Whether the server process still runs, read from /proc (no round trip): a kept
-        answer is given only by a live server, so a killed one fails the call as if asked. A
-        server with SIGKILL or SIGTERM pending counts as gone: the kill has been sent, and the
-        process may not have run to its end yet."""
-        process = self._handler.process
-        pid = self.server_pid if process is not None and process.returncode is None else None
-        try:
-            with open(f"/proc/{pid}/status") as handle:
-                fields = dict(line.split(":", 1) for line in handle.read().splitlines() if ":" in line)
-            pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
-            return pid is not None and fields["State"].split()[0] not in ("Z", "X") and not pending & _KILLING
-        except (OSError, KeyError, ValueError, IndexError):
-            return False
+    async def _exit(self) -> None:
+        """The server's process ending; a process still being made (the handler makes it as
+        `initialize` starts) is waited for first, so that a server that dies while it starts
+        fails the call then, not at its timeout."""
+        while self._handler.process is None:
+            await asyncio.sleep(0.05)
+        await self._handler.process.wait()
 
     def document_symbols(self, path: Path, text: str, language_id: str, patience: float = 0.0) -> Any:
         """The server's documentSymbol answer for `path` holding `text`: asked once per text
