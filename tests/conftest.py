@@ -43,7 +43,6 @@ LONGEST = {
     "tests/test_symbols_servers.py::test_the_symbols_and_every_operation": 8,
     "tests/test_cli_symbols.py::test_a_header_change_breaking": 12, "tests/test_mcp.py::test_a_preview_returns_the_delta": 12,
     "tests/test_daemon.py::test_a_writes_verification": 9,
-    "tests/test_diagnostics.py::test_a_caller_broken_by_the_edit_is_named_and_an_error_there_before_stays[jdtls]": 37,
 }
 
 

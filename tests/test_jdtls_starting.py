@@ -2,7 +2,9 @@
 fresh, so the start is cold), judged as the workspace's daemon judges a hook (its warm engine,
 each server request bounded by the hook's budget): routed on tree-sitter's symbols within
 the budget and saying jdtls is still starting, where waiting for the start would have cost
-the edit; once jdtls has loaded the workspace, routed on its symbols. One jdtls start."""
+the edit; once jdtls has loaded the workspace, routed on its symbols, and the agent told the caller the
+header change breaks (the language server's delta), not the error the file had before. One
+jdtls start: it is also the Java case of the delta (tests/test_verify.py has the others)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,18 @@ public class Cart {
 
     public int count() {
         return 2;
+    }
+
+    public int broken() {
+        return undefinedName;
+    }
+}
+"""
+SHOP = """package demo;
+
+public class Shop {
+    int items() {
+        return new Cart().count();
     }
 }
 """
@@ -63,6 +77,9 @@ def test_a_hook_edit_while_jdtls_starts_is_routed_on_tree_sitter_within_the_budg
     (root / "src" / "demo").mkdir(parents=True)
     cart = root / "src" / "demo" / "Cart.java"
     cart.write_text(CART)
+    (root / "src" / "demo" / "Shop.java").write_text(SHOP)
+    (root / ".gateway").mkdir()
+    (root / ".gateway" / "config.toml").write_text("[verify]\nbudget_ms = 60000\nbody = true\n")
     with Gateway(root) as gateway:
         took, told = _hook(gateway, cart, "public int total(int a) {\n        return a + 1;",
                            "public int total(int a, int b) {\n        return a + b;", BUDGET)
@@ -76,4 +93,8 @@ def test_a_hook_edit_while_jdtls_starts_is_routed_on_tree_sitter_within_the_budg
         assert session.name == "jdtls" and session.ready and not session.broken, "jdtls was not left to start"
         _, told = _hook(gateway, cart, "public int count() {\n        return 2;", "public int count(int extra) {\n        return 2 + extra;", 20.0)
         assert "via lsp:jdtls;" in told, told
+        assert "reports 1 new error: src/demo/Shop.java:5:" in told and "count" in told and "undefinedName" not in told, told
+        assert "Callers of the changed header: src/demo/Shop.java:5 (broken)" in told, told
+        body = gateway.edit("src/demo/Cart.java", "return 2 + extra;", "return 3 + extra;").to_json()  # beside the error Cart had before
+        assert (body["verified"], body["new_errors"]) == ("checked", []), body
     assert "public int count(int extra) {" in cart.read_text()
