@@ -254,7 +254,8 @@ ONE_LINE_OLD, ONE_LINE_NEW = "func Total(prices []int, tax int) int {", "func To
 @pytest.mark.workspace(copy=None, files=GO_WORKSPACE)
 def test_each_host_is_told_the_caller_a_header_change_breaks_and_refused_it_under_refuse(workspace: Path) -> None:
     """gopls, warm as in the daemon: after the host ran a header change, routed or (one line) let
-    through, its post-edit note names the caller it breaks (checkout.go:4); with `[verify]
+    through (Codex: also a patch run through its shell), its post-edit note names the caller it
+    breaks (checkout.go:4); with `[verify]
     on_new_errors = "refuse"` the host's deny does."""
     with Gateway(str(workspace)) as engine:
         for host in EVERY_HOST:
@@ -264,6 +265,14 @@ def test_each_host_is_told_the_caller_a_header_change_breaks_and_refused_it_unde
                 note = context(host, answer(host, *header_change(host, workspace, "post", old, new), engine))
                 assert "checkout.go:4" in note, (host, old, note)
                 (workspace / "shop.go").write_text(GO)
+        # Codex running the patch through its shell (`apply_patch <<'EOF'`) is told the same
+        shell = {**header_change("codex", workspace, "pre")[0], "tool_name": "Bash"}
+        shell["tool_input"] = {"command": f"apply_patch <<'EOF'\n{shell['tool_input']['command']}EOF\n"}
+        answer("codex", shell, "pre", engine)
+        (workspace / "shop.go").write_text(GO.replace(GO_OLD, GO_NEW))
+        note = context("codex", answer("codex", {**shell, "hook_event_name": "PostToolUse"}, "post", engine))
+        assert "shop.go as replace_symbol `Total`" in note and "checkout.go:4" in note, note
+        (workspace / "shop.go").write_text(GO)
         (workspace / ".gateway").mkdir()
         (workspace / ".gateway" / "config.toml").write_text('[verify]\non_new_errors = "refuse"\n')
         for host in EVERY_HOST:

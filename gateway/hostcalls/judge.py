@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from gateway.errors import Ambiguous, Blocked, GatewayError, NewErrors, NotFound, OutsideWorkspace, UsageError
 from gateway.hostcalls.call import PASS, SINCE, Answer, Edit, HookCall
 from gateway.hostcalls.host_edits import edit_for, host_edits, kept_last_newline, replay
+from gateway.hostcalls.performed import performed
 from gateway.hostcalls.scope import Scope
 from gateway.hostcalls.verified import delta, note, wanted
 
@@ -150,35 +151,6 @@ def _post(scope: Scope, call: HookCall) -> Answer:
         notes = performed(scope, call)
         return Answer("context", " ".join(notes)) if notes else PASS
     return PASS
-
-
-def performed(scope: Scope, call: HookCall) -> list[str]:
-    """The notes of the routed writes this call has performed; on a warm engine, its server is
-    asked about each such file now, in the background, so the next write to it is planned
-    without waiting for that."""
-    from gateway.hostcalls.pending import take
-    from gateway.textfile import decode, encoding_rule
-
-    paths = [call.path] if call.path is not None else []
-    if call.kind == "patch" and call.text is not None:
-        from gateway.hostcalls.patches import patch_paths
-
-        paths = patch_paths(scope, call)
-    notes, gate = [], scope.call_gate()
-    for path in paths:
-        try:
-            data = gate.read(path)
-            if data is None:
-                continue
-            text = decode(data, str(path), encoding_rule(path, None, data))[0]
-        except Exception:  # noqa: BLE001 - an unreadable file gets no note, never a failed hook
-            continue
-        note = take(path, [text, text.replace("\r\n", "\n")])
-        if note:
-            notes.append(note)
-            if scope.given is not None and path.is_relative_to(scope.given.workspace.root):
-                scope.given.symbol_service.ahead(path, text)
-    return notes
 
 
 @dataclass(frozen=True)

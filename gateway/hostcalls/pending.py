@@ -4,7 +4,7 @@ PreToolUse rewrites a structural write into the result R of symbol operations, b
 host writes it, and the host may still refuse (a permission rule, the user, a failed match).
 So the agent is told what the gateway did only at PostToolUse, and only if the file on disk
 is R: `remember` notes R's digest and the note per file (in the user's state directory), and
-`take` hands the note out once the file holds exactly R (`hostcalls.judge.performed`).
+`take` hands the note out once the file holds exactly R (`hostcalls.performed`).
 """
 
 from __future__ import annotations

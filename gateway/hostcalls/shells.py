@@ -127,8 +127,13 @@ def _watch_before(scope: Scope, call: HookCall) -> None:
 def _watch_after(scope: Scope, call: HookCall) -> Answer:
     from gateway.shell_changes import after_command, kept_as_is
 
+    if call.text is not None and _runs_a_patch(call.text):
+        from gateway.hostcalls.performed import performed_by_shell_patch
+
+        notes = performed_by_shell_patch(scope, call)
+        return Answer("context", " ".join(notes)) if notes else PASS
     root = watch_root(call)
-    if root is None or call.text is None or _runs_a_patch(call.text):
+    if root is None or call.text is None:
         return PASS
     gate = scope.call_gate()
     exempt = kept_as_is(call.text)
