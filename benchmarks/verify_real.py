@@ -124,6 +124,11 @@ CASES: dict[str, list[Case]] = {
              "    Type checked = type;\n    return checked instanceof Class<?> && ((Class<?>) checked).isPrimitive();", body=True),
     ],
 }
+# ky's tsconfig extends @sindresorhus/tsconfig, which is not installed (no node_modules): both copies
+# get its options written out (v8: strict, nodenext, es2023), so the server and tsc read the same project.
+PREPARED = {"ky": {"tsconfig.json": json.dumps({"compilerOptions": {
+    "strict": True, "exactOptionalPropertyTypes": True, "target": "es2022", "lib": ["es2023", "dom", "dom.iterable"],
+    "module": "nodenext", "moduleResolution": "nodenext", "skipLibCheck": True, "noEmit": True}, "include": ["source"]}, indent=1)}}
 LANGUAGE = {"requests": "python", "cobra": "go", "ky": "typescript", "gson": "java"}
 ERROR_LINE = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)? (?:error[:\[]?\S*\]? ?)?(?P<message>.*)$")
 TSC_LINE = re.compile(r"^(?P<path>[^(\s]+)\((?P<line>\d+),\d+\): error (?P<message>.*)$")
@@ -191,10 +196,10 @@ def _in_scope(repo: str, path: str) -> bool:
     return path.startswith(("src/", "tests/"))
 
 
-def _configure(root: Path, case: Case) -> None:
+def _configure(root: Path, case: Case, budget_ms: int | None) -> None:
     lines = ["[verify]", f"body = {'true' if case.body else 'false'}"]
-    if case.budget_ms:
-        lines.append(f"budget_ms = {case.budget_ms}")
+    if case.budget_ms or budget_ms:
+        lines.append(f"budget_ms = {case.budget_ms or budget_ms}")
     (root / ".gateway").mkdir(exist_ok=True)
     (root / ".gateway" / "config.toml").write_text("\n".join(lines) + "\n")
 
@@ -255,17 +260,20 @@ def _go_checker(base: Path) -> Path:
     return checker
 
 
-def run_repo(checkout: Path, base: Path, checker: Path) -> tuple[list[Row], str]:
+def run_repo(checkout: Path, base: Path, checker: Path, budget_ms: int | None) -> tuple[list[Row], str]:
     repo = checkout.name
     ignore = shutil.ignore_patterns(".git", "node_modules", "target")
     delta_root, oracle_root = base / f"{repo}-delta", base / f"{repo}-oracle"
     shutil.copytree(checkout, delta_root, ignore=ignore)
     shutil.copytree(checkout, oracle_root, ignore=ignore)
     subprocess.run(["git", "init", "-q"], cwd=delta_root, check=True)
+    for root in (delta_root, oracle_root):
+        for name, text in PREPARED.get(repo, {}).items():
+            (root / name).write_text(text)
     before, label = _oracle(repo, oracle_root, checker)
     rows = []
     for case in CASES[repo]:
-        _configure(delta_root, case)
+        _configure(delta_root, case, budget_ms)
         row = Row(repo, case)
         with Gateway(delta_root) as gateway:
             if not rows:  # the first answer includes the server's start: once, untimed
@@ -295,23 +303,29 @@ def render(rows: list[Row], oracles: dict[str, str]) -> str:
         for r in (r for r in rows if r.repo == repo):
             around = f"callers: {len(r.callers)}; unchecked: {len(r.unchecked)}" + (f" ({_cell(r.unchecked, 3)})" if r.unchecked else "")
             outside = f"<br>(outside the oracle: {', '.join(r.outside)})" if r.outside else ""
-            out.append(f"| {r.case.name} | {r.said.replace('|', '/')} | {_cell(r.delta)}{outside} | {around} | {_cell(r.oracle)} "
+            said = r.said if len(r.said) < 200 else r.said[:200] + "…"
+            out.append(f"| {r.case.name} | {said.replace('|', '/')} | {_cell(r.delta)}{outside} | {around} | {_cell(r.oracle)} "
                        f"| {r.agree} | {r.ms:.0f} |")
     return "\n".join(out)
 
 
 def main() -> None:
-    checkouts = [Path(a).resolve() for a in sys.argv[1:] if a != "--record"]
+    args = [a for a in sys.argv[1:] if a != "--record"]
+    budget_ms = None
+    if "--budget-ms" in args:
+        at = args.index("--budget-ms")
+        budget_ms, args = int(args[at + 1]), args[:at] + args[at + 2:]
+    checkouts = [Path(a).resolve() for a in args]
     unknown = [c.name for c in checkouts if c.name not in CASES]
     if not checkouts or unknown:
-        raise SystemExit(f"usage: verify_real.py [--record] CHECKOUT... (known: {', '.join(CASES)}; not: {', '.join(unknown)})")
+        raise SystemExit(f"usage: verify_real.py [--record] [--budget-ms N] CHECKOUT... (known: {', '.join(CASES)}; not: {', '.join(unknown)})")
     base = Path(tempfile.mkdtemp(prefix="verify-real-"))
     try:
         checker = _go_checker(base)
         rows: list[Row] = []
         oracles = {}
         for checkout in checkouts:
-            repo_rows, oracles[checkout.name] = run_repo(checkout, base, checker)
+            repo_rows, oracles[checkout.name] = run_repo(checkout, base, checker, budget_ms)
             rows += repo_rows
     finally:
         shutil.rmtree(base, ignore_errors=True)
