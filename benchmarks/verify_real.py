@@ -116,6 +116,13 @@ CASES: dict[str, list[Case]] = {
         Case("body edit in hasSearchParameters", "source/utils/options.ts", "\tif (search === undefined) {\n\t\treturn false;",
              "\tconst given = search;\n\tif (given === undefined) {\n\t\treturn false;", body=True),
     ],
+    "cJSON": [
+        Case("cJSON_GetObjectItemCaseSensitive: parameter added (cJSON.h)", "cJSON.h",
+             "CJSON_PUBLIC(cJSON *) cJSON_GetObjectItemCaseSensitive(const cJSON * const object, const char * const string);",
+             "CJSON_PUBLIC(cJSON *) cJSON_GetObjectItemCaseSensitive(const cJSON * const object, const char * const string, int depth);"),
+        Case("body edit in cJSON_GetObjectItemCaseSensitive", "cJSON.c", "{\n    return get_object_item(object, string, true);\n}",
+             "{\n    cJSON *found = get_object_item(object, string, true);\n    return found;\n}", body=True),
+    ],
     "gson": [
         Case("Primitives.isPrimitive: parameter added", "gson/src/main/java/com/google/gson/internal/Primitives.java",
              "public static boolean isPrimitive(Type type) {", "public static boolean isPrimitive(Type type, boolean strict) {"),
@@ -126,10 +133,10 @@ CASES: dict[str, list[Case]] = {
 }
 # ky's tsconfig extends @sindresorhus/tsconfig, which is not installed (no node_modules): both copies
 # get its options written out (v8: strict, nodenext, es2023), so the server and tsc read the same project.
-PREPARED = {"ky": {"tsconfig.json": json.dumps({"compilerOptions": {
+PREPARED = {"cJSON": {"compile_flags.txt": "-std=c89\n-I.\n"}, "ky": {"tsconfig.json": json.dumps({"compilerOptions": {
     "strict": True, "exactOptionalPropertyTypes": True, "target": "es2022", "lib": ["es2023", "dom", "dom.iterable"],
     "module": "nodenext", "moduleResolution": "nodenext", "skipLibCheck": True, "noEmit": True}, "include": ["source"]}, indent=1)}}
-LANGUAGE = {"requests": "python", "cobra": "go", "ky": "typescript", "gson": "java"}
+LANGUAGE = {"requests": "python", "cobra": "go", "ky": "typescript", "gson": "java", "cJSON": "c"}
 ERROR_LINE = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)? (?:error[:\[]?\S*\]? ?)?(?P<message>.*)$")
 TSC_LINE = re.compile(r"^(?P<path>[^(\s]+)\((?P<line>\d+),\d+\): error (?P<message>.*)$")
 
@@ -175,6 +182,12 @@ def _java_oracle(root: Path) -> tuple[list[tuple[str, int, str]], str]:
     return _errors(text, root), "javac 17 on gson/src/main/java"
 
 
+def _c_oracle(root: Path) -> tuple[list[tuple[str, int, str]], str]:
+    text = _run(["gcc", "-fsyntax-only", "-std=c89", "-I.", "cJSON.c", "cJSON_Utils.c", "test.c"], root)
+    return _errors("\n".join(line for line in text.splitlines() if " error: " in line), root), \
+        "gcc -fsyntax-only -std=c89 on cJSON.c, cJSON_Utils.c, test.c (errors only)"
+
+
 def _oracle(repo: str, root: Path, checker: Path) -> tuple[list[tuple[str, int, str]], str]:
     if repo == "requests":
         return _python_oracle(root)
@@ -182,6 +195,8 @@ def _oracle(repo: str, root: Path, checker: Path) -> tuple[list[tuple[str, int, 
         return _go_oracle(root, checker)
     if repo == "ky":
         return _ts_oracle(root)
+    if repo == "cJSON":
+        return _c_oracle(root)
     return _java_oracle(root)
 
 
@@ -193,6 +208,8 @@ def _in_scope(repo: str, path: str) -> bool:
         return path.startswith("gson/src/main/java/")
     if repo == "ky":
         return path.startswith("source/")
+    if repo == "cJSON":
+        return path in ("cJSON.c", "cJSON_Utils.c", "test.c", "cJSON.h")
     return path.startswith(("src/", "tests/"))
 
 
