@@ -12,6 +12,7 @@ language server's delta); the pair is timed. The header goes back and forth betw
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -86,7 +87,7 @@ def main() -> None:
     base_ms, edit_ms = statistics.median(passes), statistics.median(edits)
     pre_ms, post_ms = statistics.median(pres), statistics.median(posts)
     report = "\n".join([
-        f"Machine: {machine()}. {runs} runs, side by side: `python -c pass`, then Claude Code's PreToolUse hook on a header "
+        f"Machine: {machine()}, load average {os.getloadavg()[0]:.1f}. {runs} runs, side by side: `python -c pass`, then Claude Code's PreToolUse hook on a header "
         "change of `ArgumentParser._get_formatter` in this Python's argparse.py (routed: the edit given back), the edit "
         "applied, then its PostToolUse hook (the delta, by the workspace's Python server); warm daemon. The target is ≤ 3×.",
         "",

@@ -308,18 +308,19 @@ def _cell(items: list[str], limit: int = 4) -> str:
 
 
 def render(rows: list[Row], oracles: dict[str, str]) -> str:
-    out = [f"Machine: {machine()}, load average {os.getloadavg()[0]:.1f} (cores shared with other work). Each change through "
+    out = [f"Machine: {machine()} (cores shared with other work). Each change through "
            "`Gateway.edit(..., route=True, dry_run=True)` (or `remove_symbol(force=True, dry_run=True)`) on a copy of the "
            "checkout; ms is the warm call (the server's start excluded). The oracle ran on another copy with the change "
-           "really applied: its new errors are those after and not before. Command: `python benchmarks/verify_real.py "
-           "/work/real/requests /work/real/cobra /work/real/ky /work/real/gson`."]
+           "really applied: its new errors are those after and not before. Command: "
+           f"`python benchmarks/verify_real.py {' '.join(sys.argv[1:])}`" + (f" (load average {os.getloadavg()[0]:.1f} at the end)." )]
     for repo in dict.fromkeys(r.repo for r in rows):
         out += ["", f"### {LANGUAGE[repo]}: {repo} (oracle: {oracles[repo]})", "",
                 "| case | what the delta said | delta's new errors | callers / unchecked | oracle's new errors | agree? | ms |",
                 "|---|---|---|---|---|---|---:|"]
         for r in (r for r in rows if r.repo == repo):
             around = f"callers: {len(r.callers)}; unchecked: {len(r.unchecked)}" + (f" ({_cell(r.unchecked, 3)})" if r.unchecked else "")
-            outside = f"<br>(outside the oracle: {', '.join(r.outside)})" if r.outside else ""
+            more = f" … {len(r.outside) - 6} more" if len(r.outside) > 6 else ""
+            outside = f"<br>(outside the oracle: {', '.join(r.outside[:6])}{more})" if r.outside else ""
             said = r.said if len(r.said) < 200 else r.said[:200] + "…"
             out.append(f"| {r.case.name} | {said.replace('|', '/')} | {_cell(r.delta)}{outside} | {around} | {_cell(r.oracle)} "
                        f"| {r.agree} | {r.ms:.0f} |")
