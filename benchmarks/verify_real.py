@@ -256,13 +256,16 @@ def _compare(repo: str, case: Case, row: Row, before: list[tuple[str, int, str]]
     row.outside = sorted(p for p in delta_places if not _in_scope(repo, p.split(":")[0]))
     delta_places -= set(row.outside)
     oracle_places = {":".join(p.split(":")[:2]) for p in row.oracle if not p.startswith("import requests")}
+    unclaimed = {p for p in oracle_places if p.split(":")[0] in row.unchecked}  # in files the delta says it did not check
+    oracle_places -= unclaimed
     imports_fail = any(p.startswith("import requests") for p in row.oracle)
     if row.said.startswith("refused"):
         row.agree = "yes (refused; the oracle breaks)" if row.oracle else "no: refused a change that breaks nothing"
     elif not row.said.startswith("checked"):
         row.agree = "unknown"
     elif delta_places == oracle_places:
-        row.agree = "yes" + (" (import fails too)" if imports_fail else "")
+        row.agree = "yes" + (" (import fails too)" if imports_fail else "") + \
+            (f" ({len(unclaimed)} oracle errors in the {len(row.unchecked)} files named unchecked)" if unclaimed else "")
     elif not oracle_places and imports_fail and delta_places:
         row.agree = "yes (the oracle: import fails)"
     else:
