@@ -20,7 +20,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real clean
 
 setup: python-env servers hosts
 
@@ -131,6 +131,7 @@ bench: setup corpus serena
 	$(PY) benchmarks/daemon_latency.py --record
 	$(PY) benchmarks/daemon_memory.py --record
 	$(PY) benchmarks/host_latency.py --record
+	$(PY) benchmarks/verify_hook_latency.py --record
 	$(PY) benchmarks/speed_targets.py --record
 	$(PY) benchmarks/serena_peer.py --record
 	$(PY) benchmarks/python_servers.py --checkout . --record
@@ -160,6 +161,13 @@ bench-langtable: setup corpus
 bench-polyglot: setup polyglot-deps
 	@test -d "$(POLYGLOT)" || { echo "usage: make bench-polyglot POLYGLOT=path/to/polyglot-benchmark [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
 	$(PY) benchmarks/polyglot.py $(POLYGLOT) --record $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT))
+
+# The language server's delta on real repositories (issue 35), on checkouts never copied here
+# (their directory names say which cases run: requests, cobra, ky, gson, cJSON); 4-6 minutes:
+# `make bench-real REAL="path/to/requests path/to/cobra ..." [BUDGET_MS=15000]`.
+bench-real: setup
+	@test -n "$(REAL)" || { echo "usage: make bench-real REAL=\"path/to/requests path/to/cobra ...\" [BUDGET_MS=N]"; exit 2; }
+	$(PY) benchmarks/verify_real.py --record $(if $(BUDGET_MS),--budget-ms $(BUDGET_MS)) $(REAL)
 
 # The C++ exercises gigasecond and meetup build their tests against Boost.Date_Time (Debian's).
 .PHONY: polyglot-deps

@@ -42,10 +42,10 @@ def _runs(target: str) -> list[str]:
 
 
 def test_make_bench_records_every_benchmark() -> None:
-    """`make bench` records every benchmark but the one that needs a third-party checkout
-    (`make bench-polyglot POLYGLOT=path`), which records too."""
-    bench, polyglot = _runs("bench"), _runs("bench-polyglot")
+    """`make bench` records every benchmark but those that need third-party checkouts
+    (`make bench-polyglot POLYGLOT=path`, `make bench-real REAL=paths`), which record too."""
+    bench, checkouts = _runs("bench"), _runs("bench-polyglot") + _runs("bench-real")
     assert bench and all(line.endswith("--record") for line in bench), bench
-    assert polyglot and all("--record" in line.split() for line in polyglot), polyglot
-    runs = {Path(line.split()[1]).name for line in bench + polyglot}
+    assert checkouts and all("--record" in line.split() for line in checkouts), checkouts
+    runs = {Path(line.split()[1]).name for line in bench + checkouts}
     assert runs == {p.name for p in (ROOT / "benchmarks").glob("*.py") if p.name != "report.py" and "record(" in p.read_text()}
