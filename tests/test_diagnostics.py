@@ -213,3 +213,14 @@ def test_positions_are_characters_though_the_server_counts_utf16_units() -> None
                   "message": "undefined_name\n  is not defined", "severity": 1}
     warning = {**diagnostic, "severity": 2}
     assert _errors([diagnostic, warning], text, "srv") == (ServerDiagnostic(1, 11, 1, "undefined_name is not defined", "srv"),)
+
+
+def test_jdtls_saying_a_file_gets_only_syntax_errors_makes_it_unknown() -> None:
+    """jdtls on a file of a Maven build it did not import pushes only this warning (seen on gson):
+    the file's errors are unknown, never "no new error"."""
+    pushed = [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 2, "code": "16",
+               "source": "Java", "message": "Primitives.java is a non-project file, only syntax errors are reported"}]
+    why = JdtlsAdapter().syntax_only(pushed)
+    assert why is not None and why.startswith("jdtls reports only syntax errors for a file outside the projects it loaded")
+    assert JdtlsAdapter().syntax_only([{**pushed[0], "message": "x cannot be resolved"}]) is None
+    assert Adapter().syntax_only(pushed) is None

@@ -100,6 +100,8 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
             results[path] = FileErrors(path, unknown=f"{session.name} gave no answer within {budget_ms} ms")
         elif isinstance(diagnostics, str):
             results[path] = FileErrors(path, unknown=diagnostics)
+        elif session.adapter.syntax_only(diagnostics):
+            results[path] = FileErrors(path, unknown=session.adapter.syntax_only(diagnostics))
         else:
             results[path] = FileErrors(path, _errors(diagnostics, held[path], session.name))
     return {path: results[path] for path in asked}

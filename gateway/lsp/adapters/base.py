@@ -62,6 +62,11 @@ class Adapter:
     # them (gateway.lsp.diagnostics), whatever else it pushes.
     no_semantic_errors: str | None = None
 
+    def syntax_only(self, diagnostics: list[dict[str, Any]]) -> str | None:
+        """Why a file's `diagnostics` are syntax errors only, where one of them says so (jdtls
+        on a file outside the projects it loaded); None: they are the server's whole check."""
+        return None
+
     def diagnostic_requests(self, path: Path) -> tuple[dict[str, Any], ...]:
         """`workspace/executeCommand` requests whose answers are `path`'s diagnostics for the
         text last sent, where the server has such a command (`diagnostics_of_commands` reads

@@ -174,6 +174,16 @@ class JdtlsAdapter(SignatureNameAdapter):
         gradle = {"enabled": False, "wrapper": {"enabled": False}, "annotationProcessing": {"enabled": False}}
         return {"settings": {"java": {"autobuild": {"enabled": False}, "import": {"gradle": gradle, "maven": {"enabled": False}}}}}
 
+    def syntax_only(self, diagnostics: list[dict[str, Any]]) -> str | None:
+        # "Primitives.java is a non-project file, only syntax errors are reported": a file of
+        # a Maven or Gradle build, which the gateway does not import (it would run the build).
+        for diagnostic in diagnostics:
+            message = str(diagnostic.get("message", "")) if isinstance(diagnostic, dict) else ""
+            if "non-project file, only syntax errors are reported" in message:
+                return ("jdtls reports only syntax errors for a file outside the projects it loaded (Maven and Gradle builds are not "
+                        "imported: that would run the build)")
+        return None
+
     def renames(self, language: str) -> str | None:
         return KOTLIN_READ_ONLY if language == "kotlin" else None
 
