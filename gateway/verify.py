@@ -157,7 +157,6 @@ class Verifier:
         # The server's references only from a server ready to answer them (one still loading
         # the project would spend the budget on it); the files that spell the name otherwise.
         found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
-        deadline = max(deadline, time.monotonic() + budget_ms / 2000)  # the errors get half the budget at least
         own = [w.source.path for w in group]
         others = [p for p in found.files if p not in own]
         asked = own + others[:MAX_DEPENDENTS]
@@ -272,7 +271,11 @@ def _verdict(server: str, group: list[Written], new: list[NewError], unknown: di
     own = {w.source.path for w in group}
     broken_places = {e.place for e in new}
     unchecked = [p for p in unknown if p not in own] + beyond
-    reasons = [f"{display(p)}: {r}" for p, r in unknown.items() if p not in own]
+    by_reason: dict[str, list[str]] = {}
+    for p, r in unknown.items():
+        if p not in own:
+            by_reason.setdefault(r, []).append(display(p))
+    reasons = [f"{_some(names)}: {r}" for r, names in by_reason.items()]
     if beyond:
         reasons.append(f"more than {MAX_DEPENDENTS} files refer to what changed; {len(beyond)} {'was' if len(beyond) == 1 else 'were'} not asked")
     unchecked_names = {display(p) for p in unchecked}
@@ -282,6 +285,14 @@ def _verdict(server: str, group: list[Written], new: list[NewError], unknown: di
         why = "; ".join(dict.fromkeys(own_unknown + reasons))
         return Verification("unknown", tuple(new), why, tuple(display(p) for p in unchecked), tuple(impact), server)
     return Verification("checked", tuple(new), "; ".join(reasons) or None, tuple(display(p) for p in unchecked), tuple(impact), server)
+
+
+def _some(names: list[str]) -> str:
+    """`a.go`, `a.go and b.go`, `a.go, b.go, c.go and 21 more`."""
+    if len(names) <= 2:
+        return " and ".join(names)
+    shown = names[:3]
+    return f"{', '.join(shown)} and {len(names) - 3} more" if len(names) > 3 else f"{shown[0]}, {shown[1]} and {shown[2]}"
 
 
 def merged(verifications: Sequence[Verification]) -> Verification:

@@ -177,7 +177,7 @@ def test_a_server_that_never_answers_a_pull_gives_unknown_by_the_deadline(monkey
         assert not session.broken and psutil.pid_exists(session.server_pid or -1), "a late answer does not cost the server"
     finally:
         session.close()
-    assert found == {path: FileErrors(path, unknown="fake-lsp gave no answer within 1000 ms") for path in (a, b)}
+    assert found == {path: FileErrors(path, unknown="fake-lsp gave no answer within the 1000 ms left of the check's budget ([verify] budget_ms)") for path in (a, b)}
     assert took < 2.5, f"answered {took:.1f} s after a 1 s deadline"
 
 

@@ -371,6 +371,10 @@ def test_the_rule_of_what_was_checked(tmp_path: Path) -> None:
     assert v.status == "checked" and v.unchecked == ("d1.go", "d2.go")
     assert v.why == "d1.go: no answer within 2000 ms; more than 20 files refer to what changed; 1 was not asked"
     assert v.callers == ("d0.go:4", "d1.go:7")  # broken, and not checked; d3.go was checked and is fine
+    # files left unanswered for one reason are named once with it
+    many = {tmp_path / f"e{n}.go": "no answer within 300 ms" for n in range(5)}
+    v = _verdict("gopls", written, [], many, [], [], name)
+    assert v.why == "e0.go, e1.go, e2.go and 2 more: no answer within 300 ms" and len(v.unchecked) == 5, v
     # the written file itself not answered for: unknown, whatever else was found
     v = _verdict("gopls", written, [error], {a: "gopls is still loading the workspace"}, [], [], name)
     assert v.status == "unknown" and v.why == "gopls is still loading the workspace" and v.new_errors == (error,)

@@ -97,7 +97,7 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
     for path in asking:
         diagnostics = found.get(path)
         if diagnostics is None:
-            results[path] = FileErrors(path, unknown=f"{session.name} gave no answer within {budget_ms} ms")
+            results[path] = FileErrors(path, unknown=f"{session.name} gave no answer within the {budget_ms} ms left of the check's budget ([verify] budget_ms)")
         elif isinstance(diagnostics, str):
             results[path] = FileErrors(path, unknown=diagnostics)
         elif session.adapter.syntax_only(diagnostics):
@@ -115,7 +115,7 @@ def _way(session: LspSession, asking: list[Path], deadline: float, budget_ms: in
     """How this server's errors are asked for, or why they cannot be."""
     adapter = session.adapter
     if not session.capabilities.get("diagnosticProvider") and not session.settle_registrations(_left(deadline)):
-        return f"{session.name} gave no answer within {budget_ms} ms"
+        return f"{session.name} gave no answer within the {budget_ms} ms left of the check's budget ([verify] budget_ms)"
     if session.capabilities.get("diagnosticProvider") or _PULL in session.reports.registered.values():
         return _pulled
     listed = (session.capabilities.get("executeCommandProvider") or {}).get("commands") or []
