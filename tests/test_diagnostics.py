@@ -212,7 +212,15 @@ def test_positions_are_characters_though_the_server_counts_utf16_units() -> None
     diagnostic = {"range": {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 25}},
                   "message": "undefined_name\n  is not defined", "severity": 1}
     warning = {**diagnostic, "severity": 2}
-    assert _errors([diagnostic, warning], text, "srv") == (ServerDiagnostic(1, 11, 1, "undefined_name is not defined", "srv"),)
+    assert _errors([diagnostic, warning], text, "srv", Path("/w")) == (ServerDiagnostic(1, 11, 1, "undefined_name is not defined", "srv"),)
+
+
+def test_a_path_in_the_workspace_is_said_relative_in_a_message() -> None:
+    """clangd's notes name the header by its absolute path: said as the gateway says places."""
+    note = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 1,
+            "message": "too few arguments to function call\n\n/w/inc/a.h:1:19: note: 'helper' declared here"}
+    [error] = _errors([note], "x\n", "clangd", Path("/w"))
+    assert error.message == "too few arguments to function call inc/a.h:1:19: note: 'helper' declared here", error
 
 
 def test_jdtls_saying_a_file_gets_only_syntax_errors_makes_it_unknown() -> None:

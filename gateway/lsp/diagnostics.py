@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
         elif session.adapter.syntax_only(diagnostics):
             results[path] = FileErrors(path, unknown=session.adapter.syntax_only(diagnostics))
         else:
-            results[path] = FileErrors(path, _errors(diagnostics, held[path], session.name))
+            results[path] = FileErrors(path, _errors(diagnostics, held[path], session.name, session.root))
     return {path: results[path] for path in asked}
 
 
@@ -264,8 +265,9 @@ def _pushed(session: LspSession, asking: list[Path], deadline: float, sent: dict
     return found
 
 
-def _errors(diagnostics: list[dict[str, Any]], text: str, server: str) -> tuple[ServerDiagnostic, ...]:
-    """The errors among `diagnostics` of `text`, placed by line and character."""
+def _errors(diagnostics: list[dict[str, Any]], text: str, server: str, root: Path) -> tuple[ServerDiagnostic, ...]:
+    """The errors among `diagnostics` of `text`, placed by line and character; a path inside the
+    workspace `root` in a message (clangd's notes: "/abs/a.h:1:19: note: ...") said relative to it."""
     lines: list[str] | None = None
     errors = []
     for diagnostic in diagnostics:
@@ -278,7 +280,7 @@ def _errors(diagnostics: list[dict[str, Any]], text: str, server: str) -> tuple[
             line, character, end_line = 0, 0, 0
         lines = lines if lines is not None else _LINE_BREAK.split(text)
         column = _characters(lines[line], character) if 0 <= line < len(lines) else character
-        message = " ".join(str(diagnostic.get("message", "")).split())
+        message = " ".join(str(diagnostic.get("message", "")).replace(f"{root}{os.sep}", "").split())
         errors.append(ServerDiagnostic(line + 1, column + 1, end_line + 1, message, str(diagnostic.get("source") or server)))
     return tuple(sorted(errors, key=lambda error: (error.line, error.column, error.message)))
 
