@@ -30,12 +30,21 @@ def line_ranges(before: str, after: str) -> list[tuple[int, int]]:
     (n, n) for a line the write kept, the span of the lines that replaced it for one it changed
     ((n, n - 1), empty, for one it deleted)."""
     old, new = before.splitlines(), after.splitlines()
-    ranges: list[tuple[int, int]] = [(0, -1)] * len(old)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    # The lines both texts begin and end with are kept as they are; only what lies between is
+    # diffed (a whole-file diff of a 2,630-line file took ~25 ms per write).
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    ranges: list[tuple[int, int]] = [(i + 1, i + 1) for i in range(head)] + [(0, -1)] * (len(old) - head - tail)
+    matcher = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         for i in range(i1, i2):
-            ranges[i] = (j1 + (i - i1) + 1, j1 + (i - i1) + 1) if tag == "equal" else (j1 + 1, j2)
-    return ranges
+            ranges[head + i] = (head + j1 + (i - i1) + 1, head + j1 + (i - i1) + 1) if tag == "equal" else (head + j1 + 1, head + j2)
+    shift = len(new) - len(old)
+    return ranges + [(i + shift + 1, i + shift + 1) for i in range(len(old) - tail, len(old))]
 
 
 def renamed_in(message: str, renames: Mapping[str, str]) -> str:
@@ -51,7 +60,7 @@ def introduced(display: str, before: str, after: str, errors_before: Sequence[Re
     """The errors after the write that no error before it accounts for: same message (names the
     write renamed, `renames`, read as renamed), at the line the earlier one's line became (or
     within the lines that replaced it). Each earlier error accounts for one later one."""
-    ranges = line_ranges(before, after) if before != after else None
+    ranges = line_ranges(before, after) if before != after and errors_before else None
     unmatched: dict[str, list[tuple[int, int]]] = {}
     for error in errors_before:
         if ranges is None:

@@ -186,7 +186,7 @@ class Verifier:
         """The files that refer to the definitions and bindings the write removed, renamed or whose
         header it changed: the server's references while `deadline` allows, else the files of
         the same server that spell the name; and for a rename, the files that spell the new name."""
-        from gateway.symbols.references import references_outside
+        from gateway.symbols.references import server_references
 
         service = self.service()
         found = _Dependents()
@@ -197,15 +197,19 @@ class Verifier:
                     continue
                 if t.change == "renamed" and t.new_name_path:  # a file that spells the new name may now clash with it
                     found.add(self._spelling(w, t.new_name_path.rsplit("/", 1)[-1]))
+                # The files that spell the name, always (a cheap scan, and every place the server's
+                # references could miss: strings, `__all__`, files it has not analysed); the
+                # server's references, while `deadline` allows, for the callers' places.
+                found.add(self._spelling(w, t.name))
                 places: list[str] | None = None
                 if time.monotonic() < deadline:
                     try:
                         view = view or service.file_symbols(w.source)
-                        places = references_outside(service, view, view.resolve(t.name_path))
+                        if view.backend.session is not None:
+                            places = server_references(service, view, view.resolve(t.name_path))
                     except GatewayError:
                         places = None
                 if places is None:
-                    found.add(self._spelling(w, t.name))
                     continue
                 found.add(self._file_of(place) for place in places)
                 if t.change == "header" and t.kind in CALLABLE_KINDS:

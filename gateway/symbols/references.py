@@ -118,6 +118,13 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
     return list(dict.fromkeys(places))
 
 
+def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+    """The places (file:line) outside the symbol's own text the server says refer to it (a view
+    whose backend has a server): the server's alone, without the syntax trees' mentions."""
+    own = (view.source.path, symbol.doc_start, symbol.end)
+    return list(dict.fromkeys(_server_references(service, view, symbol, own, candidates(service, view, symbol))))
+
+
 def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> tuple[LspSession, dict[str, Any]]:
     """The session and the {textDocument, position} of the symbol's name, for a request about it.
 
