@@ -84,8 +84,8 @@ class NewError:
 class Verification:
     """What the language server says a write did to the program (`gateway.verify`).
 
-    `status`: "checked" (the server analysed the written version of every file named, and
-    `new_errors` is the whole delta), "unknown" (`why` says why: no server that reports such
+    `status`: "checked" (the server analysed the written files before and after the write, and
+    the files that refer to what changed except those in `unchecked`), "unknown" (`why` says why: no server that reports such
     errors, still indexing, no answer within the budget) or "skipped" (a body-only write, with
     `[verify] body` off). `unchecked`: files that refer to what changed and were not checked
     within `[verify] budget_ms`. `callers`: for a header whose parameters changed, the
