@@ -186,7 +186,7 @@ class Verifier:
         """The files that refer to the definitions and bindings the write removed, renamed or whose
         header it changed: the server's references while `deadline` allows, else the files of
         the same server that spell the name; and for a rename, the files that spell the new name."""
-        from gateway.symbols.references import server_references
+        from gateway.symbols.references import references_outside, server_references
 
         service = self.service()
         found = _Dependents()
@@ -207,6 +207,14 @@ class Verifier:
                         view = view or service.file_symbols(w.source)
                         if view.backend.session is not None:
                             places = server_references(service, view, view.resolve(t.name_path))
+                    except GatewayError:
+                        places = None
+                if not places and t.change == "header" and t.kind in CALLABLE_KINDS and time.monotonic() < deadline:
+                    # no callers from the server (none, or it has not indexed them): the places the
+                    # syntax trees tie to the name, for the impact note
+                    try:
+                        view = view or service.file_symbols(w.source)
+                        places = references_outside(service, view, view.resolve(t.name_path))
                     except GatewayError:
                         places = None
                 if places is None:

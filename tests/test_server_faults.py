@@ -18,7 +18,7 @@ from gateway import progress
 from gateway.api import Gateway
 from gateway.errors import ServerFailed
 from gateway.langs import LanguageRegistry
-from gateway.lsp import session as session_module
+from gateway.lsp import waiting as waiting_module
 from gateway.lsp.adapters import adapter_for
 from gateway.lsp.early import _record_path, _spawn, start_early, start_recorded
 from gateway.lsp.manager import SessionManager, waiting_at_most
@@ -94,7 +94,7 @@ def test_a_server_still_loading_the_workspace_leaves_the_operations_to_tree_sitt
     """As jdtls on a large project's first import: the server is not killed for it, tree-sitter answers and says why."""
     monkeypatch.setenv("FAKE_LSP_MODE", "loading")
     monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "30")
-    monkeypatch.setattr(session_module, "READY_PATIENCE", 0.5)
+    monkeypatch.setattr(waiting_module, "READY_PATIENCE", 0.5)
     adapter = adapter_for("jedi")  # the registry's python server is the fake one: let it announce readiness as jdtls does
     monkeypatch.setattr(adapter, "announces_ready", True)
     monkeypatch.setattr(adapter, "readiness", lambda method, params: (False, params["message"]) if method == "language/status" else None)
