@@ -294,7 +294,10 @@ def _verdict(server: str, group: list[Written], new: list[NewError], unknown: di
     impact = [c for c in callers if c in broken_places or c.rpartition(":")[0] in unchecked_names][:MAX_DEPENDENTS]
     own_unknown = [r for p, r in unknown.items() if p in own]
     if own_unknown:
-        why = "; ".join(dict.fromkeys(own_unknown + reasons))
+        # a reason the written files share with the files that refer to them is said once
+        shared = [f"{r} (the {len(by_reason[r])} {'file' if len(by_reason[r]) == 1 else 'files'} that refer to what changed too)"
+                  if r in by_reason else r for r in dict.fromkeys(own_unknown)]
+        why = "; ".join([*shared, *(reason for reason in reasons if reason.partition(": ")[2] not in own_unknown)])
         return Verification("unknown", tuple(new), why, tuple(display(p) for p in unchecked), tuple(impact), server)
     return Verification("checked", tuple(new), "; ".join(reasons) or None, tuple(display(p) for p in unchecked), tuple(impact), server)
 

@@ -375,6 +375,9 @@ def test_the_rule_of_what_was_checked(tmp_path: Path) -> None:
     many = {tmp_path / f"e{n}.go": "no answer within 300 ms" for n in range(5)}
     v = _verdict("gopls", written, [], many, [], [], name)
     assert v.why == "e0.go, e1.go, e2.go and 2 more: no answer within 300 ms" and len(v.unchecked) == 5, v
+    # a reason the written file shares with the files that refer to it is said once
+    v = _verdict("gopls", written, [], {a: "X", others[0]: "X", others[1]: "X", others[2]: "Y"}, [], [], name)
+    assert v.status == "unknown" and v.why == "X (the 2 files that refer to what changed too); d2.go: Y", v
     # the written file itself not answered for: unknown, whatever else was found
     v = _verdict("gopls", written, [error], {a: "gopls is still loading the workspace"}, [], [], name)
     assert v.status == "unknown" and v.why == "gopls is still loading the workspace" and v.new_errors == (error,)
