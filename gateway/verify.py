@@ -206,7 +206,7 @@ class Verifier:
                     try:
                         view = view or service.file_symbols(w.source)
                         if view.backend.session is not None:
-                            places = server_references(service, view, view.resolve(t.name_path))
+                            places = server_references(service, view, view.resolve(t.name_path), max(deadline - time.monotonic(), 0.0))
                     except GatewayError:
                         places = None
                 if not places and t.change == "header" and t.kind in CALLABLE_KINDS and time.monotonic() < deadline:

@@ -80,16 +80,17 @@ class Waiting:
         analysed = until(lambda: self.reports.analysed(uri, self._versions.get(uri, 0)), limit, 0.02)
         return self._run(analysed, what="waiting for the server's analysis")
 
-    def wait_for_open_documents(self) -> bool:
-        """Wait (up to ANALYSIS_PATIENCE seconds, at most half the timeout) until a server that
-        versions its analysis (clangd, gopls) has analysed every open document as last sent: its
-        index, which a request across files reads, is current then (`Reports.unanalysed`)."""
+    def wait_for_open_documents(self, within: float | None = None) -> bool:
+        """Wait (up to ANALYSIS_PATIENCE seconds, at most half the timeout, and at most `within`
+        when given: a caller with a budget of its own) until a server that versions its analysis
+        (clangd, gopls) has analysed every open document as last sent: its index, which a request
+        across files reads, is current then (`Reports.unanalysed`)."""
         with self._lock:
             pending = self.reports.unanalysed(self._versions) if self.reports.versions_diagnostics else {}
-        limit = min(ANALYSIS_PATIENCE, self.timeout / 2)
+        limit = min(ANALYSIS_PATIENCE, self.timeout / 2, within if within is not None else ANALYSIS_PATIENCE)
         done = not pending or self._run(until(lambda: not self.reports.unanalysed(pending), limit, 0.02),
                                         what="waiting for the server's analysis of the files written")
-        if not done:
+        if not done and within is None:  # a wait cut short by a caller's budget says nothing of the server
             self.reports.waited_in_vain(self.reports.unanalysed(pending))
         return done
 

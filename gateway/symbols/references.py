@@ -118,14 +118,16 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
     return list(dict.fromkeys(places))
 
 
-def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, within: float | None = None) -> list[str]:
     """The places (file:line) outside the symbol's own text the server says refer to it (a view
-    whose backend has a server): the server's alone, without the syntax trees' mentions."""
+    whose backend has a server): the server's alone, without the syntax trees' mentions;
+    `within`: seconds the server's analysis of the files it is given is waited for, at most."""
     own = (view.source.path, symbol.doc_start, symbol.end)
-    return list(dict.fromkeys(_server_references(service, view, symbol, own, candidates(service, view, symbol))))
+    return list(dict.fromkeys(_server_references(service, view, symbol, own, candidates(service, view, symbol), within)))
 
 
-def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]]) -> tuple[LspSession, dict[str, Any]]:
+def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Language, str]],
+              within: float | None = None) -> tuple[LspSession, dict[str, Any]]:
     """The session and the {textDocument, position} of the symbol's name, for a request about it.
 
     A server asked while it still loads the project misses other files: it is given the files
@@ -135,16 +137,17 @@ def at_symbol(view: FileSymbols, symbol: Symbol, texts: dict[Path, tuple[Languag
     session = view.backend.session
     assert session is not None, "asked a backend without a server"
     _open_mentions(view, texts)
-    session.wait_until_idle(session.timeout / 2)
-    session.wait_for_open_documents()  # a file just written, not yet analysed, is missing from its index
+    session.wait_until_idle(session.timeout / 2 if within is None else min(within, session.timeout / 2))
+    session.wait_for_open_documents(within)  # a file just written, not yet analysed, is missing from its index
     line, character = LineIndex.of(view.source.text).to_utf16(symbol.name_start)
     return session, {"textDocument": {"uri": view.source.path.as_uri()}, "position": {"line": line, "character": character}}
 
 
 def _server_references(
-    service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int], texts: dict[Path, tuple[Language, str]]
+    service: SymbolService, view: FileSymbols, symbol: Symbol, own: tuple[Path, int, int], texts: dict[Path, tuple[Language, str]],
+    within: float | None = None,
 ) -> list[str]:
-    session, where = at_symbol(view, symbol, texts)
+    session, where = at_symbol(view, symbol, texts, within)
     reply = session.request("textDocument/references", lambda h: h.send.references(cast(Any, {**where, "context": {"includeDeclaration": False}})))
     places = []
     index = LineIndex.of(view.source.text)
