@@ -19,7 +19,6 @@ a dry run or a refusal)."""
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -229,19 +228,11 @@ class Verifier:
 
     def _spelling(self, w: Written, name: str) -> list[Path]:
         """The workspace's files the same server reads that spell `name` as a word."""
+        from gateway.symbols.references import spelling
+
         service = self.service()
-        word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
-        found = []
-        for path in service.source_files():
-            lang = service.registry.for_path(path)
-            if path == w.source.path or lang is None or lang.server.name != w.lang.server.name:
-                continue
-            try:
-                if word.search(path.read_bytes()):
-                    found.append(path)
-            except OSError:
-                continue
-        return found
+        return [path for path in spelling(service, name, w.source.path)
+                if (lang := service.registry.for_path(path)) is not None and lang.server.name == w.lang.server.name]
 
     def _errors(self, session: LspSession, texts: list[tuple[Path, str, str]], asked: list[Path], deadline: float) -> dict[Path, FileErrors]:
         """The server's errors of `asked` with `texts`, asked once for the same texts and files."""

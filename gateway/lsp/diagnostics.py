@@ -101,10 +101,10 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
             results[path] = FileErrors(path, unknown=f"{session.name} gave no answer within the {budget_ms} ms left of the check's budget ([verify] budget_ms)")
         elif isinstance(diagnostics, str):
             results[path] = FileErrors(path, unknown=diagnostics)
-        elif session.adapter.syntax_only(diagnostics):
-            results[path] = FileErrors(path, unknown=session.adapter.syntax_only(diagnostics))
         else:
-            results[path] = FileErrors(path, _errors(diagnostics, held[path], session.name, session.root))
+            syntax_only = session.adapter.syntax_only(diagnostics)
+            results[path] = (FileErrors(path, unknown=syntax_only) if syntax_only
+                             else FileErrors(path, _errors(diagnostics, held[path], session.name, session.root)))
     return {path: results[path] for path in asked}
 
 

@@ -76,13 +76,18 @@ def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> lis
     """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
     if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
-    name = symbol.name.encode()
-    word = re.compile(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])")
+    return spelling(service, symbol.name, view.source.path)
+
+
+def spelling(service: SymbolService, name: str, besides: Path) -> list[Path]:
+    """The workspace's source files other than `besides` that spell `name` as a word."""
+    raw = name.encode()
+    word = re.compile(rb"(?<![\w$])" + re.escape(raw) + rb"(?![\w$])")
     limit = service.workspace.max_bytes()
     found = []
     for path in service.source_files():
-        text = _bytes(path, limit) if path != view.source.path else b""
-        if name in text and word.search(text):  # the plain search first: most files do not hold the name at all
+        text = _bytes(path, limit) if path != besides else b""
+        if raw in text and word.search(text):  # the plain search first: most files do not hold the name at all
             found.append(path)
     return found
 
