@@ -70,7 +70,8 @@ def errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], asked
     `texts` is opened from disk). `deadline` is a time.monotonic() value: what is not known by then is
     `unknown` ("no answer within N ms"). Never stale, never clean while the server still indexes."""
     asked = list(dict.fromkeys(asked))
-    budget_ms = max(round((deadline - time.monotonic()) * 1000), 0)
+    # said to 10 ms: the time between the caller's deadline and this line is not the server's
+    budget_ms = max(int(round((deadline - time.monotonic()) * 1000, -1)), 0)
     try:
         with session.lock:
             return _errors_of(session, texts, asked, deadline, budget_ms)
