@@ -153,10 +153,16 @@ class Verifier:
             return Verification("unknown", why=session or f"no language server for {lang.name} runs here")
         start = time.monotonic()  # the budget is the checks', not the server's start
         deadline = start + budget_ms / 1000
-        # The server's references only from a server ready to answer them (one still loading
-        # the project would spend the budget on it); the files that spell the name otherwise.
-        found = self._dependents(group, touched, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
         own = [w.source.path for w in group]
+        # The files that spell a changed name: a cheap scan, and every place the server's references
+        # could miss (strings, `__all__`, files it has not analysed). The server's references up
+        # front only where another file could refer to what changed (it spells a changed name or
+        # the written file's), and only from a server ready to answer them (one still loading the
+        # project would spend the budget on it).
+        found = _Dependents([p for p in self._spelling(group, _changed_names(touched, own)) if p not in own])
+        referred = bool(found.files) or any(p not in own for p in self._spelling(group, _module_names(group)))
+        if referred:
+            self._referenced(group, touched, found, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
         others = [p for p in found.files if p not in own]
         asked = own + others[:MAX_DEPENDENTS]
         language_id = lang.server.language_id_for
@@ -179,27 +185,23 @@ class Verifier:
                 continue
             old, now = texts.get(path, ("", ""))  # a file the write leaves alone keeps its lines
             new += introduced(display(path), old, now, b.errors, a.errors, renames)
+        if not referred and new:  # the callers among the places the delta names, for the impact note
+            self._referenced(group, touched, found, deadline)
         return _verdict(session.name, group, new, unknown, others[MAX_DEPENDENTS:], found.callers, display)
 
-    def _dependents(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], deadline: float) -> _Dependents:
-        """The files that refer to the definitions and bindings the write removed, renamed or whose
-        header it changed: the server's references while `deadline` allows, else the files of
-        the same server that spell the name; and for a rename, the files that spell the new name."""
+    def _referenced(self, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], found: _Dependents, deadline: float) -> None:
+        """Add to `found` the files of the server's references (while `deadline` allows) to the
+        definitions and bindings the write removed, renamed or whose header it changed, and the
+        places of a changed callable header's callers (from the syntax trees where the server
+        names none)."""
         from gateway.symbols.references import references_outside, server_references
 
         service = self.service()
-        found = _Dependents()
         for w in group:
             view = None
             for t in touched.get(w.source.path, ()):
                 if t.change == "added":
                     continue
-                if t.change == "renamed" and t.new_name_path:  # a file that spells the new name may now clash with it
-                    found.add(self._spelling(w, t.new_name_path.rsplit("/", 1)[-1]))
-                # The files that spell the name, always (a cheap scan, and every place the server's
-                # references could miss: strings, `__all__`, files it has not analysed); the
-                # server's references, while `deadline` allows, for the callers' places.
-                found.add(self._spelling(w, t.name))
                 places: list[str] | None = None
                 if time.monotonic() < deadline:
                     try:
@@ -221,18 +223,18 @@ class Verifier:
                 found.add(self._file_of(place) for place in places)
                 if t.change == "header" and t.kind in CALLABLE_KINDS:
                     found.callers += [p for p in places if p not in found.callers]
-        return found
 
     def _file_of(self, place: str) -> Path:
         return self.workspace.resolve(place.rpartition(":")[0])
 
-    def _spelling(self, w: Written, name: str) -> list[Path]:
-        """The workspace's files the same server reads that spell `name` as a word."""
+    def _spelling(self, group: list[Written], names: list[str]) -> list[Path]:
+        """The workspace's files the group's server reads, other than the first written one, that
+        spell one of `names` as a word."""
         from gateway.symbols.references import spelling
 
         service = self.service()
-        return [path for path in spelling(service, name, w.source.path)
-                if (lang := service.registry.for_path(path)) is not None and lang.server.name == w.lang.server.name]
+        return [path for path in spelling(service, names, group[0].source.path)
+                if (lang := service.registry.for_path(path)) is not None and lang.server.name == group[0].lang.server.name]
 
     def _errors(self, session: LspSession, texts: list[tuple[Path, str, str]], asked: list[Path], deadline: float) -> dict[Path, FileErrors]:
         """The server's errors of `asked` with `texts`, asked once for the same texts and files."""
@@ -253,6 +255,25 @@ class Verifier:
                 while len(self._answers) > _KEPT_ANSWERS:
                     self._answers.popitem(last=False)
         return answer
+
+
+def _changed_names(touched: dict[Path, tuple[TouchedDefinition, ...]], own: list[Path]) -> list[str]:
+    """The names the write removed, renamed (old and new: a file that spells the new name may
+    now clash with it) or whose header it changed, in the group's files."""
+    names = []
+    for path in own:
+        for t in touched.get(path, ()):
+            if t.change != "added":
+                names.append(t.name)
+            if t.change == "renamed" and t.new_name_path:
+                names.append(t.new_name_path.rsplit("/", 1)[-1])
+    return names
+
+
+def _module_names(group: list[Written]) -> list[str]:
+    """The names another file imports the written files by: their own, and their directory's
+    (a package's `__init__.py`, an `index.ts`)."""
+    return [n for w in group for n in (w.source.path.stem, w.source.path.parent.name)]
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

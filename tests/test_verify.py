@@ -297,6 +297,45 @@ def test_the_hook_notes_the_delta_of_a_one_line_header_change_and_refuses_under_
     assert denied["permissionDecision"] == "deny" and "b.go:4" in str(denied["permissionDecisionReason"]), denied
 
 
+def test_on_a_warm_engine_the_note_comes_after_the_answer_and_still_names_the_caller(servers: None, project) -> None:  # noqa: ANN001
+    """The daemon's engine: under "report" the routed edit is answered first and its delta is
+    computed while the host writes; PostToolUse waits for it and names the broken caller."""
+    import json
+
+    from gateway.surfaces.hooks.run import run
+
+    p = project("go")
+    _, old, new, caller = HEADER["go"]
+    edit = {"file_path": str(p.root / "a.go"), "old_string": old, "new_string": new}
+
+    def hook(event: str, tool_input: dict[str, str]) -> dict[str, object]:
+        payload = {"hook_event_name": event, "tool_name": "Edit", "cwd": str(p.root), "tool_input": tool_input, "tool_response": {}}
+        output, code = run("claude-code", json.dumps(payload).encode(), {"cwd": str(p.root), "project_dir": str(p.root)}, engine=p.engine)
+        assert code == 0, output
+        return json.loads(output)["hookSpecificOutput"] if output else {}
+
+    routed = hook("PreToolUse", edit)["updatedInput"]
+    assert isinstance(routed, dict)
+    (p.root / "a.go").write_text(GO["a.go"].replace(routed["old_string"], routed["new_string"]))
+    note = str(hook("PostToolUse", routed)["additionalContext"])
+    assert "replace_symbol `Helper`" in note and f"{caller}: not enough arguments in call to Helper" in note, note
+
+
+def test_callers_in_the_written_file_alone_are_found_after_the_delta(servers: None, project) -> None:  # noqa: ANN001
+    """No other file spells the name nor the file's: the server's references are asked only
+    once the delta has found errors, for the callers among them."""
+    p = project("python")
+    (p.root / "solo.py").write_text("def lone(a):\n    return a\n\n\ndef use():\n    return lone(1)\n")
+    try:
+        v = p.engine.edit("solo.py", "def lone(a):\n    return a", "def lone(a, b):\n    return a", route=True).verification
+        clean = p.engine.edit("solo.py", "def lone(a, b):\n    return a", "def lone(a, b=2):\n    return a", route=True).verification
+    finally:
+        (p.root / "solo.py").unlink()
+    assert v is not None and v.status == "checked" and [e.place for e in v.new_errors] == ["solo.py:6"], v
+    assert v.callers == ("solo.py:6",), v
+    assert clean is not None and clean.status == "checked" and clean.new_errors == () and clean.callers == (), clean
+
+
 def test_an_error_that_names_a_renamed_definition_is_the_same_error() -> None:
     text_before, text_after = "Helper(1)\n", "Helper2(1)\n"
     old = [Reported(1, 1, "not enough arguments in call to Helper")]

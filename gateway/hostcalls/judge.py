@@ -28,7 +28,7 @@ from gateway.hostcalls.call import PASS, SINCE, Answer, Edit, HookCall
 from gateway.hostcalls.host_edits import edit_for, host_edits, kept_last_newline, replay
 from gateway.hostcalls.performed import performed
 from gateway.hostcalls.scope import Scope
-from gateway.hostcalls.verified import delta, note, wanted
+from gateway.hostcalls.verified import kept_note, wanted
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
@@ -108,11 +108,11 @@ def verified_allowed(scope: Scope, judged: Judged) -> Answer | None:
 
     assert judged.effect.before is not None
     try:
-        verification = delta(scope, judged.path, judged.effect.before, judged.effect.after)
+        said = kept_note(scope, judged.path, judged.effect.before, judged.effect.after)
     except NewErrors as refused:
         return Answer("deny", str(refused))
-    if note(verification):
-        remember(judged.path, judged.effect.after, note(verification))
+    if said:
+        remember(judged.path, judged.effect.after, said)
     return None
 
 
@@ -237,10 +237,10 @@ def structural(scope: Scope, call: HookCall, judged: Judged) -> Answer:
         return Answer("deny", route[0], suggested=route[1])
     assert judged.effect.before is not None
     try:
-        verification = delta(scope, judged.path, judged.effect.before, route.result, judged.classification.definitions)
+        said = kept_note(scope, judged.path, judged.effect.before, route.result, judged.classification.definitions, route.summary())
     except NewErrors as refused:
         return Answer("deny", str(refused))
-    remember(judged.path, route.result, " ".join(filter(None, (route.summary(), note(verification)))))
+    remember(judged.path, route.result, said)
     operations = [o.to_json() for o in route.operations]
     if call.kind == "write":
         return Answer("rewrite", content=call.content if route.exact else route.result, operations=operations)

@@ -10,6 +10,7 @@ why. A patch that does not parse is left to the host, which answers it with its 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 from gateway.errors import GatewayError, NewErrors
 from gateway.hostcalls.call import PASS, Answer, HookCall
 from gateway.hostcalls.scope import Scope
-from gateway.hostcalls.verified import delta, note, wanted
+from gateway.hostcalls.verified import kept_note, wanted
 
 if TYPE_CHECKING:
     from gateway.patch import NetEffects, Patch, PathEffect
@@ -105,11 +106,11 @@ def _verified_allowed(scope: Scope, net: NetEffects, routed: set[Path]) -> Answe
             continue
         assert effect.before is not None
         try:
-            found = delta(scope, effect.path, effect.before, effect.after)
+            said = kept_note(scope, effect.path, effect.before, effect.after)
         except NewErrors as refused:
             return Answer("deny", str(refused))
-        if note(found):
-            remember(effect.path, effect.after, note(found))
+        if said:
+            remember(effect.path, effect.after, said)
     return None
 
 
@@ -198,13 +199,12 @@ def _rewritten(scope: Scope, call: HookCall, net: NetEffects, routed: list[_Rout
         return Answer("deny", f"Refused: the routed patch could not be checked ({error}).")
     if again.failure is not None or {effect.path: effect.after for effect in again.paths} != expected:
         return Answer("deny", "Refused: the routed patch would not leave the files as verified; send each structural change as its own patch.")
-    notes = {}
+    notes: dict[Path, str | Callable[[], str]] = {}
     for done in routed:
         try:
-            found = delta(scope, done.effect.path, done.effect.before or "", done.route.result)
+            notes[done.effect.path] = kept_note(scope, done.effect.path, done.effect.before or "", done.route.result, head=done.route.summary())
         except NewErrors as refused:
             return Answer("deny", str(refused))
-        notes[done.effect.path] = " ".join(filter(None, (done.route.summary(), note(found))))
     for done in routed:
         remember(done.effect.path, done.route.result, notes[done.effect.path])
     return Answer("rewrite", text=text, operations=[o.to_json() for done in routed for o in done.route.operations])

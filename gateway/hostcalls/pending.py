@@ -14,6 +14,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -41,13 +42,15 @@ _writing_lock = threading.Lock()
 _writer: list[ThreadPoolExecutor] = []
 
 
-def remember(path: Path, result: str, note: str) -> None:
+def remember(path: Path, result: str, note: str | Callable[[], str]) -> None:
     """R for `path`, and what to tell the agent once the host has written it (written by the
-    writer thread, which `take` waits for: the hook's answer goes out meanwhile)."""
+    writer thread, which `take` waits for: the hook's answer goes out meanwhile); a callable
+    note is made there too (the language server's delta, while the host writes)."""
     at, target = time.time(), _record(path)
 
     def write() -> None:
-        record = {"path": str(path.absolute()), "digest": _digest(result), "note": note, "at": at}
+        said = note() if callable(note) else note
+        record = {"path": str(path.absolute()), "digest": _digest(result), "note": said, "at": at}
         private_file(target, json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
 
     with _writing_lock:

@@ -7,12 +7,14 @@ definition or a top-level binding (a one-line header change, a constant renamed)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.errors import GatewayError, NewErrors
 
 if TYPE_CHECKING:
+    from gateway.engine import Engine
     from gateway.gate.checker import Gate
     from gateway.gate.verdict import TouchedDefinition
     from gateway.hostcalls.scope import Scope
@@ -24,10 +26,13 @@ def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[Touc
     file outside the workspace, no language with symbols). NewErrors under the refuse policy;
     another failure gives an unknown, never a failed hook. `touched`: what the gate listed, for
     a routed write."""
+    return _delta_on(scope.engine_for(path), path, before, after, touched)
+
+
+def _delta_on(engine: Engine, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None) -> Verification | None:
     from gateway.results import Verification
     from gateway.workspace import SourceFile
 
-    engine = scope.engine_for(path)
     source = SourceFile(path, engine.workspace.display(path) if path.is_relative_to(engine.workspace.root) else str(path),
                         before, "utf-8", None, 0, "")
     try:
@@ -36,6 +41,35 @@ def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[Touc
         raise
     except GatewayError as error:
         return Verification("unknown", why=str(error))
+
+
+def kept_note(scope: Scope, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None = None,
+              head: str = "") -> str | Callable[[], str]:
+    """What `post` tells the agent once the host has written `after`: `head` (a route's summary)
+    and the delta's note. Under `[verify] on_new_errors = "report"`, on the warm engine of the
+    file's workspace (the daemon's), the delta is computed after the answer has gone out, while
+    the host writes (`pending.take` waits for it): a callable. Otherwise now, where NewErrors
+    refuses the write under "refuse"."""
+    from gateway.config import verify_config
+
+    engine = scope.engine_for(path)
+    if engine is not scope.given or verify_config(engine.workspace.root).on_new_errors != "report":
+        return _joined(head, note(delta(scope, path, before, after, touched)))
+
+    def later() -> str:
+        from gateway.results import Verification
+
+        try:
+            verification = _delta_on(engine, path, before, after, touched)
+        except Exception as error:  # noqa: BLE001 - the agent is told the check failed, never nothing
+            verification = Verification("unknown", why=f"the check failed ({error})")
+        return _joined(head, note(verification))
+
+    return later
+
+
+def _joined(head: str, said: str) -> str:
+    return " ".join(filter(None, (head, said)))
 
 
 # Why the gate lets a write through, where that says there is nothing to verify (a new file, no

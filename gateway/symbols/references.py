@@ -4,6 +4,7 @@ and the syntax trees of the files that spell its name (gateway.symbols.mentions)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
@@ -76,18 +77,18 @@ def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> lis
     """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
     if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
         return []
-    return spelling(service, symbol.name, view.source.path)
+    return spelling(service, [symbol.name], view.source.path)
 
 
-def spelling(service: SymbolService, name: str, besides: Path) -> list[Path]:
-    """The workspace's source files other than `besides` that spell `name` as a word."""
-    raw = name.encode()
-    word = re.compile(rb"(?<![\w$])" + re.escape(raw) + rb"(?![\w$])")
+def spelling(service: SymbolService, names: Sequence[str], besides: Path) -> list[Path]:
+    """The workspace's source files other than `besides` that spell one of `names` as a word
+    (each file read once)."""
+    words = [(raw, re.compile(rb"(?<![\w$])" + re.escape(raw) + rb"(?![\w$])")) for raw in dict.fromkeys(n.encode() for n in names if n)]
     limit = service.workspace.max_bytes()
     found = []
     for path in service.source_files():
-        text = _bytes(path, limit) if path != besides else b""
-        if raw in text and word.search(text):  # the plain search first: most files do not hold the name at all
+        text = _bytes(path, limit) if path != besides and words else b""
+        if any(raw in text and word.search(text) for raw, word in words):  # the plain search first: most files do not hold the name at all
             found.append(path)
     return found
 
