@@ -216,7 +216,7 @@ class Engine:
                           verification=Verification("skipped", why="a new file: there is no version before it to compare with"))
 
     def route_or_refuse(self, classification: Classification, source: SourceFile, effect: Effect, config: GateConfig | None = None,
-                        route: bool = True, why_not: str | None = None) -> tuple[Route, SymbolBackend] | None:
+                        route: bool = True, why_not: str | None = None, waits: bool = True) -> tuple[Route, SymbolBackend] | None:
         """None for a write the gate allows; for a structural one its verified route (with the
         back end that performs it), the one way every surface (Engine.edit, a host's edit, write
         or patch) routes. Blocked, saying why, when it is not routed: it cannot be (not
@@ -224,7 +224,9 @@ class Engine:
         by default) says `on_structural = "deny"` (then Blocked holds `classification` itself),
         or no verified route exists ("Not routed: ...", or `why_not`, a reason the caller knows
         of). StillReferenced, as remove_symbol refuses it, when the write removes a definition
-        still referenced, routed or not. A file outside the workspace is planned on tree-sitter's symbols."""
+        still referenced, routed or not. A file outside the workspace is planned on tree-sitter's symbols;
+        so is one the server is being asked about in the background, unless the caller `waits`
+        for that answer (a host's hook does not: on a long file it can take the server seconds)."""
         from gateway.symbols.routing import RouteRefused, plan_route
 
         if not classification.blocked:
@@ -236,7 +238,7 @@ class Engine:
         if why_not is not None:
             raise Blocked(not_routed(classification, why_not))
         try:
-            view = self._symbols_before(source, effect)
+            view = self._symbols_before(source, effect, waits)
             planned = plan_route(view, effect, references and functools.partial(references, view))
         except (RouteRefused, ServerFailed, Ambiguous) as refused:
             raise Blocked(not_routed(classification, str(refused), refused.suggested if isinstance(refused, RouteRefused) else ())) from None
@@ -267,16 +269,21 @@ class Engine:
                 raise Blocked(not_routed(classification, f"whether what it removes is still referenced is not known: {failed}")) from None
         return references
 
-    def _symbols_before(self, source: SourceFile, effect: Effect) -> FileSymbols:
+    def _symbols_before(self, source: SourceFile, effect: Effect, waits: bool = True) -> FileSymbols:
         """The symbols of the file before the write: the symbol service's (its language server's,
-        when it has one for the language) for a file in the workspace, else tree-sitter's."""
+        when it has one for the language) for a file in the workspace, else tree-sitter's; also
+        tree-sitter's, saying why, where the caller does not wait for the server's answer being
+        asked in the background."""
         from gateway.symbols.backends import TreeSitterBackend
         from gateway.symbols.routing import RouteRefused
         from gateway.symbols.service import FileSymbols, symbols_of
         from gateway.syntax import language_for
 
         if source.path.is_relative_to(self.workspace.root):
-            return self.symbol_service.file_symbols(source, also=effect.after)
+            if waits or not self.symbol_service.asked_ahead(source.path):
+                return self.symbol_service.file_symbols(source, also=effect.after)
+            backend = TreeSitterBackend("the language server was still answering for the file as last written")
+            return self.symbol_service.file_symbols(source, backend, also=effect.after)
         lang = language_for(self.registry, source.path, source.text, effect.after)
         if lang is None:
             raise RouteRefused("language", f"{source.display}: no language of the gateway's reads it")

@@ -180,3 +180,56 @@ def test_a_kotlin_declaration_tree_sitter_reads_as_an_expression_is_not_taken_by
         with pytest.raises(SyntaxBroken, match=r"b.kt: the result would change other definitions \(Second\); nothing written"):
             gateway.remove_symbol("Third", "b.kt")
     assert path.read_text() == replaced
+
+
+def test_two_threads_needing_one_texts_structure_work_it_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon's background ask about a text just written and the next edit of it: the second
+    waits for the first's structure instead of working it out beside it."""
+    import sysconfig
+    import threading
+    import time
+
+    from gateway.langs import default_registry
+    from gateway.symbols import structure as module
+
+    lang = default_registry().get("python")
+    text = (Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py").read_text() + "\n\ndef only_here_once():\n    return 1\n"
+    made: list[int] = []
+    worked_out = module._worked_out
+
+    def slow(*args: object) -> object:
+        made.append(1)
+        time.sleep(0.2)  # long enough for the other thread to arrive while this one works
+        return worked_out(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "_worked_out", slow)
+    found: list[list[str]] = []
+    threads = [threading.Thread(target=lambda: found.append([s.name_path for s in module.structure(lang, text)])) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(made) == 1 and len(found) == 2 and found[0] == found[1] and "only_here_once" in found[0]
+
+
+def test_a_hooks_route_does_not_wait_for_the_server_asked_in_the_background(tmp_path: Path) -> None:
+    """While the server is asked about the file as last written (`SymbolService.ahead`), a host's
+    route is planned on tree-sitter's symbols, saying why; a caller that waits is not changed."""
+    from gateway.engine import Engine
+    from gateway.gate.checker import Gate
+    from gateway.workspace import SourceFile
+
+    (tmp_path / "m.py").write_text("def f(a):\n    return a\n\n\ndef g():\n    return f(1)\n")
+    engine = Engine(tmp_path, use_servers=False)
+    try:
+        path = (tmp_path / "m.py").resolve()
+        before = path.read_text()
+        effect, classification = Gate(engine.registry).check_write("m.py", before, before.replace("def f(a):\n    return a", "def f(a, b=0):\n    return a + b"))
+        source = SourceFile(path, "m.py", before, "utf-8", None, 0, "")
+        engine.symbol_service._asking[path] = 1  # as `ahead` marks a file while it asks
+        planned = engine.route_or_refuse(classification, source, effect, waits=False)
+        assert planned is not None and planned[1].note == "the language server was still answering for the file as last written"
+        waited = engine.route_or_refuse(classification, source, effect)
+        assert waited is not None and waited[1].note == ""
+    finally:
+        engine.close()

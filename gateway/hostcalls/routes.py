@@ -30,7 +30,7 @@ def route(scope: Scope, path: Path, classification: Classification, effect: Effe
     assert effect.before is not None
     source = SourceFile(path, str(path), effect.before, "utf-8", None, 0, "")
     try:
-        planned = scope.engine_for(path).route_or_refuse(classification, source, effect, gate.config, why_not=why_not)
+        planned = scope.engine_for(path).route_or_refuse(classification, source, effect, gate.config, why_not=why_not, waits=False)
     except Blocked as refused:
         declined = refused.classification is classification and classification.routable  # by the workspace's setting
         suggested = cast("tuple[SuggestedOperation, ...]", refused.classification.suggested)  # the gate's, held as a Verdict

@@ -84,6 +84,8 @@ class SymbolService:
         # A long-lived service (the daemon's) asks its server about a text just written, or just
         # handed to a host to write, in the background, so the next operation finds the answer.
         self.asks_ahead = False
+        self._asking: dict[Path, int] = {}  # the files being asked about ahead, by how many asks
+        self._asking_lock = threading.Lock()
 
     def ahead(self, path: Path, text: str, backend: SymbolBackend | None = None) -> None:
         """Ask the server about `path` holding `text` now (it was just written), off the caller's
@@ -100,11 +102,24 @@ class SymbolService:
             # The answer read and normalised too (kept by answer and text), not only asked for,
             # and the text's own structure carried over (what a write to it is lifted on): on a
             # long file that is most of what the next operation would wait for.
-            with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
-                symbols_of(lang, path, text, chosen)
-                structure(lang, text)
+            try:
+                with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
+                    symbols_of(lang, path, text, chosen)
+                    structure(lang, text)
+            finally:
+                with self._asking_lock:
+                    self._asking[path] -= 1
+                    if not self._asking[path]:
+                        del self._asking[path]
 
+        with self._asking_lock:
+            self._asking[path] = self._asking.get(path, 0) + 1
         threading.Thread(target=ask, name="gateway-ask-ahead", daemon=True).start()
+
+    def asked_ahead(self, path: Path) -> bool:
+        """Whether the server is being asked about `path` in the background right now (`ahead`)."""
+        with self._asking_lock:
+            return path in self._asking
 
     def language(self, source: SourceFile, also: str | None = None) -> Language:
         """The file's language; `also`: the text a write will leave, which decides between

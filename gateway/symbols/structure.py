@@ -12,6 +12,7 @@ which on a long file costs more than all the rest of judging and routing an edit
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,11 +154,33 @@ def structure(lang: Language, text: str, tree: Tree | None = None) -> list[Symbo
     return list(_kept(lang, text, tree or parse(lang, utf8(text))).symbols)
 
 
+# The trees whose structure a thread is working out now: another thread that needs the same one
+# (the daemon's background ask about a text just written, and the next edit of that text) waits
+# for it rather than working it out beside it, for the same interpreter lock.
+_building: dict[tuple[int, str], threading.Event] = {}
+_building_lock = threading.Lock()
+
+
 def _kept(lang: Language, text: str, tree: Tree) -> _Structure:
-    """The structure kept with `tree`, worked out (and kept) when it is not yet."""
-    kept = _recall(lang, tree)
-    if kept is not None:
-        return kept
+    """The structure kept with `tree`, worked out (and kept) when it is not yet, once."""
+    key = (id(tree), _key(lang))
+    while (kept := _recall(lang, tree)) is None:
+        with _building_lock:
+            other = _building.get(key)
+            if other is None:
+                mine = _building[key] = threading.Event()
+        if other is None:
+            try:
+                return _worked_out(lang, text, tree)
+            finally:
+                with _building_lock:
+                    del _building[key]
+                mine.set()
+        other.wait()  # kept when it is set, unless that thread failed: then worked out here
+    return kept
+
+
+def _worked_out(lang: Language, text: str, tree: Tree) -> _Structure:
     derived = _carried(lang, text, tree, definitions(lang, tree))
     if derived is not None:
         symbols, reach = derived
