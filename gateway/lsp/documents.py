@@ -13,10 +13,10 @@ import functools
 import os
 import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from gateway.bounded import Bounded
 from gateway.syntax import utf8
 
 try:  # hashlib loads OpenSSL
@@ -49,7 +49,7 @@ class Documents:
 
     def __init__(self) -> None:
         self._stamps: dict[str, Stamp] = {}
-        self._answers: OrderedDict[tuple[str, bytes], Any] = OrderedDict()
+        self._answers: Bounded[tuple[str, bytes], Any] = Bounded(KEPT_ANSWERS)  # by text size too: a long file's outline is large
         self._lock = threading.Lock()
 
     def unchanged(self, uri: str, path: Path) -> tuple[bool, Stamp | None]:
@@ -77,22 +77,13 @@ class Documents:
             self._stamps.pop(uri, None)
 
     def answer(self, uri: str, text: str) -> Any:
-        with self._lock:
-            key = (uri, _digest(text))
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
-            return found
+        return self._answers.get((uri, _digest(text)))
 
     def keep(self, uri: str, text: str, reply: Any) -> None:
         """The server's answer about `uri` holding `text`; an empty one is not kept (a server
         still analysing a file may answer [] at first)."""
-        if not reply:
-            return
-        with self._lock:
-            self._answers[(uri, _digest(text))] = reply
-            while len(self._answers) > KEPT_ANSWERS:
-                self._answers.popitem(last=False)
+        if reply:
+            self._answers.put((uri, _digest(text)), reply, len(text))
 
 
 @functools.lru_cache(maxsize=8)  # the last few texts: the same file's is asked for on every request

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from gateway.bounded import Bounded
 from gateway.langs import Language
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition
@@ -97,15 +96,11 @@ class LspBackend:
         self.session.refresh(self.read)
         patience = self.session.adapter.empty_symbols_while_analysing if definitions else 0.0
         reply = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
-        with _read_lock:
-            kept = _read.get(id(reply))
+        kept = _read.get(id(reply))
         if kept is not None and kept[0] is reply:
             return kept[1]
         found = self._read(reply, text)
-        with _read_lock:
-            _read[id(reply)] = (reply, found)
-            while len(_read) > 8:
-                _read.popitem(last=False)
+        _read.put(id(reply), (reply, found), len(text))
         return found
 
     def _read(self, reply: Any, text: str) -> list[RawSymbol]:
@@ -127,8 +122,7 @@ class LspBackend:
 
 
 # The symbols read from the last few answers, by answer (held, so its id is not reused).
-_read: OrderedDict[int, tuple[Any, list[RawSymbol]]] = OrderedDict()
-_read_lock = threading.Lock()
+_read: Bounded[int, tuple[Any, list[RawSymbol]]] = Bounded(8)
 
 
 def _offset(index: LineIndex, position: dict[str, Any]) -> int:

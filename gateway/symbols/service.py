@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Tree
 
+from gateway.bounded import Bounded
 from gateway.diffs import unified_diff
 from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
@@ -58,22 +58,17 @@ def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend, tr
     tree = tree or parse(lang, utf8(text))
     found = definitions(lang, tree)
     raws = backend.symbols(path, text, found)
-    with _normalized_lock:
-        kept = _normalized.get(id(raws))
+    kept = _normalized.get(id(raws))
     if kept is not None and kept[0] is raws and kept[1] == text:
         return list(kept[2])
     symbols = build_symbols(lang, text, tree, found, raws)
-    with _normalized_lock:
-        _normalized[id(raws)] = (raws, text, symbols)
-        while len(_normalized) > 8:
-            _normalized.popitem(last=False)
+    _normalized.put(id(raws), (raws, text, symbols), len(text))
     return list(symbols)
 
 
 # A server's symbols normalised, by the list the backend read them into (the same list for the
 # same answer, held so its id is not reused) and the text.
-_normalized: OrderedDict[int, tuple[list[RawSymbol], str, list[Symbol]]] = OrderedDict()
-_normalized_lock = threading.Lock()
+_normalized: Bounded[int, tuple[list[RawSymbol], str, list[Symbol]]] = Bounded(8)
 
 
 class SymbolService:

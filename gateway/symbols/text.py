@@ -6,11 +6,10 @@ import bisect
 import functools
 import itertools
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gateway.bounded import Bounded
 from gateway.syntax import common_prefix, common_suffix
 
 
@@ -72,22 +71,16 @@ class LineIndex:
 # daemon judges writes to several files in turn) are kept: one operation asks for them many
 # times, and a str keeps its hash, so finding a text again costs no second pass over it.
 TEXTS_KEPT = 12
-_INDEXES: OrderedDict[str, LineIndex] = OrderedDict()
-_INDEXES_LOCK = threading.Lock()
+_INDEXES: Bounded[str, LineIndex] = Bounded(TEXTS_KEPT)
 
 
 def _line_index(text: str) -> LineIndex:
-    with _INDEXES_LOCK:
-        found = _INDEXES.get(text)
-        if found is not None:
-            _INDEXES.move_to_end(text)
-            return found
-        base = next(reversed(_INDEXES.values()), None)
+    found = _INDEXES.get(text)
+    if found is not None:
+        return found
+    base = _INDEXES.newest()
     found = (base is not None and _edited_index(base, text)) or _whole_index(text)
-    with _INDEXES_LOCK:
-        _INDEXES[text] = found
-        while len(_INDEXES) > TEXTS_KEPT:
-            _INDEXES.popitem(last=False)
+    _INDEXES.put(text, found, len(text))
     return found
 
 
