@@ -121,6 +121,19 @@ def test_without_servers_a_header_change_is_unknown_and_a_body_edit_skipped(tmp_
     assert body.to_json()["verified"] == "skipped"
 
 
+def test_a_note_made_after_the_answer_is_made_in_the_callers_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The delta a hook computes while the host writes runs on the note writer's thread, yet with
+    the call's bound on each server request and its environment (context variables)."""
+    from gateway.hostcalls.pending import remember, take
+    from gateway.lsp.manager import _AT_MOST, waiting_at_most
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = tmp_path / "a.py"
+    with waiting_at_most(3.5):
+        remember(path, "after\n", lambda: f"bound {_AT_MOST.get()}")
+    assert take(path, ["after\n"]) == "bound 3.5"
+
+
 def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "w", copy=None, files={"a.py": PY})
     engine = Engine(root, use_servers=False)

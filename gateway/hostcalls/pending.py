@@ -10,6 +10,7 @@ is R: `remember` notes R's digest and the note per file (in the user's state dir
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import threading
@@ -45,11 +46,12 @@ _writer: list[ThreadPoolExecutor] = []
 def remember(path: Path, result: str, note: str | Callable[[], str]) -> None:
     """R for `path`, and what to tell the agent once the host has written it (written by the
     writer thread, which `take` waits for: the hook's answer goes out meanwhile); a callable
-    note is made there too (the language server's delta, while the host writes)."""
-    at, target = time.time(), _record(path)
+    note is made there too (the language server's delta, while the host writes), in the
+    caller's context (its environment, its bound on each server request)."""
+    at, target, context = time.time(), _record(path), contextvars.copy_context()
 
     def write() -> None:
-        said = note() if callable(note) else note
+        said = context.run(note) if callable(note) else note
         record = {"path": str(path.absolute()), "digest": _digest(result), "note": said, "at": at}
         private_file(target, json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
 
