@@ -151,6 +151,11 @@ class Verifier:
         session = self._session(lang)
         if session is None or isinstance(session, str):
             return Verification("unknown", why=session or f"no language server for {lang.name} runs here")
+        with session.held(w.source.path for w in group):  # a host may be writing them meanwhile
+            return self._checked(session, group, touched, budget_ms)
+
+    def _checked(self, session: LspSession, group: list[Written], touched: dict[Path, tuple[TouchedDefinition, ...]], budget_ms: int) -> Verification:
+        lang = group[0].lang
         start = time.monotonic()  # the budget is the checks', not the server's start
         deadline = start + budget_ms / 1000
         own = [w.source.path for w in group]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -61,6 +62,7 @@ class LspSession(Waiting, ServerProcess):
         self._sent: dict[str, str] = {}
         self._opened: dict[str, str] = {}
         self._languages: dict[str, str] = {}  # the language id each document was opened with
+        self._held: dict[str, int] = {}  # documents `refresh` leaves as sent (`held`), by how many holders
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=f"lsp-{name}", daemon=True)
@@ -297,6 +299,24 @@ class LspSession(Waiting, ServerProcess):
             if saved:
                 self._notify(lambda h: h.notify.did_save_text_document({"textDocument": {"uri": uri}, "text": text}))
 
+    @contextlib.contextmanager
+    def held(self, paths: Iterable[Path]) -> Iterator[None]:
+        """Within: `refresh` leaves these documents as sent, whatever their files on disk do. A
+        check that gives the server a file's texts before and after a write asks about those
+        texts, while a host may be writing that very file."""
+        uris = [path.as_uri() for path in paths]
+        with self._lock:
+            for uri in uris:
+                self._held[uri] = self._held.get(uri, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                for uri in uris:
+                    self._held[uri] -= 1
+                    if not self._held[uri]:
+                        del self._held[uri]
+
     def refresh(self, read: Callable[[Path], str | None]) -> None:
         """Re-read the documents the server holds open that changed on disk since their text
         was sent (a file whose stamp is as it was is not read); resend those that differ, and
@@ -305,7 +325,7 @@ class LspSession(Waiting, ServerProcess):
         `read` gives a file's current text, or None when it is gone (then it is closed).
         """
         with self._lock:
-            for uri in list(self._versions):
+            for uri in [u for u in self._versions if u not in self._held]:
                 path = Path(unquote(urlparse(uri).path))
                 unchanged, found = self.documents.unchanged(uri, path)
                 if unchanged:
