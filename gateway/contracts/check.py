@@ -23,6 +23,8 @@ from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
+    from gateway.symbols.model import Symbol
+    from gateway.symbols.service import FileSymbols
 
 # anchor_regex runs with a time limit: a pattern that backtracks catastrophically is refused, not waited for.
 REGEX_SECONDS = 2.0
@@ -251,8 +253,22 @@ def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: s
     elif step.action == "replace_symbol":
         change = plan_replace(view, fp.text, view.resolve(step.symbol), text)
     else:
-        change = plan_remove(view, fp.text, view.resolve(step.symbol))
+        symbol = view.resolve(step.symbol)
+        if not step.force:
+            _refuse_referenced(gateway, plan, step, view, symbol)
+        change = plan_remove(view, fp.text, symbol)
     fp.text = change.text
+
+
+def _refuse_referenced(gateway: Engine, plan: Plan, step: Step, view: FileSymbols, symbol: Symbol) -> None:
+    """StillReferenced, as remove_symbol refuses it, while anything refers to the symbol in the
+    workspace as the earlier steps leave it."""
+    from gateway.symbols.references import references_outside, still_referenced
+
+    staged = {fp.source.path if fp.source else gateway.workspace.root / name: fp.text for name, fp in plan.files.items() if fp.changed}
+    places = references_outside(gateway.symbol_service, view, symbol, staged)
+    if places:
+        raise still_referenced(view.source.display, symbol.name_path, places, f"`force = true` in step {step.id}")
 
 
 def _normalized(fp: FilePlan, text: str) -> str:
