@@ -79,8 +79,9 @@ def test_a_timed_out_probe_is_retried_after_a_backoff_and_the_status_says_why(tm
     with Gateway(probing, _registry(tmp_path, "slowpy")) as gateway:
         lang = gateway.registry.for_path(probing / "m.py")
         assert lang is not None
-        assert gateway.symbol_service.backend(lang).session is None  # tree-sitter, for now
+        backend = gateway.symbol_service.backend(lang)
         why = f"slowpy --version did not answer within {PROBE_SECONDS:g} s; asked again by a call from {RETRY_SECONDS:g} s after"
+        assert backend.session is None and backend.note == f"{why}; symbols from tree-sitter"  # the call says so too
         listed, text = _status(gateway)
         assert listed == [{"language": "python", "server": lang.server.name, "why": why}]
         assert f"python: from tree-sitter, since {lang.server.name} could not be used: {why}" in text.splitlines()
@@ -132,7 +133,8 @@ def test_the_daemons_status_names_the_language_on_tree_sitter(tmp_path: Path, fa
     try:
         assert gateway("daemon", "start").returncode == 0
         symbols = gateway("symbols", "m.py", "--json")
-        assert symbols.returncode == 0 and json.loads(symbols.stdout)["backend"] == "tree-sitter", symbols
+        answer = json.loads(symbols.stdout)
+        assert (answer["backend"], answer["note"]) == ("tree-sitter", "brokenpy: libfoo.so: cannot open shared object file; symbols from tree-sitter")
         status = gateway("daemon", "status", "--json")
         assert json.loads(status.stdout)["on_tree_sitter"] == [
             {"language": "python", "server": "zuban", "why": "brokenpy: libfoo.so: cannot open shared object file"}], status

@@ -26,7 +26,7 @@ from gateway import progress
 from gateway import callerenv
 from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.lsp.discovery import find_server, forget, missing_programs, why_unusable
+from gateway.lsp.discovery import find_server, forget, missing_programs, why_not_found, why_unusable
 from gateway.lsp.discovery import planned
 from gateway.lsp.launch import end
 from gateway.lsp.adapters.base import Adapter
@@ -286,10 +286,13 @@ class SessionManager:
             launch.session = session
 
     def cannot_run(self, lang: Language) -> str | None:
-        """Why the language's installed server is not started for this call: a program it runs
-        is missing from the caller's PATH (`discovery.missing_programs`); None otherwise."""
-        if not self.use_servers or find_server(lang.server, self.root) is None:
+        """Why the language's installed server is not started for this call: its program fails,
+        or did not answer, when asked its version (`discovery.why_not_found`), or a program it
+        runs is missing from the caller's PATH (`discovery.missing_programs`); None otherwise."""
+        if not self.use_servers:
             return None
+        if find_server(lang.server, self.root) is None:
+            return why_not_found(lang.server, self.root)
         return missing_programs(lang.server, self.root)
 
     def _live(self, key: tuple[str | None, ...]) -> LspSession | None:
