@@ -437,3 +437,16 @@ def test_force_must_be_a_boolean_of_a_removal(gateway: Gateway, workspace: Path)
     assert [(p["code"], p["step"], lines[p["line"] - 1]) for p in problems] == [("schema", "rm", 'force = "yes"'), ("schema", "s2", "[[steps]]")]
     assert problems[0]["message"] == "[[steps]] #1 (rm): `force` must be true or false, not 'yes'"
     assert problems[1]["message"] == "[[steps]] #2 (s2): only a remove_symbol step takes `force`"
+
+
+@pytest.mark.usefixtures("servers")
+def test_a_text_step_removing_a_referenced_definition_is_refused_as_referenced(gateway: Gateway, workspace: Path) -> None:
+    removal = "def area(width, height):\n    return width * height\n"
+    result = gateway.contract_check(str(write_contract(workspace, _step("delete", anchor=removal).replace('"s1"', '"cut"')))).to_json()
+    (problem,) = result["problems"]
+    assert problem["code"] == "referenced" and problem["message"] == (
+        f"step cut: {SHAPES}: area is still referenced at {USE}:1, {USE}:5; nothing removed "
+        "(change those places first, or remove it anyway with a remove_symbol step with `force = true`)"), problem
+    unreferenced = "def perimeter(width, height):\n    return 2 * (width + height)\n"
+    result = gateway.contract_check(str(write_contract(workspace, _step("delete", anchor=unreferenced)))).to_json()
+    assert result["problems"][0]["code"] == "structural" and 'action = "remove_symbol"' in result["problems"][0]["message"]
