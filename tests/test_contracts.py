@@ -378,3 +378,75 @@ def test_recovery_refuses_to_overwrite_later_changes(workspace: Path) -> None:
     (workspace / SHAPES).write_text("# someone's own work\n")
     assert run(["contract", "apply", str(path), "--workspace", str(workspace)]) == 1
     assert (workspace / SHAPES).read_text() == "# someone's own work\n"
+
+
+# One rule for removals: a remove_symbol step refuses as `gateway remove-symbol` does.
+
+
+def _remove(symbol: str, force: str | None = None, step_id: str = "rm") -> str:
+    return f'\n[[steps]]\nid = "{step_id}"\nfile = "{SHAPES}"\naction = "remove_symbol"\nsymbol = "{symbol}"\n' + (f"force = {force}\n" if force else "")
+
+
+@pytest.mark.usefixtures("servers")
+def test_a_removal_still_referenced_is_refused_and_writes_nothing(gateway: Gateway, workspace: Path) -> None:
+    # A first step that would succeed: the refusal must not leave it written.
+    path = write_contract(workspace, _step(anchor=DOC_BEFORE, text=DOC_AFTER).replace('"s2"', '"doc"') + _remove("area"))
+    before = snapshot(workspace)
+    result = gateway.contract_apply(str(path)).to_json()
+    assert not result["ready"] and not result["applied"] and snapshot(workspace) == before
+    (problem,) = result["problems"]
+    assert (problem["code"], problem["step"], result["error"]["code"]) == ("referenced", "rm", "referenced")
+    assert problem["message"] == (f"step rm: {SHAPES}: area is still referenced at {USE}:1, {USE}:5; nothing removed "
+                                  "(change those places first, or remove it anyway with `force = true` in step rm)"), problem
+    assert [s["status"] for s in result["steps"]] == ["ready", "refused"]
+
+
+@pytest.mark.usefixtures("servers")
+def test_a_forced_removal_is_applied_and_names_what_it_breaks(gateway: Gateway, workspace: Path) -> None:
+    (workspace / ".gateway").mkdir(exist_ok=True)
+    (workspace / ".gateway" / "config.toml").write_text("[verify]\nbudget_ms = 20000\n")
+    result = gateway.contract_apply(str(write_contract(workspace, _remove("area", "true")))).to_json()
+    assert result["applied"], result["problems"]
+    assert "def area(" not in (workspace / SHAPES).read_text()
+    assert result["verified"] == "checked", result
+    assert [(e["path"], e["line"]) for e in result["new_errors"]] == [(USE, 1)], result["new_errors"]
+
+
+@pytest.mark.usefixtures("servers")
+def test_an_unreferenced_removal_is_applied(gateway: Gateway, workspace: Path) -> None:
+    result = gateway.contract_apply(str(write_contract(workspace, _remove("perimeter")))).to_json()
+    assert result["applied"], result["problems"]
+    assert "def perimeter(" not in (workspace / SHAPES).read_text()
+
+
+@pytest.mark.usefixtures("servers")
+def test_references_an_earlier_step_removed_do_not_refuse(gateway: Gateway, workspace: Path) -> None:
+    unused = "def total(sizes):\n    return sum(w * h for w, h in sizes)\n"
+    body = (_step(file=USE, anchor="from pkg.shapes import area\n", text="").replace('"s2"', '"unimport"')
+            + _step("replace_symbol", file=USE, symbol="total", text=unused).replace('"s2"', '"rewrite"') + _remove("area"))
+    result = gateway.contract_apply(str(write_contract(workspace, body))).to_json()
+    assert result["applied"], result["problems"]
+    assert "def area(" not in (workspace / SHAPES).read_text() and (workspace / USE).read_text() == "\n\n" + unused
+
+
+def test_force_must_be_a_boolean_of_a_removal(gateway: Gateway, workspace: Path) -> None:
+    path = write_contract(workspace, _remove("area", '"yes"') + _step("replace_symbol", symbol="area", text="x").replace(
+        'symbol = "area"\n', 'symbol = "area"\nforce = true\n'))
+    problems = gateway.contract_check(str(path)).to_json()["problems"]
+    lines = path.read_text().splitlines()
+    assert [(p["code"], p["step"], lines[p["line"] - 1]) for p in problems] == [("schema", "rm", 'force = "yes"'), ("schema", "s2", "[[steps]]")]
+    assert problems[0]["message"] == "[[steps]] #1 (rm): `force` must be true or false, not 'yes'"
+    assert problems[1]["message"] == "[[steps]] #2 (s2): only a remove_symbol step takes `force`"
+
+
+@pytest.mark.usefixtures("servers")
+def test_a_text_step_removing_a_referenced_definition_is_refused_as_referenced(gateway: Gateway, workspace: Path) -> None:
+    removal = "def area(width, height):\n    return width * height\n"
+    result = gateway.contract_check(str(write_contract(workspace, _step("delete", anchor=removal).replace('"s1"', '"cut"')))).to_json()
+    (problem,) = result["problems"]
+    assert problem["code"] == "referenced" and problem["message"] == (
+        f"step cut: {SHAPES}: area is still referenced at {USE}:1, {USE}:5; nothing removed "
+        "(change those places first, or remove it anyway with a remove_symbol step with `force = true`)"), problem
+    unreferenced = "def perimeter(width, height):\n    return 2 * (width + height)\n"
+    result = gateway.contract_check(str(write_contract(workspace, _step("delete", anchor=unreferenced)))).to_json()
+    assert result["problems"][0]["code"] == "structural" and 'action = "remove_symbol"' in result["problems"][0]["message"]

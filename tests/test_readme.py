@@ -262,6 +262,17 @@ def test_every_command_is_documented() -> None:
     assert missing == [], f"docs/reference/commands.md lacks {missing}"
 
 
+def test_every_key_of_a_contract_is_documented_with_its_type() -> None:
+    from gateway.contracts.model import KEYS
+
+    rows = _rows(_page("reference/commands.md"))
+    header = {"contract": "[contract]"}
+    keys = [f"`{header.get(table, f'[[{table}]]')} {key}`" for table, names in KEYS.items() for key in sorted(names)]
+    assert "`[[steps]] force`" in keys
+    assert [key for key in keys if len(rows.get(key, [])) != 3 or not all(rows[key])] == [], "docs/reference/commands.md's contract keys"
+    assert "boolean" in rows["`[[steps]] force`"][1]
+
+
 def test_every_host_has_its_section() -> None:
     page = _page("hosts.md")
     sections = re.split(r"^## ", page, flags=re.M)

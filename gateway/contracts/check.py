@@ -23,6 +23,10 @@ from gateway.workspace import SourceFile
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
+    from gateway.gate.effect import Effect
+    from gateway.gate.verdict import Classification
+    from gateway.symbols.model import Symbol
+    from gateway.symbols.service import FileSymbols
 
 # anchor_regex runs with a time limit: a pattern that backtracks catastrophically is refused, not waited for.
 REGEX_SECONDS = 2.0
@@ -213,6 +217,7 @@ def _apply_step(gateway: Engine, plan: Plan, step: Step, display: str, scope: se
         if verdict.blocked and not verdict.routable:
             raise _StepRefused(verdict.reason, verdict.message)
         if verdict.blocked:
+            _refuse_removing_referenced(gateway, plan, fp, effect, verdict)
             raise _StepRefused("structural", f"{verdict.message} Make it a symbol step (action = \"{verdict.suggested_tool}\").")
         fp.text = effect.after
         return
@@ -251,8 +256,41 @@ def _symbol_step(gateway: Engine, plan: Plan, step: Step, fp: FilePlan, scope: s
     elif step.action == "replace_symbol":
         change = plan_replace(view, fp.text, view.resolve(step.symbol), text)
     else:
-        change = plan_remove(view, fp.text, view.resolve(step.symbol))
+        symbol = view.resolve(step.symbol)
+        if not step.force:
+            _refuse_referenced(gateway, plan, step, view, symbol)
+        change = plan_remove(view, fp.text, symbol)
     fp.text = change.text
+
+
+def _staged(gateway: Engine, plan: Plan) -> dict[Path, str]:
+    """The texts the earlier steps leave, of the files they changed or created."""
+    return {fp.source.path if fp.source else gateway.workspace.root / name: fp.text for name, fp in plan.files.items() if fp.changed}
+
+
+def _refuse_referenced(gateway: Engine, plan: Plan, step: Step, view: FileSymbols, symbol: Symbol) -> None:
+    """StillReferenced, as remove_symbol refuses it, while anything refers to the symbol in the
+    workspace as the earlier steps leave it."""
+    from gateway.symbols.references import references_outside, still_referenced
+
+    places = references_outside(gateway.symbol_service, view, symbol, _staged(gateway, plan))
+    if places:
+        raise still_referenced(view.source.display, symbol.name_path, places, f"`force = true` in step {step.id}")
+
+
+def _refuse_removing_referenced(gateway: Engine, plan: Plan, fp: FilePlan, effect: Effect, verdict: Classification) -> None:
+    """StillReferenced for a text step that removes a definition still referenced, as an edit is
+    refused: its advice, a remove_symbol step, would be refused too."""
+    from gateway.symbols.backends import TreeSitterBackend
+    from gateway.symbols.references import references_outside
+    from gateway.symbols.routing import refuse_referenced_removals
+
+    if fp.source is None or not any(d.change == "removed" for d in verdict.definitions):
+        return
+    view = gateway.symbol_service.file_symbols(dataclasses.replace(fp.source, text=fp.text), TreeSitterBackend(), also=effect.after)
+    staged = _staged(gateway, plan)
+    refuse_referenced_removals(view, effect, verdict, lambda symbol: references_outside(gateway.symbol_service, view, symbol, staged),
+                               "a remove_symbol step with `force = true`")
 
 
 def _normalized(fp: FilePlan, text: str) -> str:

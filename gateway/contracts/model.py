@@ -12,10 +12,10 @@ import regex
 
 TEXT_ACTIONS = ("replace", "insert_before", "insert_after", "delete", "create")
 SYMBOL_ACTIONS = ("replace_symbol", "insert_code", "remove_symbol", "rename_symbol")
-_KEYS = {
+KEYS = {
     "contract": {"id", "summary", "fallback", "base"},
     "files": {"path", "sha256"},
-    "steps": {"id", "file", "action", "anchor", "anchor_regex", "text", "symbol", "position", "new_name"},
+    "steps": {"id", "file", "action", "anchor", "anchor_regex", "text", "symbol", "position", "new_name", "force"},
     "validate": {"run", "timeout"},
 }
 DEFAULT_TIMEOUT = 300
@@ -52,6 +52,8 @@ class Step:
     symbol: str | None = None
     position: str = "after"
     new_name: str | None = None
+    force: bool = False
+    """remove_symbol only: remove the definition even while it is still referenced."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,8 @@ class _Reader:
         return value
 
     def unknown_keys(self, table: dict[str, Any], name: str, line: int | None, where: str) -> None:
-        for key in sorted(set(table) - _KEYS[name]):
-            self.problem("schema", f"{where}: unknown key `{key}` (expected {', '.join(sorted(_KEYS[name]))})", _key_line(self.text, line, key))
+        for key in sorted(set(table) - KEYS[name]):
+            self.problem("schema", f"{where}: unknown key `{key}` (expected {', '.join(sorted(KEYS[name]))})", _key_line(self.text, line, key))
 
     def array(self, data: dict[str, Any], name: str) -> list[tuple[dict[str, Any], int | None]]:
         value = data.get(name, [])
@@ -145,7 +147,7 @@ def load_contract(path: Path) -> Contract:
         contract.problems.append(Problem("schema", f"not valid TOML: {error}", line))
         return contract
     reader = _Reader(contract, text)
-    for key in sorted(set(data) - set(_KEYS)):
+    for key in sorted(set(data) - set(KEYS)):
         reader.problem("schema", f"unknown table `{key}` (expected contract, files, steps, validate)", _header_lines(text, key)[:1][0] if _header_lines(text, key) else None)
     head = data.get("contract")
     head_line = (_header_lines(text, "contract") or [None])[0]
@@ -186,7 +188,7 @@ def _read_steps(reader: _Reader, data: dict[str, Any]) -> None:
     for index, (table, line) in enumerate(reader.array(data, "steps")):
         where = f"[[steps]] #{index + 1}"
         reader.unknown_keys(table, "steps", line, where)
-        values = {key: reader.string(table, key, line, where, key in ("id", "file", "action")) for key in _KEYS["steps"]}
+        values = {key: reader.string(table, key, line, where, key in ("id", "file", "action")) for key in KEYS["steps"] - {"force"}}
         step_id, action = values["id"], values["action"]
         if step_id in seen:
             reader.problem("schema", f"{where}: step id {step_id!r} is used twice", _key_line(reader.text, line, "id"), step_id)
@@ -194,9 +196,13 @@ def _read_steps(reader: _Reader, data: dict[str, Any]) -> None:
         if action is not None and action not in TEXT_ACTIONS + SYMBOL_ACTIONS:
             reader.problem("schema", f"{where}: action must be one of {', '.join(TEXT_ACTIONS + SYMBOL_ACTIONS)}", _key_line(reader.text, line, "action"), step_id)
             continue
+        force = table.get("force", False)
+        if not isinstance(force, bool):
+            reader.problem("schema", f"{where} ({step_id}): `force` must be true or false, not {repr(force)[:40]}", _key_line(reader.text, line, "force"), step_id)
+            continue
         if step_id is None or values["file"] is None or action is None:
             continue
-        missing = _missing_for(action, values)
+        missing = _missing_for(action, values) or ("only a remove_symbol step takes `force`" if force and action != "remove_symbol" else None)
         if missing:
             reader.problem("schema", f"{where} ({step_id}): {missing}", line, step_id)
             continue
@@ -207,7 +213,7 @@ def _read_steps(reader: _Reader, data: dict[str, Any]) -> None:
                 reader.problem("schema", f"{where} ({step_id}): anchor_regex does not compile: {error}", _key_line(reader.text, line, "anchor_regex"), step_id)
                 continue
         step = {k: v for k, v in values.items() if v is not None and k not in ("id", "file", "action")}
-        reader.contract.steps.append(Step(step_id, values["file"], action, line or 0, **step))  # type: ignore[arg-type]
+        reader.contract.steps.append(Step(step_id, values["file"], action, line or 0, force=force, **step))  # type: ignore[arg-type]
 
 
 def _missing_for(action: str, values: dict[str, str | None]) -> str | None:

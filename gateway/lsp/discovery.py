@@ -8,6 +8,9 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+import time
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -57,6 +60,16 @@ def why_not_found(spec: ServerSpec, root: str | Path | None = None) -> str | Non
         if program:
             return adapter_for(spec.adapter_of(command)).why_not_running(program, spec.version_args, path)
     return None
+
+
+def why_unusable(spec: ServerSpec, root: str | Path | None = None) -> str:
+    """Why `planned` finds no server to run for the spec: what the program on PATH answered
+    (or that it did not answer in time), a program it runs missing from PATH, or that none
+    of its programs is installed."""
+    if find_server(spec, root) is not None:
+        return missing_programs(spec, root) or f"{spec.name} cannot run here"
+    names = " or ".join(dict.fromkeys(command[0] for command in (spec.command, *spec.alternatives)))
+    return why_not_found(spec, root) or f"not installed (no {names} on PATH)"
 
 
 def _record() -> Path:
@@ -150,22 +163,74 @@ def _env_interpreter(program: str) -> tuple[str, ...]:
     return (names[0],) if names else ()
 
 
-@cache
+# How long a program's version is waited for. One silent that long (a machine under load, a
+# hung binary) is not taken for one that does not run: it is asked again, by a call at least
+# RETRY_SECONDS later, the wait doubling with each silence in a row up to RETRY_MOST.
+VERSION_TIMEOUT = 15.0
+RETRY_SECONDS = 30.0
+RETRY_MOST = 480.0
+
+
+@dataclass(frozen=True)
+class _Silence:
+    """A program that did not answer its version in time, `times` in a row, the last at `since`
+    (time.monotonic): it is asked again from `wait` seconds after."""
+
+    times: int
+    since: float
+    what: str
+
+    @property
+    def wait(self) -> float:
+        return min(RETRY_SECONDS * 2 ** (self.times - 1), RETRY_MOST)
+
+    def message(self) -> str:
+        repeated = f" ({self.times} times in a row)" if self.times > 1 else ""
+        return f"{self.what} did not answer within {VERSION_TIMEOUT:g} s{repeated}; asked again by a call from {self.wait:g} s after"
+
+
+_VersionKey = tuple[str, tuple[str, ...], str, tuple[tuple[str, str], ...]]
+_answered: dict[_VersionKey, tuple[bool, str]] = {}  # what each program answered, for the process's life
+_silent: dict[_VersionKey, _Silence] = {}
+_version_lock = threading.Lock()
+
+
 def _version(program: str, version_args: tuple[str, ...], path: str, pins: tuple[tuple[str, str], ...]) -> tuple[bool, str]:
-    """(ran, the first line it printed): on stdout when it ran, on stderr when it failed. Run
-    outside any workspace, with a minimal environment (`confine.version_env`)."""
+    """(ran, the first line it printed): on stdout when it ran, on stderr when it failed; asked
+    once (`_ask_version`), except that a program that did not answer in time is asked again
+    after a while (`_Silence`)."""
+    key = (program, version_args, path, pins)
+    with _version_lock:
+        known, silence = _answered.get(key), _silent.get(key)
+    if known is not None:
+        return known
+    if silence is not None and time.monotonic() < silence.since + silence.wait:
+        return False, silence.message()
+    answer = _ask_version(program, version_args, path, pins)
+    with _version_lock:
+        if answer is None:
+            silence = _silent[key] = _Silence(silence.times + 1 if silence else 1, time.monotonic(), f"{Path(program).name} {' '.join(version_args)}")
+            return False, silence.message()
+        _silent.pop(key, None)
+        _answered[key] = answer
+    return answer
+
+
+def _ask_version(program: str, version_args: tuple[str, ...], path: str, pins: tuple[tuple[str, str], ...]) -> tuple[bool, str] | None:
+    """`_version`'s answer, asked now (None: no answer within VERSION_TIMEOUT). Run outside any
+    workspace, with a minimal environment (`confine.version_env`)."""
     try:
         done = subprocess.run(
             [program, *version_args],
             capture_output=True,
             text=True,
-            timeout=15,
+            timeout=VERSION_TIMEOUT,
             env=version_env(path, dict(pins)),
             cwd=OUTSIDE,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
-        return False, f"{Path(program).name} {' '.join(version_args)} did not answer within 15 s"
+        return None
     except OSError as error:
         return False, f"{Path(program).name} does not run: {error.strerror or error}"
     text = (done.stdout or done.stderr) if done.returncode == 0 else (done.stderr or done.stdout)

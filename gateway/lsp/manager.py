@@ -26,7 +26,7 @@ from gateway import progress
 from gateway import callerenv
 from gateway.errors import GatewayError, ServerFailed, UsageError
 from gateway.langs import Language
-from gateway.lsp.discovery import find_server, forget, missing_programs
+from gateway.lsp.discovery import find_server, forget, missing_programs, why_not_found, why_unusable
 from gateway.lsp.discovery import planned
 from gateway.lsp.launch import end
 from gateway.lsp.adapters.base import Adapter
@@ -75,6 +75,15 @@ class NotStarted:
         if not self.failure:
             return f"{self.name} is still starting"
         return f"{self.name} could not start ({self.failure.removeprefix(f'{self.name}: ')}); symbols from tree-sitter"
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A language whose server could not be used (`why`): its symbols come from tree-sitter."""
+
+    language: str
+    server: str
+    why: str
 
 
 @dataclass
@@ -137,6 +146,8 @@ class SessionManager:
         # Server processes a cold command started before this manager existed (gateway.lsp.early),
         # by launch key, for the first session of that key to talk to.
         self._started: dict[tuple[str | None, ...], subprocess.Popen[bytes]] = {}
+        # Languages whose last call found their server unusable (answered from tree-sitter), and why.
+        self._unusable: dict[str, Unusable] = {}
         atexit.register(self.close)
 
     @property
@@ -182,18 +193,39 @@ class SessionManager:
         with progress.doing(f"looking for {lang.server.name}"):
             plan = planned(lang.server, self.root)
         if plan is None:
+            self._usable(lang, why_unusable(lang.server, self.root))
             return None
         command, adapter, key = plan
         session = self._live(key)
-        if session is not None:
-            return session
+        if session is None:
+            with self._lock:
+                launch = self._launches.get(key)
+                own = launch is None
+                if launch is None:  # a failed one is kept until a call is told (`_await`)
+                    launch = self._launches[key] = _Launch(Path(command[0]).name, time.monotonic())
+                    launch.begin(self, key, command, adapter)
+            try:
+                session = self._await(key, launch, patient, own)
+            except ServerFailed as failed:
+                if launch.failure is not None:  # its start failed (not: it is still starting)
+                    self._usable(lang, str(failed))
+                raise
+        self._usable(lang, session.failure if isinstance(session, NotStarted) else None)
+        return session
+
+    def _usable(self, lang: Language, why_not: str | None) -> None:
+        """Note whether the language's server could be used by the last call, and if not, why."""
         with self._lock:
-            launch = self._launches.get(key)
-            own = launch is None
-            if launch is None:  # a failed one is kept until a call is told (`_await`)
-                launch = self._launches[key] = _Launch(Path(command[0]).name, time.monotonic())
-                launch.begin(self, key, command, adapter)
-        return self._await(key, launch, patient, own)
+            if why_not:
+                self._unusable[lang.name] = Unusable(lang.name, lang.server.name, why_not)
+            else:
+                self._unusable.pop(lang.name, None)
+
+    def unusable(self) -> list[Unusable]:
+        """The languages whose server the last call for them could not use (answered from
+        tree-sitter, or refused where a server was needed), with why."""
+        with self._lock:
+            return sorted(self._unusable.values(), key=lambda u: u.language)
 
     def _await(self, key: tuple[str | None, ...], launch: _Launch, patient: bool, own: bool) -> LspSession | NotStarted:
         """The launched session once started, waiting at most the call's timeout (patient: only
@@ -254,10 +286,13 @@ class SessionManager:
             launch.session = session
 
     def cannot_run(self, lang: Language) -> str | None:
-        """Why the language's installed server is not started for this call: a program it runs
-        is missing from the caller's PATH (`discovery.missing_programs`); None otherwise."""
-        if not self.use_servers or find_server(lang.server, self.root) is None:
+        """Why the language's installed server is not started for this call: its program fails,
+        or did not answer, when asked its version (`discovery.why_not_found`), or a program it
+        runs is missing from the caller's PATH (`discovery.missing_programs`); None otherwise."""
+        if not self.use_servers:
             return None
+        if find_server(lang.server, self.root) is None:
+            return why_not_found(lang.server, self.root)
         return missing_programs(lang.server, self.root)
 
     def _live(self, key: tuple[str | None, ...]) -> LspSession | None:

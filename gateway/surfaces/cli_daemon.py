@@ -33,6 +33,7 @@ def _describe(status: dict[str, Any]) -> str:
         f"gateway daemon: running for {status['workspace']} (pid {status['pid']}), up {status['uptime_seconds']:.0f} s, "
         f"{status['requests']} requests served; exits after {status['idle_minutes']:g} idle minutes",
         f"language servers: {servers}",
+        *(f"{u['language']}: from tree-sitter, since {u['server']} could not be used: {u['why']}" for u in status.get("on_tree_sitter", [])),
         f"memory: {total:.0f} MiB (daemon {memory['daemon_rss_bytes'] / 2**20:.0f} MiB, servers {memory['servers_rss_bytes'] / 2**20:.0f} MiB)",
         f"serves with: state {environment.get('state')}, gateway {environment.get('package')}; each call with its caller's PATH, "
         "GATEWAY_TOOLS_DIR, GATEWAY_NO_SERVERS and GATEWAY_LSP_TIMEOUT",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import dataclasses
 import fcntl
 import gc
 import os
@@ -247,6 +248,7 @@ class DaemonServer(GatewayServer):
             "requests": self.requests,
             "idle_minutes": self.idle_seconds / 60,
             "servers": servers,
+            "on_tree_sitter": [dataclasses.asdict(u) for u in self.gateway.sessions.unusable()],
             "servers_restarted": self.restarted,
             "prestart": {**self.prestart, "started": list(self.prestart["started"])},  # a copy: the prestart thread adds to it
             "server_growth_mib": self.server_growth / 2**20,

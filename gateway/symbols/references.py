@@ -4,7 +4,7 @@ and the syntax trees of the files that spell its name (gateway.symbols.mentions)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
@@ -49,16 +49,19 @@ def _target(view: FileSymbols, symbol: Symbol) -> Target:
     return Target(symbol, view.source.path, view.lang, to_byte(symbol.name_start), parent.name, to_byte(parent.start))
 
 
-def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol) -> dict[Path, tuple[Language, str]]:
+def candidates(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> dict[Path, tuple[Language, str]]:
     """The files that may spell the name, each read once: its own (as in `view`), and (unless
-    it is local to a function) the workspace's files served by the same kind of server."""
+    it is local to a function) the workspace's files served by the same kind of server;
+    `staged`: texts not written yet (a contract's earlier steps), read instead of the files'."""
     texts = {view.source.path: (view.lang, view.source.text)}
-    for path in mentioning(service, view, symbol):
+    staged = staged or {}
+    others = [] if _local(view, symbol) else [*spelling(service, [symbol.name], view.source.path), *staged]
+    for path in others:
         lang = service.registry.for_path(path)
-        if lang is None or lang.server.name != view.lang.server.name:
+        if path in texts or lang is None or lang.server.name != view.lang.server.name:
             continue
         try:
-            texts[path] = (lang, service.workspace.read(path).text)
+            texts[path] = (lang, staged[path] if path in staged else service.workspace.read(path).text)
         except GatewayError:
             continue  # a file the gateway cannot read is not one it could rename in either
     return texts
@@ -73,11 +76,9 @@ def mentions_in(service: SymbolService, view: FileSymbols, symbol: Symbol, texts
     return [m for path, (lang, text) in texts.items() for m in finder.in_file(path, lang, text)]
 
 
-def mentioning(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[Path]:
-    """Other source files that spell the symbol's name as a word, unless the symbol is local to a function."""
-    if any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols):
-        return []
-    return spelling(service, [symbol.name], view.source.path)
+def _local(view: FileSymbols, symbol: Symbol) -> bool:
+    """Whether the symbol is local to a function (no other file can refer to it)."""
+    return any(s.kind in SCOPES_OF_LOCALS and s.contains(symbol) for s in view.symbols)
 
 
 def spelling(service: SymbolService, names: Sequence[str], besides: Path) -> list[Path]:
@@ -109,13 +110,13 @@ def _open_mentions(view: FileSymbols, texts: dict[Path, tuple[Language, str]]) -
             view.backend.sync(path, text, lang.server.language_id_for(path))
 
 
-def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
     """Places (file:line) outside the symbol's own text that refer, or may refer, to it: the
     server's references where a server runs, and every place the syntax trees tie to it or
-    cannot rule out."""
+    cannot rule out; `staged`: other files' texts not written yet, as `candidates` takes them."""
     places: list[str] = []
     own = (view.source.path, symbol.doc_start, symbol.end)
-    texts = candidates(service, view, symbol)
+    texts = candidates(service, view, symbol, staged)
     if view.backend.session is not None:
         places += _server_references(service, view, symbol, own, texts)
     for mention in mentions_in(service, view, symbol, texts):

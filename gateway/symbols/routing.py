@@ -282,11 +282,13 @@ def _left_by(references: References, view: FileSymbols, effect: Effect) -> Refer
     return left
 
 
-def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification: Classification, references: References) -> None:
+def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification: Classification, references: References,
+                               anyway_by: str | None = None) -> None:
     """StillReferenced, as `remove_symbol` refuses it, when the write removes a definition that
     other code (outside what the write changes) still refers to. A definition the write defines
     again under its name path, or whose name the written text spells, is not taken as removed. The refusal names the removal that goes through
-    anyway (`remove_symbol` with force), since the writing surfaces have no force of their own."""
+    anyway (`remove_symbol` with force), since the writing surfaces have no force of their own;
+    `anyway_by`: how the surface removes it anyway instead (a contract: a step of its own)."""
     touched = classification.definitions
     again = {d.name_path for d in touched if d.change == "added"}
     removed = [(d.name_path, d.line) for d in touched if d.change == "removed" and d.name_path not in again]
@@ -305,5 +307,7 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
         places = left(symbol)
         if places:
             name = namer.name(symbol)[0]
+            if anyway_by is not None:
+                raise still_referenced(view.source.display, name, places, anyway_by)
             anyway = SuggestedOperation.of("remove_symbol", name_path=name, path=view.source.display, force="true")
             raise still_referenced(view.source.display, name, places, str(anyway), (anyway,))
