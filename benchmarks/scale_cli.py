@@ -3,7 +3,8 @@
 with the workspace's daemon running and its language server warm, each against the
 `python -c pass` run just before it (target: ≤ 3×). Every replace-symbol writes a different body.
 Each row also gives the process's own CPU time (user + system), steadier than wall time on a
-loaded machine; what the daemon spends is in the wall time only.
+loaded machine; what the daemon spends is in the wall time only. Two more rows say what
+`gateway mcp` pays before it can answer: the MCP SDK's import, and its own module's.
 
 Run: `python benchmarks/scale_cli.py [--runs N] [--record]`. Home, state and runtime directories
 are temporary; the processes run this checkout (PYTHONPATH), with Python's bytecode cache on.
@@ -34,6 +35,10 @@ GATEWAY = [sys.executable, str(ROOT / "scripts" / "gateway")]
 PASS = [sys.executable, "-c", "pass"]
 NAME_PATH = "ArgumentParser/_get_formatter"
 TARGET = 3.0
+# What `gateway mcp` pays before it can answer: the MCP SDK's import (its protocol types, as
+# pydantic models, for each protocol version it speaks), and the gateway's module over it.
+IMPORTS = {"the MCP SDK: `import mcp.server.mcpserver`": "import mcp.server.mcpserver",
+           "`gateway mcp`'s module: `import gateway.surfaces.mcp`": "import gateway.surfaces.mcp"}
 COMMANDS = {
     "symbols": ["symbols", "argparse.py"],
     "find-symbol": ["find-symbol", NAME_PATH, "argparse.py"],
@@ -92,6 +97,13 @@ def measure(root: Path, env: dict[str, str], runs: int) -> dict[str, list[float]
             if run >= 0:
                 for key, value in ((f"pass before {name}", base), (f"pass cpu before {name}", base_cpu), (name, elapsed), (f"{name} cpu", cpu)):
                     samples.setdefault(key, []).append(value)
+    for run in range(-1, max(runs // 4, 3)):
+        for name, statement in IMPORTS.items():
+            base, base_cpu = _timed(PASS, env, root)
+            elapsed, cpu = _timed([sys.executable, "-c", statement], env, root)
+            if run >= 0:
+                for key, value in ((f"pass before {name}", base), (f"pass cpu before {name}", base_cpu), (name, elapsed), (f"{name} cpu", cpu)):
+                    samples.setdefault(key, []).append(value)
     return samples
 
 
@@ -110,6 +122,10 @@ def report(samples: dict[str, list[float]]) -> str:
         lines.append(f"| `gateway {' '.join(words).replace('BODY', 'F')}` | {statistics.median(samples[name]):.0f} ({percentile(samples[name], 0.9):.0f}) "
                      f"| {statistics.median(samples[f'{name} cpu']):.0f} | {statistics.median(passes):.0f} | {ratio:.2f}× | {cpu_ratio:.2f}× "
                      f"| ≤ {TARGET:g}× | {'met' if ratio <= TARGET else '**not met**'} |")
+    for name in IMPORTS:
+        ratio, cpu_ratio = _paired(samples, name, f"pass before {name}"), _paired(samples, f"{name} cpu", f"pass cpu before {name}")
+        lines.append(f"| {name} | {statistics.median(samples[name]):.0f} ({percentile(samples[name], 0.9):.0f}) "
+                     f"| {statistics.median(samples[f'{name} cpu']):.0f} | {statistics.median(passes):.0f} | {ratio:.2f}× | {cpu_ratio:.2f}× | | |")
     return "\n".join(lines)
 
 

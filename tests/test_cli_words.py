@@ -54,7 +54,7 @@ def test_a_warm_command_line_is_read_as_argparse_reads_it(words: list[str]) -> N
 
 
 @pytest.mark.parametrize("words", LEFT_TO_ARGPARSE, ids=" ".join)
-def test_what_it_cannot_read_unambiguously_is_left_to_argparse(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_what_it_cannot_read_unambiguously_is_left_to_argparse(words: list[str]) -> None:
     assert cli_words.parse(words) is None
 
 
