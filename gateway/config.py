@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import UsageError
+from gateway.reading import DEFAULT_MAX_FILE_BYTES
 from gateway.roots import CONFIG_FILE, gateway_root
 
 CONFIG_PATH = Path(CONFIG_FILE)
 STATE_DIR = Path(".gateway") / "state"
-DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_CONFIG_BYTES = 1 << 20
 # The file's sections; a section or key not listed is an error naming it, not silently ignored.
 SECTIONS = ("daemon", "gate", "mcp", "typed_edits", "verify")

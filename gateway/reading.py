@@ -18,6 +18,7 @@ import time
 from gateway.errors import GatewayError, NotRegularFile, TimedOut, TooLarge
 
 READ_SECONDS = 10.0
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024  # [gate] max_file_bytes unless configured (gateway.config)
 CHUNK = 1 << 20
 HEAD_BYTES = 256
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

@@ -4,7 +4,8 @@ is sent while it versions its diagnostics ("unanalysed"), by $FAKE_LSP_MODE ("fl
 "cache-race": its first documentSymbol fails as jedi's now and then do). In modes "pull-hang"
 and "pull-crash" it offers pull diagnostics and never answers a pull, or exits on one.
 
-In mode "die-starting" it exits as it is initialised.
+In mode "die-starting" it exits as it is initialised. In mode "loud" it writes a line of 100 KiB
+to stderr before each documentSymbol answer (as zuban does now and then).
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
 first documentSymbol answer it announces work ($/progress "Indexing", 40%) for as long.
@@ -55,6 +56,9 @@ def symbols() -> object:
     global asked
     mode = os.environ.get("FAKE_LSP_MODE", "ok")
     asked += 1
+    if mode == "loud":  # blocks here once the pipe is full, unless stderr is read whatever its lines' length
+        sys.stderr.write("x" * 100_000 + "\n")
+        sys.stderr.flush()
     if mode == "flaky" and asked == 1:  # as jedi on CPython 3.11 now and then
         raise SystemError("AST constructor recursion depth mismatch (before=63, after=7)")
     if mode == "cache-race" and asked == 1:  # as jedi reading a parso cache file another jedi is writing

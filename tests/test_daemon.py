@@ -248,6 +248,40 @@ def test_hook_through_the_daemon_answers_as_in_process_and_imports_nothing_heavy
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "tool_input must be an object" in bad.stderr
 
 
+HEAVY = ("argparse", "re", "json", "typing", "dataclasses", "inspect", "tomllib", "gateway.config", "gateway.results", "gateway.engine",
+         "gateway.api", "tree_sitter", "multilspy")
+# The CLI's own entry (`run`) in a process of its own: its exit code, then the heavy modules loaded, on stderr.
+CLI_PROBE = ("import sys; from gateway.surfaces.cli import run; code = run(sys.argv[1:]); sys.stdout.flush();"
+             f"print(code, sorted(set(sys.modules) & set({HEAVY!r})), file=sys.stderr)")
+
+
+def test_a_warm_cli_symbol_command_is_answered_by_the_daemon_without_loading_anything_heavy(env: dict[str, str], workspace: Path) -> None:
+    """Issue 36: a warm symbol command reads its words, asks the daemon and prints its answer with
+    the standard library's light modules alone, as the hook's client does; its output is the one
+    computed in process, byte for byte."""
+    _start(env, workspace)
+    body = workspace.parent / "body.py"
+    body.write_text("def area(width, height):\n    return height * width\n")
+    for words in (["symbols", "pkg/shapes.py"], ["symbols", "pkg/shapes.py", "--json", "--depth", "1"],
+                  ["find-symbol", "Shape/describe", "pkg/shapes.py", "--body"], ["find-symbol", "--json", "area", "pkg/shapes.py"],
+                  ["replace-symbol", "area", "pkg/shapes.py", f"--body-file={body}", "--dry-run"]):
+        local = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, *words, "--workspace", str(workspace))
+        served = _status(workspace)["requests"]
+        warm = subprocess.run([sys.executable, "-c", CLI_PROBE, *words, "--workspace", str(workspace)], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert (warm.stdout, warm.returncode) == (local.stdout, 0), (words, warm.stderr)
+        assert warm.stderr.strip().splitlines()[-1] == f"{local.returncode} []", words
+        assert _status(workspace)["requests"] == served + 2, words  # the call was the daemon's (and this status)
+    written = subprocess.run([sys.executable, "-c", CLI_PROBE, "replace-symbol", "area", "pkg/shapes.py", "--body-file", str(body),
+                              "--workspace", str(workspace)], env=env, capture_output=True, text=True, timeout=60)
+    assert written.stderr.strip().splitlines()[-1] == "0 []", written.stderr
+    assert "return height * width" in (workspace / "pkg" / "shapes.py").read_text()
+    assert written.stdout.startswith("replace_symbol area in pkg/shapes.py")
+    # What it cannot read unambiguously goes to argparse, which says the usage error as before.
+    bad = gateway(env, "symbols", "pkg/shapes.py", "--depth", "x", "--workspace", str(workspace))
+    assert (bad.returncode, bad.stderr) == (1, "gateway: symbols: argument --depth: invalid int value: 'x'\n")
+
+
 def test_a_hook_with_no_daemon_starts_one_that_warms_the_file_edited(env: dict[str, str], workspace: Path) -> None:
     os.utime(workspace / "pkg" / "use.py", (time.time() + 60, time.time() + 60))  # the newest file is not the edit's
     payload = json.dumps({"tool_name": "Edit", "cwd": str(workspace), "hook_event_name": "PreToolUse",

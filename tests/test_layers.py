@@ -94,7 +94,7 @@ PLUMBING = {
 PAST_THE_FACE = {
     # Speed: the hook's thin client and a cold command bound or start language servers before the engine is loaded.
     ("gateway.surfaces.hooks.client", "gateway.lsp.manager"),  # waiting_at_most, for a hook answered in its own process
-    ("gateway.surfaces.cli", "gateway.lsp.early"),  # a cold command starts its server before the engine loads
+    ("gateway.surfaces.cli_run", "gateway.lsp.early"),  # a cold command starts its server before the engine loads
     # The daemon's own process: the servers' wait, their memory, their start ahead of the first call.
     ("gateway.surfaces.daemon", "gateway.lsp.manager"),
     ("gateway.surfaces.daemon", "gateway.lsp.session"),

@@ -392,3 +392,18 @@ def test_a_server_that_dies_as_it_starts_fails_its_start_at_once(tmp_path: Path,
     with pytest.raises(ServerFailed, match=r"the server exited \(code 5\)"):
         LspSession("fake-lsp", (sys.executable, str(FAKE_SERVER)), tmp_path, adapter_for("generic"), 60).start()
     assert time.monotonic() - began < 30, "noticed only at the start's timeout"
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_server_that_writes_long_lines_on_stderr_keeps_answering(
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """zuban now and then writes a line of 100 KiB on stderr: read by lines of at most 64 KiB, the
+    reading stopped there, and the server blocked on its next write, answering nothing more."""
+    monkeypatch.setenv("FAKE_LSP_MODE", "loud")
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "20")
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        for run in range(6):  # a new text each time, so that each is asked of the server
+            (fake_workspace / "m.py").write_text(f"{FAKE_SOURCE}# {run}\n")
+            assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:"), run
+        assert not gateway.sessions.running()[0].broken

@@ -74,8 +74,29 @@ def handler(command: list[str], env: dict[str, str], root: Path, process: subpro
 
     info = ProcessLaunchInfo(cmd=command, cwd=str(root), env=_watched(env))
     if process is None:
-        return LanguageServerHandler(info, start_independent_lsp_process=True)
-    return _adopting(LanguageServerHandler)(info, process)
+        return _draining(LanguageServerHandler)(info, start_independent_lsp_process=True)
+    return _adopting(_draining(LanguageServerHandler))(info, process)
+
+
+@functools.cache
+def _draining(base: type) -> type:
+    """multilspy's handler, reading the server's stderr to its end whatever the length of its lines."""
+
+    class DrainingHandler(base):  # type: ignore[misc, valid-type]
+        async def run_forever_stderr(self) -> None:
+            # multilspy's reads stderr by lines of at most 64 KiB and stops at a longer one (zuban
+            # writes lines of 100 KiB): the server then blocks on its next write to stderr and
+            # answers nothing more. Nothing reads what a server says there; it is only drained.
+            from multilspy.lsp_protocol_handler.server import StopLoopException
+
+            stderr = self.process.stderr if self.process else None
+            try:
+                while stderr is not None and await stderr.read(1 << 16):
+                    pass
+            except (BrokenPipeError, ConnectionResetError, StopLoopException):
+                pass
+
+    return DrainingHandler
 
 
 @functools.cache

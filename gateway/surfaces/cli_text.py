@@ -5,13 +5,16 @@ operation's entry in gateway.surfaces.operations names its `show` here). The res
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from gateway.errors import EXIT_BLOCKED, EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK
 
-Shown = tuple[str, int]
-Result = dict[str, Any]
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: a warm command shows its answer without loading typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Shown = tuple[str, int]
+    Result = dict[str, Any]
 
 
 def message(result: Result, params: dict[str, Any]) -> Shown:

@@ -374,9 +374,8 @@ def invoke(workspace: str | os.PathLike[str], operation: str, params: dict[str, 
 
 def _contents(path: str) -> bytes | None:
     """A regular file's bytes (bounded; a FIFO is never waited on); None for anything else."""
-    from gateway.config import DEFAULT_MAX_FILE_BYTES
     from gateway.errors import GatewayError
-    from gateway.reading import read_regular
+    from gateway.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 
     try:
         return read_regular(path, path, DEFAULT_MAX_FILE_BYTES)

@@ -14,8 +14,6 @@ nothing heavy: the daemon client reads `writes` from it.
 
 from __future__ import annotations
 
-import shlex
-
 from gateway.errors import UsageError
 from gateway.surfaces import cli_text
 from gateway.surfaces.table import Arg, Operation, Param
@@ -348,6 +346,8 @@ def call(gateway: Gateway, operation: str, params: dict[str, Any] | None) -> dic
 def command_line(operation: str, values: dict[str, str]) -> str:
     """The `gateway` command that performs `operation` with `values`; a text parameter's value
     names a file holding the text (`--body-file NEW_DEFINITION_FILE`)."""
+    import shlex  # not at the top: it loads `re`, which a warm command does without
+
     spec = OPERATIONS[operation]
     words = ["gateway", str(spec.command), *([spec.word] if spec.word else [])]
     flags: list[str] = []

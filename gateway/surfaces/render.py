@@ -11,22 +11,26 @@ is the engine's object as JSON, spelled by the surface that asked.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
-
 from gateway.errors import GatewayError, rpc_code_for
-from gateway.results import SuggestedOperation, refusal as _refusal, spell
+
+# gateway.results (its dataclasses), `json` and typing are loaded where used: a warm CLI command
+# spells an answer that suggests nothing without them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from gateway.results import SuggestedOperation
 
 
-@dataclass(frozen=True)
 class Spelling:
     """How one surface says a suggested operation: in a text (`say`), and as fields beside the
     suggestion in a JSON object (`fields`)."""
 
-    say: Callable[[SuggestedOperation], str]
-    fields: Callable[[SuggestedOperation], dict[str, Any]]
+    __slots__ = ("say", "fields")
+
+    def __init__(self, say: Callable[[SuggestedOperation], str], fields: Callable[[SuggestedOperation], dict[str, Any]]) -> None:
+        self.say, self.fields = say, fields
 
 
 def _operation(suggestion: SuggestedOperation) -> Any:
@@ -57,6 +61,8 @@ def _tool(suggestion: SuggestedOperation) -> tuple[str, dict[str, Any]]:
 
 
 def _tool_call(suggestion: SuggestedOperation) -> str:
+    import json
+
     tool, arguments = _tool(suggestion)
     return f"{tool} {json.dumps(arguments, ensure_ascii=False)}"
 
@@ -73,13 +79,21 @@ def _method(suggestion: SuggestedOperation) -> str:
 
 CLI = Spelling(command, lambda s: {"command": command(s)})
 MCP = Spelling(_tool_call, _tool_fields)
-RPC = Spelling(lambda s: f"{_method(s)} {json.dumps(_arguments(s), ensure_ascii=False)}", lambda s: {"method": _method(s)})
+def _method_call(suggestion: SuggestedOperation) -> str:
+    import json
+
+    return f"{_method(suggestion)} {json.dumps(_arguments(suggestion), ensure_ascii=False)}"
+
+
+RPC = Spelling(_method_call, lambda s: {"method": _method(s)})
 HOOK = CLI  # the agent behind a hook runs the gateway's commands (or its MCP tools, named in the text)
 
 
 def _suggestions(entries: Any) -> list[SuggestedOperation]:
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or not entries:
         return []
+    from gateway.results import SuggestedOperation
+
     return [s for s in map(SuggestedOperation.from_json, entries) if s is not None]
 
 
@@ -102,6 +116,8 @@ def answer(value: Any, spelling: Spelling | None) -> Any:
     suggested = _suggestions(value.get("suggested"))
     if not suggested:
         return spelled
+    from gateway.results import spell
+
     for key in SPELLED:
         if isinstance(spelled.get(key), str):
             spelled[key] = spell(spelled[key], suggested, spelling.say)
@@ -113,6 +129,8 @@ def answer(value: Any, spelling: Spelling | None) -> Any:
 
 def refusal(error: GatewayError, spelling: Spelling | None) -> dict[str, Any]:
     """The one shape of a refusal (`gateway.results.refusal`), spelled for a surface."""
+    from gateway.results import refusal as _refusal
+
     spelled: dict[str, Any] = answer(_refusal(error), spelling)
     return spelled
 
@@ -124,6 +142,8 @@ def message(error: GatewayError, spelling: Spelling | None = CLI) -> str:
 
 def hook_text(text: str, suggested: Iterable[SuggestedOperation]) -> str:
     """A hook reply's text, its suggested operations spelled as the agent runs them."""
+    from gateway.results import spell
+
     return spell(text, suggested, HOOK.say)
 
 
@@ -134,4 +154,6 @@ def rpc_error(error: GatewayError, spelling: Spelling | None = RPC) -> tuple[int
 
 def mcp_error(error: GatewayError) -> str:
     """The text of an MCP tool error: the refusal object (a refusal of the gate is a result instead)."""
+    import json
+
     return json.dumps(refusal(error, MCP), ensure_ascii=False, separators=(",", ":"))
