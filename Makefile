@@ -134,7 +134,6 @@ bench: setup corpus serena
 	$(PY) benchmarks/verify_hook_latency.py --record
 	$(PY) benchmarks/scale.py --record
 	$(PY) benchmarks/speed_targets.py --record
-	$(PY) benchmarks/scale_cli.py --record
 	$(PY) benchmarks/serena_peer.py --record
 	$(PY) benchmarks/python_servers.py --checkout . --record
 
