@@ -30,8 +30,9 @@ from tree_sitter import Node, QueryCursor, Tree
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
-from gateway.preprocessor import macro_bodies, views
-from gateway.syntax import attach, attached, changes_since, empty_query, extra_query, parse, utf8
+from gateway.gate.view_trees import view_tree
+from gateway.preprocessor import View, macro_bodies, views
+from gateway.syntax import attach, attached, changes_since, empty_query, extra_query, parse, parse_from, utf8
 
 Span = tuple[int, int]
 
@@ -216,11 +217,20 @@ def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: C
     views_a = views(lang.preprocessor, after)
     if not views_a:
         return None
-    views_b = views(lang.preprocessor, before) if before is not None else []
+    views_b = views(lang.preprocessor, before) if before is not None else ()
+    parsed_b: list[View] = []
+    parsed_a: list[View] = []
     for view in views_a:
         twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
-        tree_b = parse(lang, twin.text if twin is not None else before) if before is not None else None
-        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry, sides)
+        tree_b = tree_a = None
+        if before is not None and twin is not None:
+            tree_b = view_tree(lang, before, twin, parsed_b)
+            parsed_b.append(twin)
+            tree_a = parse_from(lang, twin.text, view.text)
+        elif before is not None:
+            tree_b = parse(lang, before)
+        fresh = _fresh(lang, tree_b, tree_a or view_tree(lang, after, view, parsed_a), carry, sides)
+        parsed_a.append(view)
         if fresh:
             return fresh
     return []

@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, AnyStr
 
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
 from gateway.incremental import TextEdit
-from gateway.langs import Language
+from gateway.langs import Language, Preprocessor
+from gateway.textmemo import per_text
+
+Span = tuple[int, int]
 
 
 # Grammars the pack ships as packages of their own rather than in its bindings folder.
@@ -65,11 +69,16 @@ def _parse_input(lang: Language, source: bytes) -> bytes:
     do (a comment ending in a backslash and a space comments out the next line); it is moved to the line's end, in place."""
     if b"\r" in source:
         source = _LONE_CR.sub(b"\n", source)
-    if lang.preprocessor is not None:
-        if b"\\" in source:
-            source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
-        for pattern, word in lang.preprocessor.rewrites:
-            source = pattern.sub(lambda m: _rewritten(m, word), source)
+    return _preprocessed(lang.preprocessor, source) if lang.preprocessor is not None else source
+
+
+@per_text
+def _preprocessed(spec: Preprocessor, source: bytes) -> bytes:
+    """The language's rewrites made (once per text: a judgement parses its texts more than once)."""
+    if b"\\" in source:
+        source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
+    for pattern, word in spec.rewrites:
+        source = pattern.sub(lambda m: _rewritten(m, word), source)
     return source
 
 
@@ -195,6 +204,57 @@ def parse(lang: Language, source: bytes) -> Tree:
         tree = _parser(lang.grammar).parse(_parse_input(lang, source))
         _TREES.put(lang.grammar, source, tree)
     return tree
+
+
+_MOST_BLANKED_EDITS = 64  # beyond this many edits, tree-sitter parses a text faster from scratch
+
+
+def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Sequence[Span]]]) -> Tree:
+    """`parse(source)`, where `source` is one of `bases` with its spans blanked (the same length,
+    line breaks kept: a C preprocessor's view of the text, or another view of it): parsed
+    incrementally from the cached tree of the base that differs in the fewest spans, one edit
+    each, when they are few; the same tree either way."""
+    tree = _TREES.get(lang.grammar, source)
+    if tree is not None:
+        return tree
+    parsed, best = _parse_input(lang, source), None
+    for base, spans in bases:
+        base_tree = _TREES.get(lang.grammar, base) if len(base) == len(source) else None
+        edits = _differing(_parse_input(lang, base), parsed, spans) if base_tree is not None else None
+        if base_tree is not None and edits is not None and (best is None or len(edits) < len(best[1])):
+            best = (base_tree, edits)
+    if best is None or len(best[1]) > _MOST_BLANKED_EDITS:
+        return parse(lang, source)
+    edited, row, at = best[0].copy(), 0, 0
+    for start, end in best[1]:
+        row += parsed.count(b"\n", at, start)
+        start_point = (row, start - (parsed.rfind(b"\n", 0, start) + 1))
+        row += parsed.count(b"\n", start, end)
+        end_point = (row, end - (parsed.rfind(b"\n", 0, end) + 1))
+        at = end
+        edited.edit(start_byte=start, old_end_byte=end, new_end_byte=end, start_point=start_point, old_end_point=end_point, new_end_point=end_point)
+    tree = _parser(lang.grammar).parse(parsed, edited)
+    _TREES.put(lang.grammar, source, tree)
+    return tree
+
+
+def _differing(a: bytes, b: bytes, spans: Sequence[Span]) -> list[Span] | None:
+    """The spans (sorted, overlapping ones joined) where `a` and `b` differ; None when they also
+    differ outside them."""
+    joined: list[list[int]] = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1]:
+            joined[-1][1] = max(joined[-1][1], end)
+        else:
+            joined.append([start, end])
+    found, at = [], 0
+    for start, end in joined:
+        if a[at:start] != b[at:start]:
+            return None
+        if a[start:end] != b[start:end]:
+            found.append((start, end))
+        at = end
+    return found if a[at:] == b[at:] else None
 
 
 def _point(source: bytes, offset: int) -> tuple[int, int]:
