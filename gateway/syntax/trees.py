@@ -82,6 +82,56 @@ def _preprocessed(spec: Preprocessor, source: bytes) -> bytes:
     return source
 
 
+Change = tuple[int, int, int, int]  # [start, end) of a base text replaced by [start, end) of a text
+
+
+def _input_after(lang: Language, base: bytes, source: bytes, changes: Sequence[Change]) -> bytes:
+    """`_parse_input(lang, source)`, where `source` is `base` with `changes` made (sorted, apart):
+    from `base`'s, the rewrites redone on the lines around each change only. A rewrite's pattern
+    matches within one line, looking ahead to the next line's start at most (langs/README.md)."""
+    spec = lang.preprocessor
+    if spec is None or not changes or b"\r" in source or b"\r" in base:
+        return _parse_input(lang, source)
+    known = _preprocessed.known(spec, source)
+    if known is not None:
+        return known
+    # The lines to redo: from the line before each change (a pattern there may look ahead into
+    # it) to the end of its last line, as [start, end) in the text, and how far the changes
+    # before each end have moved it from where it is in `base`.
+    windows: list[list[int]] = []
+    shift = 0
+    for base_start, base_end, start, end in changes:
+        low, high = _line_start(source, _line_start(source, start) - 1), _line_end(source, end)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], high)
+        else:
+            windows.append([low, high, shift, shift])
+        shift += (end - start) - (base_end - base_start)
+        windows[-1][3] = shift
+    base_input, pieces, copied = _preprocessed(spec, base), [], 0
+    for low, high, moved_low, moved_high in windows:
+        context = _line_start(source, low - 1)
+        redone = _preprocessed.function(spec, source[context : _line_end(source, high)])
+        pieces += [base_input[copied : low - moved_low], redone[low - context : high - context]]
+        copied = high - moved_high
+    pieces.append(base_input[copied:])
+    found = b"".join(pieces)
+    if len(found) != len(source):
+        return _parse_input(lang, source)
+    _preprocessed.keep((spec, source), found)
+    return found
+
+
+def _line_start(source: bytes, at: int) -> int:
+    return source.rfind(b"\n", 0, max(at, 0)) + 1
+
+
+def _line_end(source: bytes, at: int) -> int:
+    """Past the line break ending the line `at` is on (the text's end, without one)."""
+    found = source.find(b"\n", at)
+    return len(source) if found < 0 else found + 1
+
+
 def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
     start, end = match.span("text")
     whole = match.group(0)
@@ -217,13 +267,18 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
     tree = _TREES.get(lang.grammar, source)
     if tree is not None:
         return tree
-    parsed, best = _parse_input(lang, source), None
+    best, parsed = None, None
     for base, spans in bases:
         base_tree = _TREES.get(lang.grammar, base) if len(base) == len(source) else None
-        edits = _differing(_parse_input(lang, base), parsed, spans) if base_tree is not None else None
-        if base_tree is not None and edits is not None and (best is None or len(edits) < len(best[1])):
+        if base_tree is None:
+            continue
+        joined = _joined(spans)
+        if parsed is None:
+            parsed = _input_after(lang, base, source, [(start, end, start, end) for start, end in joined])
+        edits = _differing(_parse_input(lang, base), parsed, joined)
+        if edits is not None and (best is None or len(edits) < len(best[1])):
             best = (base_tree, edits)
-    if best is None or len(best[1]) > _MOST_BLANKED_EDITS:
+    if best is None or parsed is None or len(best[1]) > _MOST_BLANKED_EDITS:
         return parse(lang, source)
     edited, row, at = best[0].copy(), 0, 0
     for start, end in best[1]:
@@ -238,17 +293,22 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
     return tree
 
 
-def _differing(a: bytes, b: bytes, spans: Sequence[Span]) -> list[Span] | None:
-    """The spans (sorted, overlapping ones joined) where `a` and `b` differ; None when they also
-    differ outside them."""
-    joined: list[list[int]] = []
+def _joined(spans: Sequence[Span]) -> list[Span]:
+    """The spans in order, those that overlap or touch joined."""
+    joined: list[Span] = []
     for start, end in sorted(spans):
         if joined and start <= joined[-1][1]:
-            joined[-1][1] = max(joined[-1][1], end)
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
         else:
-            joined.append([start, end])
+            joined.append((start, end))
+    return joined
+
+
+def _differing(a: bytes, b: bytes, spans: Sequence[Span]) -> list[Span] | None:
+    """Those of the spans (in order, apart) where `a` and `b` differ; None when they also differ
+    outside them."""
     found, at = [], 0
-    for start, end in joined:
+    for start, end in spans:
         if a[at:start] != b[at:start]:
             return None
         if a[start:end] != b[start:end]:
@@ -273,7 +333,7 @@ def edited_tree(
     """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed.
     The edit is widened over what the grammar is given differently beyond it (a lone CR, or a
     preprocessor rewrite the edit makes or unmakes), so no stale node is reused."""
-    parsed = _parse_input(lang, after)
+    parsed = _input_after(lang, before, after, [(start, old_end, start, new_end)])
     if parsed is not after or lang.preprocessor is not None:
         start, old_end, new_end = _widened_edit(_parse_input(lang, before), parsed, start, old_end, new_end)
     edited = tree.copy()
