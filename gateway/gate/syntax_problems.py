@@ -22,17 +22,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from types import EllipsisType
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tree_sitter import Node, QueryCursor, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
 
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
 from gateway.gate.view_trees import view_tree
 from gateway.preprocessor import View, macro_bodies, views
-from gateway.syntax import attach, attached, changes_since, empty_query, extra_query, parse, parse_from, utf8
+from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, parse_from, utf8
 
 Span = tuple[int, int]
 
@@ -107,20 +108,57 @@ def _macro_named(lang: Language, match: dict[str, list[Node]]) -> str:
             else f"a macro the {lang.name} grammar cannot expand")
 
 
+_SETTLED = 512  # bytes from a tree's changes beyond which an error reads as in the tree it was parsed from
+_Reading = str | bool | None  # an error's reading by `uncertain.scm`: False (not an error), its unsure reason, or None
+
+
+def _carried(lang: Language, tree: Tree) -> Callable[[_ErrorNode], _Reading | EllipsisType] | None:
+    """How the tree `tree` was parsed from incrementally read each error, for errors away from
+    the change (`...` where it is not known): nodes outside the changed ranges are those of that
+    tree, and what `uncertain.scm` asks of an error lies within a few lines of it."""
+    found = base_of(lang, tree)
+    readings = attached(found[0], "readings") if found is not None else None
+    if found is None or readings is None:
+        return None
+    _, changed, edit = found
+    low = min([edit.start] + [start for start, _ in changed]) - _SETTLED
+    high = max([edit.new_end] + [end for _, end in changed]) + _SETTLED
+
+    def reading(error: _ErrorNode) -> _Reading | EllipsisType:
+        if error.end_byte < low:
+            return readings.get((error.start_byte, error.end_byte), ...)
+        if error.start_byte > high:
+            return readings.get((error.start_byte - edit.shift, error.end_byte - edit.shift), ...)
+        return ...
+
+    return reading
+
+
+def _read(lang: Language, query: Query, tree: Tree, error: _ErrorNode) -> _Reading:
+    cursor = QueryCursor(query)  # each error asks about its own surroundings only: a whole-file query costs more
+    cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
+    matches = [match for _, match in cursor.matches(tree.root_node)]
+    if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
+        return False
+    unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
+    return None if unsure is None else _macro_named(lang, unsure)
+
+
 def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
     """`nodes` as errors, less those inside a node `uncertain.scm` captures @uncertain or a
-    macro's body; those inside one it captures @unsure are marked so."""
+    macro's body; those inside one it captures @unsure are marked so. Each error's reading is
+    kept with the tree, for a tree parsed from it."""
     found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
     query = extra_query(lang, "uncertain")
     if found and query is not None:
-        cursor, kept = QueryCursor(query), []
-        for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
-            cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
-            matches = [match for _, match in cursor.matches(tree.root_node)]
-            if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
-                continue
-            unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
-            kept.append(error if unsure is None else dataclasses.replace(error, unsure=_macro_named(lang, unsure)))
+        carried, readings, kept = _carried(lang, tree), dict(attached(tree, "readings") or {}), []
+        for error in found:
+            reading = carried(error) if carried is not None else ...
+            reading = _read(lang, query, tree, error) if reading is ... else reading
+            readings[(error.start_byte, error.end_byte)] = reading
+            if reading is not False:
+                kept.append(error if reading is None else dataclasses.replace(error, unsure=reading))
+        attach(tree, "readings", readings)
         found = kept
     if found and lang.preprocessor is not None:
         bodies = macro_bodies(tree.root_node.text or b"")
@@ -198,6 +236,8 @@ def _misread_before(lang: Language, errors_b: list[_ErrorNode], sides: _Sides) -
 def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode]:
     """A's errors that B did not have (all of A's for a new file), those in lines B already
     misread marked unsure."""
+    if before is not None and after.root_node.has_error:
+        _errors(lang, before)  # first: A's errors away from the change are read as B's were
     errors_a = _errors(lang, after)
     if not errors_a or before is None:
         return errors_a
