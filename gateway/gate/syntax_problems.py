@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_left
+from itertools import accumulate
 from types import EllipsisType
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -121,15 +123,15 @@ def _carried(lang: Language, tree: Tree) -> Callable[[_ErrorNode], _Reading | El
     if found is None or readings is None:
         return None
     _, changed, edit = found
-    low = min([edit.start] + [start for start, _ in changed]) - _SETTLED
-    high = max([edit.new_end] + [end for _, end in changed]) + _SETTLED
+    near = sorted((start - _SETTLED, end + _SETTLED) for start, end in changed)  # the edit's span is one of them
+    ends = list(accumulate((end for _, end in near), max))
 
     def reading(error: _ErrorNode) -> _Reading | EllipsisType:
-        if error.end_byte < low:
-            return readings.get((error.start_byte, error.end_byte), ...)
-        if error.start_byte > high:
-            return readings.get((error.start_byte - edit.shift, error.end_byte - edit.shift), ...)
-        return ...
+        at = bisect_left(ends, error.start_byte)  # the first range that may reach it
+        if at < len(near) and near[at][0] <= error.end_byte:
+            return ...
+        shift = edit.shift if error.start_byte >= edit.new_end else 0
+        return readings.get((error.start_byte - shift, error.end_byte - shift), ...)
 
     return reading
 

@@ -277,7 +277,7 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
             parsed = _input_after(lang, base, source, [(start, end, start, end) for start, end in joined])
         edits = _differing(_parse_input(lang, base), parsed, joined)
         if edits is not None and (best is None or len(edits) < len(best[1])):
-            best = (base_tree, edits)
+            best = (base_tree, edits, base)
     if best is None or parsed is None or len(best[1]) > _MOST_BLANKED_EDITS:
         return parse(lang, source)
     edited, row, at = best[0].copy(), 0, 0
@@ -290,6 +290,9 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
         edited.edit(start_byte=start, old_end_byte=end, new_end_byte=end, start_point=start_point, old_end_point=end_point, new_end_point=end_point)
     tree = _parser(lang.grammar).parse(parsed, edited)
     _TREES.put(lang.grammar, source, tree)
+    if best[1]:  # as one edit over them all (the same length), each blanked span a changed range
+        changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(tree)] + best[1]
+        _TREES.derive(lang.grammar, tree, best[2], changed, TextEdit(best[1][0][0], best[1][-1][1], best[1][-1][1], 0))
     return tree
 
 
