@@ -136,14 +136,28 @@ def _carried(lang: Language, tree: Tree) -> Callable[[_ErrorNode], _Reading | El
     return reading
 
 
-def _read(lang: Language, query: Query, tree: Tree, error: _ErrorNode) -> _Reading:
-    cursor = QueryCursor(query)  # each error asks about its own surroundings only: a whole-file query costs more
-    cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
-    matches = [match for _, match in cursor.matches(tree.root_node)]
+def _read(lang: Language, matches: list[dict[str, list[Node]]], error: _ErrorNode) -> _Reading:
     if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
         return False
     unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
     return None if unsure is None else _macro_named(lang, unsure)
+
+
+_BYTES_PER_QUERY = 3000  # a query about one error costs about what one over this much of the file does
+
+
+def _readings(lang: Language, query: Query, tree: Tree, errors: list[_ErrorNode]) -> list[_Reading]:
+    """How `uncertain.scm` reads each error: each asks about its own surroundings, or, when
+    there are many for the file's size, one query over the whole file answers them all."""
+    cursor = QueryCursor(query)
+    if len(errors) * _BYTES_PER_QUERY > tree.root_node.end_byte:
+        matches = [match for _, match in cursor.matches(tree.root_node)]
+        return [_read(lang, matches, error) for error in errors]
+    found = []
+    for error in errors:
+        cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
+        found.append(_read(lang, [match for _, match in cursor.matches(tree.root_node)], error))
+    return found
 
 
 def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
@@ -153,15 +167,14 @@ def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
     found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
     query = extra_query(lang, "uncertain")
     if found and query is not None:
-        carried, readings, kept = _carried(lang, tree), dict(attached(tree, "readings") or {}), []
-        for error in found:
-            reading = carried(error) if carried is not None else ...
-            reading = _read(lang, query, tree, error) if reading is ... else reading
-            readings[(error.start_byte, error.end_byte)] = reading
-            if reading is not False:
-                kept.append(error if reading is None else dataclasses.replace(error, unsure=reading))
+        carried, readings = _carried(lang, tree), dict(attached(tree, "readings") or {})
+        known = {(e.start_byte, e.end_byte): carried(e) for e in found} if carried is not None else {}
+        asked = [e for e in found if known.get((e.start_byte, e.end_byte), ...) is ...]
+        known.update(zip(((e.start_byte, e.end_byte) for e in asked), _readings(lang, query, tree, asked), strict=True))
+        readings.update(known)
         attach(tree, "readings", readings)
-        found = kept
+        found = [e if known[(e.start_byte, e.end_byte)] is None else dataclasses.replace(e, unsure=known[(e.start_byte, e.end_byte)])
+                 for e in found if known[(e.start_byte, e.end_byte)] is not False]
     if found and lang.preprocessor is not None:
         bodies = macro_bodies(tree.root_node.text or b"")
         found = [e for e in found if not any(start < e.start_byte < end or start < e.statement < end for start, end in bodies)]
