@@ -257,6 +257,7 @@ def parse(lang: Language, source: bytes) -> Tree:
 
 
 _MOST_BLANKED_EDITS = 64  # beyond this many edits, tree-sitter parses a text faster from scratch
+_EDIT_GAP = 2048  # blanked spans this close are one edit: fewer, wider edits re-parse faster
 
 
 def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Sequence[Span]]]) -> Tree:
@@ -278,10 +279,13 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
         edits = _differing(_parse_input(lang, base), parsed, joined)
         if edits is not None and (best is None or len(edits) < len(best[1])):
             best = (base_tree, edits, base)
-    if best is None or parsed is None or len(best[1]) > _MOST_BLANKED_EDITS:
+    if best is None or parsed is None:
+        return parse(lang, source)
+    edits = _joined(best[1], _EDIT_GAP)
+    if len(edits) > _MOST_BLANKED_EDITS:
         return parse(lang, source)
     edited, row, at = best[0].copy(), 0, 0
-    for start, end in best[1]:
+    for start, end in edits:
         row += parsed.count(b"\n", at, start)
         start_point = (row, start - (parsed.rfind(b"\n", 0, start) + 1))
         row += parsed.count(b"\n", start, end)
@@ -290,17 +294,17 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
         edited.edit(start_byte=start, old_end_byte=end, new_end_byte=end, start_point=start_point, old_end_point=end_point, new_end_point=end_point)
     tree = _parser(lang.grammar).parse(parsed, edited)
     _TREES.put(lang.grammar, source, tree)
-    if best[1]:  # as one edit over them all (the same length), each blanked span a changed range
-        changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(tree)] + best[1]
-        _TREES.derive(lang.grammar, tree, best[2], changed, TextEdit(best[1][0][0], best[1][-1][1], best[1][-1][1], 0))
+    if edits:  # as one edit over them all (the same length), each blanked span a changed range
+        changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(tree)] + edits
+        _TREES.derive(lang.grammar, tree, best[2], changed, TextEdit(edits[0][0], edits[-1][1], edits[-1][1], 0))
     return tree
 
 
-def _joined(spans: Sequence[Span]) -> list[Span]:
-    """The spans in order, those that overlap or touch joined."""
+def _joined(spans: Sequence[Span], gap: int = 0) -> list[Span]:
+    """The spans in order, those that overlap or are at most `gap` bytes apart joined."""
     joined: list[Span] = []
     for start, end in sorted(spans):
-        if joined and start <= joined[-1][1]:
+        if joined and start <= joined[-1][1] + gap:
             joined[-1] = (joined[-1][0], max(joined[-1][1], end))
         else:
             joined.append((start, end))
