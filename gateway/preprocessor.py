@@ -239,11 +239,27 @@ def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)
 
 
-@per_text
-def macro_bodies(source: bytes) -> tuple[Span, ...]:
-    """Every `#define` with its continued lines: its body is code only where it is expanded, and
-    tree-sitter ends it early at a comment followed by `\\`, reading the rest as code."""
-    return tuple(found.span() for found in _DEFINE.finditer(source))
+def in_macro_body(source: bytes, offset: int) -> bool:
+    """Whether `offset` lies inside a `#define` with its continued lines (past its first byte,
+    before its end): its body is code only where it is expanded, and tree-sitter ends it early at
+    a comment followed by `\\`, reading the rest as code. Only the lines continuing one another
+    around `offset` are read."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    while start > 0 and _continued(source, start - 1):
+        start = source.rfind(b"\n", 0, start - 1) + 1
+    while start <= offset:  # the first `#define` of these lines runs to their end
+        found = _DEFINE.match(source, start)
+        if found is not None:
+            return found.start() < offset < found.end()
+        start = source.find(b"\n", start) + 1
+        if start == 0:
+            break
+    return False
+
+
+def _continued(source: bytes, newline: int) -> bool:
+    """Whether the line break at `newline` is escaped (`\\` before it, or before its `\r`)."""
+    return source[newline - 1 : newline] == b"\\" or source[max(newline - 2, 0) : newline] == b"\\\r"
 
 
 # A function-like macro's definition: `#define NAME(a, b) body`, continued lines and all.

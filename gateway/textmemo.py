@@ -35,7 +35,7 @@ class per_text(Generic[P, R]):  # noqa: N801 - used as a decorator
             if found is not None:
                 self._kept.move_to_end(arguments)
                 return found[1]
-        result = self.function(*arguments)
+        result = self.function(*arguments, **named)
         self.keep(arguments, result)
         return result
 

@@ -34,7 +34,7 @@ from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
 from gateway.gate.view_trees import view_tree
-from gateway.preprocessor import View, macro_bodies, views
+from gateway.preprocessor import View, in_macro_body, views
 from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, parse_from, utf8
 
 Span = tuple[int, int]
@@ -176,8 +176,8 @@ def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
         found = [e if known[(e.start_byte, e.end_byte)] is None else dataclasses.replace(e, unsure=known[(e.start_byte, e.end_byte)])
                  for e in found if known[(e.start_byte, e.end_byte)] is not False]
     if found and lang.preprocessor is not None:
-        bodies = macro_bodies(tree.root_node.text or b"")
-        found = [e for e in found if not any(start < e.start_byte < end or start < e.statement < end for start, end in bodies)]
+        source = tree.root_node.text or b""
+        found = [e for e in found if not in_macro_body(source, e.start_byte) and not in_macro_body(source, e.statement)]
     return found
 
 
