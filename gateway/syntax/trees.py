@@ -88,7 +88,7 @@ Change = tuple[int, int, int, int]  # [start, end) of a base text replaced by [s
 def _input_after(lang: Language, base: bytes, source: bytes, changes: Sequence[Change]) -> bytes:
     """`_parse_input(lang, source)`, where `source` is `base` with `changes` made (sorted, apart):
     from `base`'s, the rewrites redone on the lines around each change only. A rewrite's pattern
-    matches within one line, looking ahead to the next line's start at most (langs/README.md)."""
+    matches within one line, looking ahead to the next line's start at most (docs/languages.md)."""
     spec = lang.preprocessor
     if spec is None or not changes or b"\r" in source or b"\r" in base:
         return _parse_input(lang, source)
