@@ -35,7 +35,7 @@ from gateway.gate.judgement import Mapping
 from gateway.langs import Language
 from gateway.gate.view_trees import view_tree
 from gateway.preprocessor import View, in_macro_body, views
-from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, parse_from, utf8
+from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, utf8
 
 Span = tuple[int, int]
 
@@ -274,18 +274,16 @@ def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: C
         return None
     views_b = views(lang.preprocessor, before) if before is not None else ()
     parsed_b: list[View] = []
-    parsed_a: list[View] = []
     for view in views_a:
         twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
-        tree_b = tree_a = None
+        tree_b = None
         if before is not None and twin is not None:
             tree_b = view_tree(lang, before, twin, parsed_b)
             parsed_b.append(twin)
-            tree_a = parse_from(lang, twin.text, view.text)
         elif before is not None:
             tree_b = parse(lang, before)
-        fresh = _fresh(lang, tree_b, tree_a or view_tree(lang, after, view, parsed_a), carry, sides)
-        parsed_a.append(view)
+        # A's view from scratch, as before: whether it has a new error is not left to how an incremental parse recovers
+        fresh = _fresh(lang, tree_b, parse(lang, view.text), carry, sides)
         if fresh:
             return fresh
     return []
