@@ -141,12 +141,14 @@ int put(Box& box) {
 """
 
 
-def test_a_definition_is_addressed_among_those_of_its_name_as_among_all() -> None:
-    source = CATCH + OVERLOADS.encode()
-    whole = definitions(CPP, parse_once(CPP, source))
-    tree = parse_once(CPP, source)  # its own: no list of the whole file kept with it
+@pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH + OVERLOADS.encode()), (CPP, b"\n\n" + OVERLOADS.encode()),
+                                             (default_registry().get("python"), b"\n\nclass A:\n    def f(self): pass\n\ndef f(): pass\n")],
+                         ids=["cpp", "cpp-blank-start", "python-blank-start"])
+def test_a_definition_is_addressed_among_those_of_its_name_as_among_all(lang, source: bytes) -> None:
+    whole = definitions(lang, parse_once(lang, source))
+    tree = parse_once(lang, source)  # its own: no list of the whole file kept with it
     for name in sorted({d.name for d in whole if "/" not in d.name}):
-        named = definitions_named(CPP, tree, name)
+        named = definitions_named(lang, tree, name)
         assert [(d.start_byte, d.name_path) for d in named] == [(d.start_byte, d.name_path) for d in whole if d.name == name], name
         for position, definition in enumerate(named):
             paths = [d.name_path for d in named]

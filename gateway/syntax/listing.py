@@ -52,7 +52,8 @@ def definitions_named(lang: Language, tree: Tree, name: str) -> list[Definition]
     if whole is None and words:
         pattern = rb"\s+".join(re.escape(word.encode("utf-8", "surrogatepass")) for word in words)
         edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
-        spellings = [m.start() for m in re.finditer(edges[0] + pattern + edges[1], tree.root_node.text or b"")]
+        root = tree.root_node  # its text starts where its first node does
+        spellings = [root.start_byte + m.start() for m in re.finditer(edges[0] + pattern + edges[1], root.text or b"")]
     if whole is not None or not words or len(spellings) > _MOST_SPELLINGS:
         return [d for d in _whole(lang, tree) if d.name == name]
     found: dict[tuple[int, str], Definition] = {}
