@@ -14,7 +14,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _ENTRIES = 12
-_MAX_BYTES = 16 << 20  # of the texts kept, beyond the two newest
+_MAX_BYTES = 8 << 20  # of the texts kept (a result holds a text or two more at most), beyond the two newest
 
 
 class per_text(Generic[P, R]):  # noqa: N801 - used as a decorator
