@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from gateway.langs import Preprocessor
+from gateway.textmemo import per_text
 
 Span = tuple[int, int]
 
@@ -30,6 +31,7 @@ class View:
     kind: str
     text: bytes
     inactive: tuple[Span, ...]
+    blanked: tuple[Span, ...] = ()  # every span blanked, in order: where `text` may differ from the text as written
 
     def hides(self, start: int, end: int) -> bool:
         """Whether [start, end) lies wholly in branches this view does not take."""
@@ -157,9 +159,11 @@ def _taken(branches: list[_Branch], kind: str) -> int | None:
     return possible[0] if kind == "first" else possible[-1]
 
 
+_BLANKS = bytes(byte if byte in b"\r\n" else ord(" ") for byte in range(256))
+
+
 def _blank(buffer: bytearray, start: int, end: int) -> None:
-    chunk = buffer[start:end]
-    buffer[start:end] = re.sub(rb"[^\r\n]", b" ", bytes(chunk))
+    buffer[start:end] = buffer[start:end].translate(_BLANKS)
 
 
 # An object-like macro the file defines as nothing or as declaration specifiers (`#define
@@ -169,14 +173,15 @@ _PREFIX_DEFINE = re.compile(
     rb'|__attribute__[ \t]*\(\(.*\)\)|__declspec[ \t]*\(.*\)|[A-Z_][A-Z0-9_]*)[ \t]*)*$', re.MULTILINE)
 
 
-def prefix_macros(source: bytes) -> list[Span]:
+@per_text
+def prefix_macros(source: bytes) -> tuple[Span, ...]:
     """Where a line starts with such a macro before a declaration: tree-sitter reads `EXTERN_C
     void __attribute__((x)) f(void)` as a declaration of `void` and a function without a name."""
     names = {m.group(1) for m in _PREFIX_DEFINE.finditer(source)}
     if not names:
-        return []
+        return ()
     use = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
-    return [m.span(1) for m in use.finditer(source)]
+    return tuple(m.span(1) for m in use.finditer(source))
 
 
 # An object-like macro defined as nothing, or as an argument followed by its comma (`#define
@@ -184,7 +189,8 @@ def prefix_macros(source: bytes) -> list[Span]:
 _FRAGMENT_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE)
 
 
-def fragment_macros(source: bytes) -> list[Span]:
+@per_text
+def fragment_macros(source: bytes) -> tuple[Span, ...]:
     """Where such a macro is used outside directives: blanked, it reads as its expansion does
     (or, for the argument, as the call without it). Only names every definition in the file
     gives such a body."""
@@ -194,18 +200,19 @@ def fragment_macros(source: bytes) -> list[Span]:
         bodies.setdefault(found.group(1), set()).add(body == b"" or body.endswith(b","))
     names = sorted(name for name, fragments in bodies.items() if fragments == {True})
     if not names:
-        return []
+        return ()
     use = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b")
-    return [m.span() for m in use.finditer(source) if not source[source.rfind(b"\n", 0, m.start()) + 1 : m.start()].lstrip().startswith(b"#")]
+    return tuple(m.span() for m in use.finditer(source) if not source[source.rfind(b"\n", 0, m.start()) + 1 : m.start()].lstrip().startswith(b"#"))
 
 
-def views(spec: Preprocessor, source: bytes) -> list[View]:
+@per_text
+def views(spec: Preprocessor, source: bytes) -> tuple[View, ...]:
     """The first-branch and last-branch views of a text (one when they are the same), or none
     when there is nothing to read differently."""
     macro_lines = [m.span() for m in spec.macro_line.finditer(source)] if spec.macro_line.pattern else []
     macro_lines += prefix_macros(source) + fragment_macros(source)
     if not macro_lines and not _CONDITIONAL.search(source):
-        return []
+        return ()
     groups, directives = _groups(spec, source)
     found: list[View] = []
     for kind in ("first", "last"):
@@ -214,12 +221,13 @@ def views(spec: Preprocessor, source: bytes) -> list[View]:
             taken = _taken(branches, kind)
             inactive += [(b.start, b.end) for i, b in enumerate(branches) if i != taken and b.start < b.end]
         buffer = bytearray(source)
-        for start, end in inactive + directives + macro_lines:
+        blanked = sorted(inactive + directives + macro_lines)
+        for start, end in blanked:
             _blank(buffer, start, end)
-        view = View(kind, bytes(buffer), tuple(sorted(inactive)))
+        view = View(kind, bytes(buffer), tuple(sorted(inactive)), tuple(blanked))
         if not found or found[0].text != view.text:
             found.append(view)
-    return found
+    return tuple(found)
 
 
 def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
@@ -231,10 +239,27 @@ def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)
 
 
-def macro_bodies(source: bytes) -> list[Span]:
-    """Every `#define` with its continued lines: its body is code only where it is expanded, and
-    tree-sitter ends it early at a comment followed by `\\`, reading the rest as code."""
-    return [found.span() for found in _DEFINE.finditer(source)]
+def in_macro_body(source: bytes, offset: int) -> bool:
+    """Whether `offset` lies inside a `#define` with its continued lines (past its first byte,
+    before its end): its body is code only where it is expanded, and tree-sitter ends it early at
+    a comment followed by `\\`, reading the rest as code. Only the lines continuing one another
+    around `offset` are read."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    while start > 0 and _continued(source, start - 1):
+        start = source.rfind(b"\n", 0, start - 1) + 1
+    while start <= offset:  # the first `#define` of these lines runs to their end
+        found = _DEFINE.match(source, start)
+        if found is not None:
+            return found.start() < offset < found.end()
+        start = source.find(b"\n", start) + 1
+        if start == 0:
+            break
+    return False
+
+
+def _continued(source: bytes, newline: int) -> bool:
+    """Whether the line break at `newline` is escaped (`\\` before it, or before its `\r`)."""
+    return source[newline - 1 : newline] == b"\\" or source[max(newline - 2, 0) : newline] == b"\\\r"
 
 
 # A function-like macro's definition: `#define NAME(a, b) body`, continued lines and all.

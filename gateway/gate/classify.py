@@ -28,7 +28,7 @@ from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefi
 from gateway.langs import Language
 from gateway.namepath import address_for
 from gateway.results import SuggestedOperation
-from gateway.syntax import Definition, definitions, header_tokens, parse, utf8
+from gateway.syntax import Definition, definitions, definitions_named, header_tokens, parse, utf8
 
 Span = tuple[int, int]
 
@@ -96,16 +96,21 @@ class _Addresses:
 
     def __init__(self, judgement: _Judgement) -> None:
         self.judgement = judgement
-        self.before = definitions(judgement.lang, judgement.tree_b)
-        self.paths = [d.name_path for d in self.before]
+
+    @functools.cached_property
+    def before(self) -> list[Definition]:
+        return definitions(self.judgement.lang, self.judgement.tree_b)
 
     @functools.cached_property
     def after(self) -> list[Definition]:
         return definitions(self.judgement.lang, self.judgement.tree_a)
 
     def of(self, definition: Definition) -> str:
-        position = next((i for i, d in enumerate(self.before) if d.start_byte == definition.start_byte and d.name_path == definition.name_path), None)
-        return definition.name_path if position is None else address_for(self.paths, position)
+        """The shortest address of B's definition, among those of its name (no other matches its
+        name path; a name holding the separator, a C++ `operator/`, among all)."""
+        named = self.before if "/" in definition.name else definitions_named(self.judgement.lang, self.judgement.tree_b, definition.name)
+        position = next((i for i, d in enumerate(named) if d.start_byte == definition.start_byte and d.name_path == definition.name_path), None)
+        return definition.name_path if position is None else address_for([d.name_path for d in named], position)
 
     def _in_before(self, a: Definition) -> Definition | None:
         """The definition of B an unchanged definition of A stands for."""

@@ -16,6 +16,7 @@ from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.syntax_problems import error_total, errors_within
 from gateway.langs import Language
 from gateway.preprocessor import View, prefix_macros, views
+from gateway.gate.view_trees import view_tree
 
 Span = tuple[int, int]
 _AROUND = 200  # bytes either side of the judged window: a few lines
@@ -68,11 +69,14 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
         return raw
     raw_errors = _errors(lang, raw)
     found: list[tuple[int, bool, _Judgement]] = []
+    parsed: list[View] = []
     for view_b, view_a in _pairs(lang, before, after):
         shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]
         hidden = view_b.hides(low, high_b) and view_a.hides(low, high_a)
         if not shared or hidden or view_b.text[low:high_b] == view_a.text[low:high_a]:
             continue  # pairs other definitions, or the change lies in branches it does not take
+        view_tree(lang, before, view_b, parsed)
+        parsed.append(view_b)
         judgement = judge(lang, view_b.text, view_a.text, regions)
         errors = _errors(lang, judgement)
         if errors <= raw_errors:

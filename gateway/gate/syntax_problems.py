@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_left
+from itertools import accumulate
+from types import EllipsisType
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tree_sitter import Node, QueryCursor, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
 
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
-from gateway.preprocessor import macro_bodies, views
-from gateway.syntax import attach, attached, changes_since, empty_query, extra_query, parse, utf8
+from gateway.gate.view_trees import view_tree
+from gateway.preprocessor import View, in_macro_body, views
+from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, utf8
 
 Span = tuple[int, int]
 
@@ -106,24 +110,74 @@ def _macro_named(lang: Language, match: dict[str, list[Node]]) -> str:
             else f"a macro the {lang.name} grammar cannot expand")
 
 
+_SETTLED = 512  # bytes from a tree's changes beyond which an error reads as in the tree it was parsed from
+_Reading = str | bool | None  # an error's reading by `uncertain.scm`: False (not an error), its unsure reason, or None
+
+
+def _carried(lang: Language, tree: Tree) -> Callable[[_ErrorNode], _Reading | EllipsisType] | None:
+    """How the tree `tree` was parsed from incrementally read each error, for errors away from
+    the change (`...` where it is not known): nodes outside the changed ranges are those of that
+    tree, and what `uncertain.scm` asks of an error lies within a few lines of it."""
+    found = base_of(lang, tree)
+    readings = attached(found[0], "readings") if found is not None else None
+    if found is None or readings is None:
+        return None
+    _, changed, edit = found
+    near = sorted((start - _SETTLED, end + _SETTLED) for start, end in changed)  # the edit's span is one of them
+    ends = list(accumulate((end for _, end in near), max))
+
+    def reading(error: _ErrorNode) -> _Reading | EllipsisType:
+        at = bisect_left(ends, error.start_byte)  # the first range that may reach it
+        if at < len(near) and near[at][0] <= error.end_byte:
+            return ...
+        shift = edit.shift if error.start_byte >= edit.new_end else 0
+        return readings.get((error.start_byte - shift, error.end_byte - shift), ...)
+
+    return reading
+
+
+def _read(lang: Language, matches: list[dict[str, list[Node]]], error: _ErrorNode) -> _Reading:
+    if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
+        return False
+    unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
+    return None if unsure is None else _macro_named(lang, unsure)
+
+
+_BYTES_PER_QUERY = 3000  # a query about one error costs about what one over this much of the file does
+
+
+def _readings(lang: Language, query: Query, tree: Tree, errors: list[_ErrorNode]) -> list[_Reading]:
+    """How `uncertain.scm` reads each error: each asks about its own surroundings, or, when
+    there are many for the file's size, one query over the whole file answers them all."""
+    cursor = QueryCursor(query)
+    if len(errors) * _BYTES_PER_QUERY > tree.root_node.end_byte:
+        matches = [match for _, match in cursor.matches(tree.root_node)]
+        return [_read(lang, matches, error) for error in errors]
+    found = []
+    for error in errors:
+        cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
+        found.append(_read(lang, [match for _, match in cursor.matches(tree.root_node)], error))
+    return found
+
+
 def _kept(lang: Language, tree: Tree, nodes: list[Node]) -> list[_ErrorNode]:
     """`nodes` as errors, less those inside a node `uncertain.scm` captures @uncertain or a
-    macro's body; those inside one it captures @unsure are marked so."""
+    macro's body; those inside one it captures @unsure are marked so. Each error's reading is
+    kept with the tree, for a tree parsed from it."""
     found = [_error_node(lang, node) for node in sorted(nodes, key=lambda n: n.start_byte)]
     query = extra_query(lang, "uncertain")
     if found and query is not None:
-        cursor, kept = QueryCursor(query), []
-        for error in found:  # each error asks about its own surroundings only: a whole-file query costs more
-            cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
-            matches = [match for _, match in cursor.matches(tree.root_node)]
-            if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
-                continue
-            unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
-            kept.append(error if unsure is None else dataclasses.replace(error, unsure=_macro_named(lang, unsure)))
-        found = kept
+        carried, readings = _carried(lang, tree), dict(attached(tree, "readings") or {})
+        known = {(e.start_byte, e.end_byte): carried(e) for e in found} if carried is not None else {}
+        asked = [e for e in found if known.get((e.start_byte, e.end_byte), ...) is ...]
+        known.update(zip(((e.start_byte, e.end_byte) for e in asked), _readings(lang, query, tree, asked), strict=True))
+        readings.update(known)
+        attach(tree, "readings", readings)
+        found = [e if known[(e.start_byte, e.end_byte)] is None else dataclasses.replace(e, unsure=known[(e.start_byte, e.end_byte)])
+                 for e in found if known[(e.start_byte, e.end_byte)] is not False]
     if found and lang.preprocessor is not None:
-        bodies = macro_bodies(tree.root_node.text or b"")
-        found = [e for e in found if not any(start < e.start_byte < end or start < e.statement < end for start, end in bodies)]
+        source = tree.root_node.text or b""
+        found = [e for e in found if not in_macro_body(source, e.start_byte) and not in_macro_body(source, e.statement)]
     return found
 
 
@@ -197,6 +251,8 @@ def _misread_before(lang: Language, errors_b: list[_ErrorNode], sides: _Sides) -
 def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode]:
     """A's errors that B did not have (all of A's for a new file), those in lines B already
     misread marked unsure."""
+    if before is not None and after.root_node.has_error:
+        _errors(lang, before)  # first: A's errors away from the change are read as B's were
     errors_a = _errors(lang, after)
     if not errors_a or before is None:
         return errors_a
@@ -216,10 +272,17 @@ def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: C
     views_a = views(lang.preprocessor, after)
     if not views_a:
         return None
-    views_b = views(lang.preprocessor, before) if before is not None else []
+    views_b = views(lang.preprocessor, before) if before is not None else ()
+    parsed_b: list[View] = []
     for view in views_a:
         twin = next((v for v in views_b if v.kind == view.kind), views_b[0] if views_b else None)
-        tree_b = parse(lang, twin.text if twin is not None else before) if before is not None else None
+        tree_b = None
+        if before is not None and twin is not None:
+            tree_b = view_tree(lang, before, twin, parsed_b)
+            parsed_b.append(twin)
+        elif before is not None:
+            tree_b = parse(lang, before)
+        # A's view from scratch, as before: whether it has a new error is not left to how an incremental parse recovers
         fresh = _fresh(lang, tree_b, parse(lang, view.text), carry, sides)
         if fresh:
             return fresh

@@ -4,6 +4,7 @@ window where the syntax changed looked at afresh (gateway.incremental)."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from operator import attrgetter
 
@@ -36,6 +37,31 @@ def _whole(lang: Language, tree: Tree) -> list[Definition]:
             known = _definitions(lang, tree, None)
         attach(tree, key, known)
     return known
+
+
+_MOST_SPELLINGS = 64  # a name spelled more often is looked up in the whole list
+
+
+def definitions_named(lang: Language, tree: Tree, name: str) -> list[Definition]:
+    """The tree's definitions named `name` (no `/` in it), in source order, as `definitions` lists
+    them: looked for only where the name is spelled, unless the whole list is known or it is
+    spelled often."""
+    whole = attached(tree, f"definitions/{lang.name}")
+    words = name.split()
+    spellings = []
+    if whole is None and words:
+        pattern = rb"\s+".join(re.escape(word.encode("utf-8", "surrogatepass")) for word in words)
+        edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
+        root = tree.root_node  # its text starts where its first node does
+        spellings = [root.start_byte + m.start() for m in re.finditer(edges[0] + pattern + edges[1], root.text or b"")]
+    if whole is not None or not words or len(spellings) > _MOST_SPELLINGS:
+        return [d for d in _whole(lang, tree) if d.name == name]
+    found: dict[tuple[int, str], Definition] = {}
+    for at in spellings:
+        for d in _definitions(lang, tree, (at, at + 1)):
+            if d.name == name and d.name_start_byte <= at < d.name_end_byte:
+                found.setdefault((d.start_byte, d.name_path), d)
+    return sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
 
 
 def definitions_near(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> list[Definition]:

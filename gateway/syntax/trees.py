@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, AnyStr
 
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
 from gateway.incremental import TextEdit
-from gateway.langs import Language
+from gateway.langs import Language, Preprocessor
+from gateway.textmemo import per_text
+
+Span = tuple[int, int]
 
 
 # Grammars the pack ships as packages of their own rather than in its bindings folder.
@@ -65,12 +69,67 @@ def _parse_input(lang: Language, source: bytes) -> bytes:
     do (a comment ending in a backslash and a space comments out the next line); it is moved to the line's end, in place."""
     if b"\r" in source:
         source = _LONE_CR.sub(b"\n", source)
-    if lang.preprocessor is not None:
-        if b"\\" in source:
-            source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
-        for pattern, word in lang.preprocessor.rewrites:
-            source = pattern.sub(lambda m: _rewritten(m, word), source)
+    return _preprocessed(lang.preprocessor, source) if lang.preprocessor is not None else source
+
+
+@per_text
+def _preprocessed(spec: Preprocessor, source: bytes) -> bytes:
+    """The language's rewrites made (once per text: a judgement parses its texts more than once)."""
+    if b"\\" in source:
+        source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
+    for pattern, word in spec.rewrites:
+        source = pattern.sub(lambda m: _rewritten(m, word), source)
     return source
+
+
+Change = tuple[int, int, int, int]  # [start, end) of a base text replaced by [start, end) of a text
+
+
+def _input_after(lang: Language, base: bytes, source: bytes, changes: Sequence[Change]) -> bytes:
+    """`_parse_input(lang, source)`, where `source` is `base` with `changes` made (sorted, apart):
+    from `base`'s, the rewrites redone on the lines around each change only. A rewrite's pattern
+    matches within one line, looking ahead to the next line's start at most (docs/languages.md)."""
+    spec = lang.preprocessor
+    if spec is None or not changes or b"\r" in source or b"\r" in base:
+        return _parse_input(lang, source)
+    known = _preprocessed.known(spec, source)
+    if known is not None:
+        return known
+    # The lines to redo: from the line before each change (a pattern there may look ahead into
+    # it) to the end of its last line, as [start, end) in the text, and how far the changes
+    # before each end have moved it from where it is in `base`.
+    windows: list[list[int]] = []
+    shift = 0
+    for base_start, base_end, start, end in changes:
+        low, high = _line_start(source, _line_start(source, start) - 1), _line_end(source, end)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], high)
+        else:
+            windows.append([low, high, shift, shift])
+        shift += (end - start) - (base_end - base_start)
+        windows[-1][3] = shift
+    base_input, pieces, copied = _preprocessed(spec, base), [], 0
+    for low, high, moved_low, moved_high in windows:
+        context = _line_start(source, low - 1)
+        redone = _preprocessed.function(spec, source[context : _line_end(source, high)])
+        pieces += [base_input[copied : low - moved_low], redone[low - context : high - context]]
+        copied = high - moved_high
+    pieces.append(base_input[copied:])
+    found = b"".join(pieces)
+    if len(found) != len(source):
+        return _parse_input(lang, source)
+    _preprocessed.keep((spec, source), found)
+    return found
+
+
+def _line_start(source: bytes, at: int) -> int:
+    return source.rfind(b"\n", 0, max(at, 0)) + 1
+
+
+def _line_end(source: bytes, at: int) -> int:
+    """Past the line break ending the line `at` is on (the text's end, without one)."""
+    found = source.find(b"\n", at)
+    return len(source) if found < 0 else found + 1
 
 
 def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
@@ -197,6 +256,74 @@ def parse(lang: Language, source: bytes) -> Tree:
     return tree
 
 
+_MOST_BLANKED_EDITS = 64  # beyond this many edits, tree-sitter parses a text faster from scratch
+_EDIT_GAP = 2048  # blanked spans this close are one edit: fewer, wider edits re-parse faster
+
+
+def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Sequence[Span]]]) -> Tree:
+    """`parse(source)`, where `source` is one of `bases` with its spans blanked (the same length,
+    line breaks kept: a C preprocessor's view of the text, or another view of it): parsed
+    incrementally from the cached tree of the base that differs in the fewest spans, one edit
+    each, when they are few; the same tree either way."""
+    tree = _TREES.get(lang.grammar, source)
+    if tree is not None:
+        return tree
+    best, parsed = None, None
+    for base, spans in bases:
+        base_tree = _TREES.get(lang.grammar, base) if len(base) == len(source) else None
+        if base_tree is None:
+            continue
+        joined = _joined(spans)
+        if parsed is None:
+            parsed = _input_after(lang, base, source, [(start, end, start, end) for start, end in joined])
+        edits = _differing(_parse_input(lang, base), parsed, joined)
+        if edits is not None and (best is None or len(edits) < len(best[1])):
+            best = (base_tree, edits, base)
+    if best is None or parsed is None:
+        return parse(lang, source)
+    edits = _joined(best[1], _EDIT_GAP)
+    if len(edits) > _MOST_BLANKED_EDITS:
+        return parse(lang, source)
+    edited, row, at = best[0].copy(), 0, 0
+    for start, end in edits:
+        row += parsed.count(b"\n", at, start)
+        start_point = (row, start - (parsed.rfind(b"\n", 0, start) + 1))
+        row += parsed.count(b"\n", start, end)
+        end_point = (row, end - (parsed.rfind(b"\n", 0, end) + 1))
+        at = end
+        edited.edit(start_byte=start, old_end_byte=end, new_end_byte=end, start_point=start_point, old_end_point=end_point, new_end_point=end_point)
+    tree = _parser(lang.grammar).parse(parsed, edited)
+    _TREES.put(lang.grammar, source, tree)
+    if edits:  # as one edit over them all (the same length), each blanked span a changed range
+        changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(tree)] + edits
+        _TREES.derive(lang.grammar, tree, best[2], changed, TextEdit(edits[0][0], edits[-1][1], edits[-1][1], 0))
+    return tree
+
+
+def _joined(spans: Sequence[Span], gap: int = 0) -> list[Span]:
+    """The spans in order, those that overlap or are at most `gap` bytes apart joined."""
+    joined: list[Span] = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1] + gap:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _differing(a: bytes, b: bytes, spans: Sequence[Span]) -> list[Span] | None:
+    """Those of the spans (in order, apart) where `a` and `b` differ; None when they also differ
+    outside them."""
+    found, at = [], 0
+    for start, end in spans:
+        if a[at:start] != b[at:start]:
+            return None
+        if a[start:end] != b[start:end]:
+            found.append((start, end))
+        at = end
+    return found if a[at:] == b[at:] else None
+
+
 def _point(source: bytes, offset: int) -> tuple[int, int]:
     row = source.count(b"\n", 0, offset)
     return row, offset - (source.rfind(b"\n", 0, offset) + 1)
@@ -213,7 +340,7 @@ def edited_tree(
     """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed.
     The edit is widened over what the grammar is given differently beyond it (a lone CR, or a
     preprocessor rewrite the edit makes or unmakes), so no stale node is reused."""
-    parsed = _parse_input(lang, after)
+    parsed = _input_after(lang, before, after, [(start, old_end, start, new_end)])
     if parsed is not after or lang.preprocessor is not None:
         start, old_end, new_end = _widened_edit(_parse_input(lang, before), parsed, start, old_end, new_end)
     edited = tree.copy()

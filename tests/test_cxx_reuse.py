@@ -1,0 +1,178 @@
+"""Issue 36: C and C++ judged from what one write's texts share. Each shortcut gives what the long
+way gives: a text's rewrites for the grammar redone only on the lines an edit changed, a
+preprocessor view's tree parsed from the text's tree, an error away from an edit read as before
+it, many errors read by one query, an address worked out among the definitions of one name."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import gateway.gate.syntax_problems as syntax_problems
+from gateway.gate.checker import classify_edit
+from gateway.gate.syntax_problems import _error_nodes, _errors, _kept
+from gateway.gate.view_trees import view_tree
+from gateway.langs import default_registry
+from gateway.namepath import address_for
+from gateway.preprocessor import views
+from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
+from gateway.syntax.trees import _input_after, _joined, _parse_input, _parser, _preprocessed
+from gateway.textmemo import per_text
+
+REAL = Path(__file__).parent / "real_code"
+CPP = default_registry().get("cpp")
+C = default_registry().get("c")
+# Real C++ with Qt's macros (rewritten for the grammar), #if blocks, macro lines and errors the
+# grammar makes of macros, long enough for edits far from one another.
+QT = (REAL / "qt_qtimer.h").read_bytes()
+# What the grammar reads as errors: macros it cannot expand (read as not errors, or as unsure ones)
+# and a real one.
+MISREAD = b"""
+MEM_STATIC FORCE_INLINE size_t ZSTD_cwksp_align(size_t size) { return size; }
+static size_t const align = ZSTD_ALIGNOF(void*);
+static const size_t limit = 1 GB;
+static void client_free(__unused struct client *oc, int fd) { close(fd); }
+static int broken(int a) { return a + ; }
+"""
+CATCH = b"\n".join((REAL / name).read_bytes() for name in ("catch2_misc.tests.cpp", "catch2_test_registry.hpp", "catch2_run_context.cpp",
+                                                            "catch2_macro_impl.hpp", "qt_qtimer.h")) + MISREAD
+LIBUV = b"\n".join((REAL / name).read_bytes() for name in ("libuv_kqueue.c", "libuv_test_impl.c", "lz4_freestanding.c", "zstd_cwksp.h")) + MISREAD
+INSERTED = [b"", b"}", b"{", b"(", b" x;", b"class Q_CORE_EXPORT QThing : public QObject {\n", b"signals:\n", b"public slots:\n",
+            b"    Q_OBJECT\n", b"QT_BEGIN_NAMESPACE\n", b"x \\  \n", b"#if defined(A)\n", b"#endif\n", b"MACRO(x)\n", b"TEST_CASE(\"t\") {\n",
+            b"MEM_STATIC int f(void) {", b"__unused struct client *oc", b"1 GB;"]
+
+
+def _edits(source: bytes, count: int, seed: int) -> list[tuple[int, int, bytes]]:
+    """Replacements as an agent's edits make them: at line starts and inside lines alike."""
+    rng = random.Random(seed)
+    found = []
+    for _ in range(count):
+        start = rng.randrange(len(source) + 1)
+        if rng.random() < 0.5:
+            start = source.rfind(b"\n", 0, start) + 1
+        found.append((start, min(len(source), start + rng.randrange(60)), rng.choice(INSERTED)))
+    return found
+
+
+@pytest.mark.parametrize("source", [QT, CATCH], ids=["qt", "catch2"])
+def test_rewrites_redone_on_the_changed_lines_are_those_of_the_whole_text(source: bytes) -> None:
+    assert CPP.preprocessor is not None and CPP.preprocessor.rewrites
+    for start, end, new in _edits(source, 60, 1):
+        after = source[:start] + new + source[end:]
+        assert _input_after(CPP, source, after, [(start, end, start, start + len(new))]) == _preprocessed.function(CPP.preprocessor, after)
+    for view in views(CPP.preprocessor, source):
+        spans = [(start, end, start, end) for start, end in _joined(view.blanked)]
+        assert _input_after(CPP, source, view.text, spans) == _preprocessed.function(CPP.preprocessor, view.text)
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, QT), (CPP, CATCH), (C, LIBUV)], ids=["qt", "catch2", "libuv"])
+def test_a_view_parsed_from_the_text_is_the_tree_a_parse_from_scratch_makes(lang, source: bytes) -> None:
+    assert lang.preprocessor is not None
+    found = views(lang.preprocessor, source)
+    assert found
+    parse(lang, source)
+    parsed = []
+    for view in found:
+        tree = view_tree(lang, source, view, parsed)
+        parsed.append(view)
+        assert str(tree.root_node) == str(_parser(lang.grammar).parse(_parse_input(lang, view.text)).root_node)
+        assert base_of(lang, tree) is not None or view.text == source  # what it was parsed from is known
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH), (C, LIBUV)], ids=["catch2", "libuv"])
+def test_an_error_away_from_an_edit_is_read_as_it_was_before_it(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = parse(lang, source)
+    assert len(_error_nodes(before.root_node, [])) > len(_errors(lang, before)) >= 1  # some read as not errors
+    carried = syntax_problems._carried
+    for start, end, new in _edits(source, 40, 2):
+        after = source[:start] + new + source[end:]
+        tree, _ = edited_tree(lang, before, source, after, start, end, start + len(new))
+        got = _errors(lang, tree)
+        monkeypatch.setattr(syntax_problems, "_carried", lambda *_: None)
+        assert got == _kept(lang, tree, _error_nodes(tree.root_node, [])), (start, end, new)
+        monkeypatch.setattr(syntax_problems, "_carried", carried)
+    for view in views(lang.preprocessor, source) if lang.preprocessor is not None else ():
+        tree = view_tree(lang, source, view)
+        assert _errors(lang, tree) == _kept(lang, parse_once(lang, view.text), _error_nodes(parse_once(lang, view.text).root_node, []))
+    asked: list[int] = []
+    readings = syntax_problems._readings
+    monkeypatch.setattr(syntax_problems, "_readings", lambda lang, query, tree, errors: asked.append(len(errors)) or readings(lang, query, tree, errors))
+    before = parse(lang, source)  # again: the trees above may have taken its place in the cache
+    expected = len(_errors(lang, before))
+    asked.clear()
+    after = b"int added;\n" + source  # far from every error
+    tree, _ = edited_tree(lang, before, source, after, 0, 0, 11)
+    assert len(_errors(lang, tree)) == expected
+    assert len(asked) == 1 and asked[0] < len(_error_nodes(tree.root_node, [])) / 2  # those near the start only asked again
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH), (C, LIBUV)], ids=["catch2", "libuv"])
+def test_many_errors_read_in_one_query_as_one_query_each(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = _error_nodes(parse_once(lang, source).root_node, [])
+    assert len(nodes) >= 3
+    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 0)  # one query each
+    each = _kept(lang, parse_once(lang, source), nodes)
+    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
+    tree = parse_once(lang, source)
+    assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
+
+
+OVERLOADS = """namespace ns {
+class Box {
+ public:
+  void put(int value);
+  void put(int value, int count) {
+    total_ += value * count;
+  }
+  int size() const { return total_; }
+ private:
+  int total_ = 0;
+};
+void Box::put(int value) {
+  total_ += value;
+}
+int put(Box& box) {
+  box.put(1);
+  return box.size();
+}
+}  // namespace ns
+"""
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH + OVERLOADS.encode()), (CPP, b"\n\n" + OVERLOADS.encode()),
+                                             (default_registry().get("python"), b"\n\nclass A:\n    def f(self): pass\n\ndef f(): pass\n")],
+                         ids=["cpp", "cpp-blank-start", "python-blank-start"])
+def test_a_definition_is_addressed_among_those_of_its_name_as_among_all(lang, source: bytes) -> None:
+    whole = definitions(lang, parse_once(lang, source))
+    tree = parse_once(lang, source)  # its own: no list of the whole file kept with it
+    for name in sorted({d.name for d in whole if "/" not in d.name}):
+        named = definitions_named(lang, tree, name)
+        assert [(d.start_byte, d.name_path) for d in named] == [(d.start_byte, d.name_path) for d in whole if d.name == name], name
+        for position, definition in enumerate(named):
+            paths = [d.name_path for d in named]
+            assert address_for(paths, position) == address_for([d.name_path for d in whole], whole.index(definition))
+
+
+def test_a_header_change_of_an_overload_names_it_by_its_place_among_those_of_its_name() -> None:
+    old, new = "  void put(int value, int count) {\n    total_", "  void put(int value, int count, int times) {\n    total_"
+    verdict = classify_edit("box.hpp", old, new, content=OVERLOADS)
+    assert verdict.decision == "block" and [(d.change, d.name) for d in verdict.definitions] == [("header", "put")]
+    assert [dict(op.values)["name_path"] for op in verdict.suggested] == ["ns/Box/put[1]"]
+
+
+def test_what_a_text_makes_is_kept_for_the_last_texts_only() -> None:
+    calls: list[bytes] = []
+
+    @per_text
+    def length(text: bytes) -> int:
+        calls.append(text)
+        return len(text)
+
+    texts = [b"x" * n for n in range(20)]
+    assert [length(t) for t in texts] == list(range(20))
+    assert [length(t) for t in texts[-12:]] == list(range(8, 20)) and len(calls) == 20  # the last 12 are kept
+    assert length(texts[0]) == 0 and len(calls) == 21  # an older one is worked out again
+    length.keep((b"made",), 99)
+    assert length(b"made") == 99 and length.known(b"none") is None
