@@ -18,6 +18,7 @@ PreToolUse says nothing. No daemon is left running.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
@@ -68,6 +69,8 @@ def _sed(root: Path) -> str:
 
 def _bench(base: Path, files: int) -> Bench:
     env = _environment(base)
+    if "PYTHONPATH" in os.environ:  # passed on: to measure another checkout (e.g. an earlier commit's) with this benchmark
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     root = python_workspace(base / "workspace", files)
     subprocess.run(["gateway", "hook", "install", "claude-code", "--enforce", "--workspace", str(root)], env=env, check=True,
                    capture_output=True)

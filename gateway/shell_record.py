@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import FileState, _read, keep, listed, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, _read, keep, listed, previous_bytes, prune_objects
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
 
 MAX_SOURCES = 20_000
 MAX_WALKED = 50_000
 KEEP_RECORD_NS = 24 * 3600 * 10**9
-RACY_NS = 2_000_000_000
 RECORDS = "shell-watch"
 INDEX = "index.json"
 PRUNE_EVERY_NS = 3600 * 10**9
@@ -182,7 +181,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
         else:
             read = _read(root, path)
             if read is not None:
-                files[path] = Seen(FileState(read[1], keep(objects, read[0])), key)
+                files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
     return Record(files, taken)
 
 

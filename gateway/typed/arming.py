@@ -180,7 +180,8 @@ def mark_tampered(typed: TypedState, armed: Armed, operation: str) -> None:
 def arm(typed: TypedState, operation: str, phase: str = "watch", **fields: Any) -> None:
     """Enforcement armed on the workspace as it is now (call under `lock`)."""
     typed.record(phase, operation, [], **fields)  # first: the audit's head must exist when the check runs
-    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), time.time()))
+    started = time.time()  # before the scan: a file written while it reads is read again at the next check
+    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), started))
     _write_record(typed, "armed")
 
 

@@ -135,7 +135,7 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()})
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before)
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
     for change in differences(before.files, now, root):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
