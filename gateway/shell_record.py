@@ -29,6 +29,7 @@ from typing import Any
 
 from gateway.errors import GatewayError
 from gateway.snapshot import RACY_NS, FileState, _read, keep, listed, previous_bytes, prune_objects
+from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
 
@@ -103,11 +104,21 @@ def _safe(path: str) -> bool:
     return bool(path) and not path.startswith("/") and "\\" not in path and "\0" not in path and ".." not in path.split("/")
 
 
+_records: StatCache[Record] = StatCache()
+
+
 def _load(path: Path) -> Record | None:
+    """The record in `path` (parsed once while the file is unchanged; callers do not change it)."""
+    cached = _records.get(path)
+    if cached is not None:
+        return cached
     try:
-        data = json.loads(path.read_text("utf-8"))
+        raw, info = read_stated(path)
+        data = json.loads(raw)
         files = {p: Seen.from_json(v) for p, v in data["files"].items() if _safe(p)}
-        return Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
+        record = Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
+        _records.put(path, record, info=info)
+        return record
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -130,6 +141,7 @@ def _save(record: Record, *paths: Path, key: str = "") -> None:
     data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
     for path in paths:
         private_file(path, data, durable=False)
+        _records.put(path, record)
 
 
 def _in_git(root: Path) -> bool:

@@ -223,15 +223,16 @@ def _unchanged(root: str, path: str, known: dict[str, FileState], trusted_before
 
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
-         known: Snapshot | None = None) -> dict[str, FileState]:
+         known: Snapshot | None = None, listing: AbstractSet[str] | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
-    taken again where the stat says the file is unchanged (its bytes are kept already)."""
+    taken again where the stat says the file is unchanged (its bytes are kept already).
+    `listing`: `listed(root)` when the caller has it."""
     files, kept, new = {}, None, {}
     base, previous = str(root), known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
-    for path in listed(root) | also:
+    for path in (listed(root) if listing is None else listing) | also:
         same = _unchanged(base, path, previous, trusted_before_ns, mirrored is not None) if previous else None
         if same is not None:
             files[path] = same
@@ -263,8 +264,9 @@ def take(root: Path, objects: Path) -> Snapshot:
     return Snapshot(scan(root, objects), started)
 
 
-def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path) -> list[Change]:
-    """Every file changed, created or deleted from `before` to `now` (mode changes included)."""
+def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path, listing: AbstractSet[str] | None = None) -> list[Change]:
+    """Every file changed, created or deleted from `before` to `now` (mode changes included);
+    `listing`: `listed(root)` when the caller has it."""
     changes = []
     for path in sorted(before.keys() | now.keys()):
         old, new = before.get(path), now.get(path)
@@ -275,7 +277,7 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
             changes.append(Change(path, "deleted", old))
         elif new.sha256 != old.sha256 or (new.mode & 0o111) != (old.mode & 0o111):
             changes.append(Change(path, "changed", old, new))
-    for path in sorted(p for p in listed(root) - before.keys() - now.keys() if (root / p).is_symlink()):
+    for path in sorted(p for p in (listed(root) if listing is None else listing) - before.keys() - now.keys() if (root / p).is_symlink()):
         changes.append(Change(path, "created", None))
     return changes
 

@@ -5,13 +5,17 @@ of the workspace's is run): the files are walked."""
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from gateway import snapshot
+from gateway.statcache import StatCache
 from gateway.snapshot import RACY_NS, FileState, Snapshot, compare, scan, take
+from gateway.userstate import canonical, sign, signed_canonical, signed_json, verified
 
 pytestmark = pytest.mark.usefixtures("processes")  # the listing asks git (which answers: not a repository)
 
@@ -85,3 +89,27 @@ def test_file_states_keep_their_stat_in_json_and_read_the_older_form() -> None:
     assert FileState.from_json(state.to_json()) == state
     assert FileState.from_json([0o644, "ab" * 32]) == FileState(0o644, "ab" * 32)
     assert FileState.from_json([0o644, "ab" * 32, "cd" * 20]).stat == ()
+
+
+def test_a_record_signed_as_text_is_the_signed_record_with_a_shared_field_serialized_once() -> None:
+    shared = {"files": {"a.py": [0o644, "ab" * 32]}, "taken_at": 1.5}
+    record = {"workspace": "/w/ü", "key_id": "k", "baseline": shared}
+    text = signed_json(record, "witness", {"baseline": canonical(shared)})
+    assert json.loads(text) == sign(record, "witness")
+    assert verified(json.loads(text), "witness", "w") == record
+    assert json.loads(signed_canonical(canonical(shared), "baseline")) == sign(shared, "baseline")
+
+
+def test_a_cached_record_is_dropped_once_its_file_is_written_even_with_size_and_mtime_put_back(tmp_path: Path) -> None:
+    path, cache = tmp_path / "record.json", StatCache[str]()
+    path.write_text('{"a": 1}')
+    cache.put(path, "parsed", "key")
+    assert cache.get(path, "key") == "parsed" and cache.get(path, "another key") is None
+    old = path.stat()
+    time.sleep(0.05)  # past the clock tick of the cached stat (a write within it would keep the ctime)
+    with open(path, "r+") as handle:  # in place: the same inode
+        handle.write('{"a": 2}')
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert cache.get(path, "key") is None
+    path.unlink()
+    assert cache.get(path, "key") is None
