@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, _read, keep, listed, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, _read, keep, listed, opened_directory, previous_bytes, prune_objects
 from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
@@ -176,24 +176,25 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     it may differ from `known`; the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
-    base = str(root)
-    for path in sources(root, judged) | also:
-        try:
-            info = os.lstat(os.path.join(base, path))
-        except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-        old = known.files.get(path) if known is not None else None
-        if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
-            files[path] = old
-        elif info.st_size > max_bytes:
-            files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
-        else:
-            read = _read(root, path)
-            if read is not None:
-                files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
+    paths, previous = sources(root, judged) | also, known.files if known is not None else {}
+    with opened_directory(root) as root_fd:
+        for path in paths:
+            try:
+                info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+            old = previous.get(path)
+            if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
+                files[path] = old
+            elif info.st_size > max_bytes:
+                files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
+            else:
+                read = _read(root, path)
+                if read is not None:
+                    files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
     return Record(files, taken)
 
 

@@ -26,6 +26,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
+from collections.abc import Iterator
 from typing import Any
 
 from gateway.errors import GatewayError
@@ -209,14 +210,24 @@ def _from_mirror(mirror: Path, blob: str) -> bytes | None:
     return done.stdout if done is not None else None
 
 
-def _unchanged(root: str, path: str, known: dict[str, FileState], trusted_before_ns: int, mirrored: bool) -> FileState | None:
+@contextlib.contextmanager
+def opened_directory(root: Path) -> Iterator[int]:
+    """A descriptor of `root`, to `lstat` many paths relative to it without joining each."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _unchanged(root_fd: int, path: str, known: dict[str, FileState], trusted_before_ns: int, mirrored: bool) -> FileState | None:
     """The file's state in `known` when its stat says it is unchanged since then (and was not
     written within RACY_NS of that snapshot); None when it must be read."""
     old = known.get(path)
     if old is None or not old.stat or (mirrored and not old.blob):
         return None
     try:
-        info = os.lstat(os.path.join(root, path))
+        info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
     except OSError:
         return None
     return old if stat_key(info) == old.stat and info.st_ctime_ns < trusted_before_ns else None
@@ -229,14 +240,25 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
     taken again where the stat says the file is unchanged (its bytes are kept already).
     `listing`: `listed(root)` when the caller has it."""
-    files, kept, new = {}, None, {}
-    base, previous = str(root), known.files if known is not None else {}
+    files: dict[str, FileState] = {}
+    previous = known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
-    for path in (listed(root) if listing is None else listing) | also:
-        same = _unchanged(base, path, previous, trusted_before_ns, mirrored is not None) if previous else None
-        if same is not None:
-            files[path] = same
-            continue
+    with opened_directory(root) as root_fd:
+        unread = []
+        for path in (listed(root) if listing is None else listing) | also:
+            same = _unchanged(root_fd, path, previous, trusted_before_ns, mirrored is not None) if previous else None
+            if same is not None:
+                files[path] = same
+            else:
+                unread.append(path)
+    files.update(_read_and_kept(root, objects, unread, mirrored))
+    return files
+
+
+def _read_and_kept(root: Path, objects: Path, paths: list[str], mirrored: AbstractSet[str] | None) -> dict[str, FileState]:
+    """The files at `paths` read and hashed, their bytes kept in `objects` (and the mirror, as `scan` says)."""
+    files, kept, new = {}, None, {}
+    for path in paths:
         read = _read(root, path)
         if read is None:
             continue
