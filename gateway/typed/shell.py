@@ -17,7 +17,7 @@ from gateway.snapshot import Snapshot, prune_objects
 from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir
-from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, verify
+from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, serialized, verify
 from gateway.statcache import StatCache, read_stated
 from gateway.userstate import signed_json, user_key, verified
 from gateway.atomic import write_new_text
@@ -45,7 +45,7 @@ def before_command(typed: TypedEdits, key: str, command: str) -> None:
         snapshot = load_baseline(typed)
     if snapshot is None:
         raise GatewayError("no baseline of the workspace to record the command against")
-    write_new_text(path, signed_json({"key": key, "command": command, "snapshot": snapshot.to_json()}, SIGNED_AS))
+    write_new_text(path, signed_json({"key": key, "command": command, "snapshot": None}, SIGNED_AS, {"snapshot": serialized(snapshot)}))
     _records.put(path, snapshot, (key, user_key()))
 
 

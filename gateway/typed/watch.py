@@ -79,6 +79,13 @@ def lock(typed: TypedState) -> Any:
 
 
 _baselines: StatCache[Snapshot] = StatCache()
+_last_saved: dict[str, tuple[Snapshot, bytes]] = {}  # "last": the baseline this process saved, serialized
+
+
+def serialized(snapshot: Snapshot) -> bytes:
+    """The canonical JSON of `snapshot`, not made again for the baseline this process last saved."""
+    last = _last_saved.get("last")
+    return last[1] if last is not None and last[0] is snapshot else canonical(snapshot.to_json())
 
 
 def load_baseline(typed: TypedState) -> Snapshot | None:
@@ -108,13 +115,14 @@ def witness_path(root: Path) -> Path:
 def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     """The baseline in the state directory, and a signed copy of it in the witness."""
     data = snapshot.to_json()
-    serialized = canonical(data)  # once for both records (a large workspace's is megabytes)
-    write_new_text(typed.state / BASELINE, signed_canonical(serialized, SIGNED_AS))
+    text = canonical(data)  # once for both records (a large workspace's is megabytes)
+    write_new_text(typed.state / BASELINE, signed_canonical(text, SIGNED_AS))
     _baselines.put(typed.state / BASELINE, snapshot, user_key())
+    _last_saved["last"] = (snapshot, text)
     witness = witness_path(typed.workspace.root)
     witness.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = {"workspace": os.path.realpath(typed.workspace.root), "key_id": key_file_id(), "baseline": data}
-    write_new_text(witness, signed_json(record, WITNESS_SIGNED_AS, {"baseline": serialized}))
+    write_new_text(witness, signed_json(record, WITNESS_SIGNED_AS, {"baseline": text}))
     signed_records.put(witness, record, (WITNESS_SIGNED_AS, user_key()))
 
 
