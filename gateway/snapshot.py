@@ -95,10 +95,13 @@ class Change:
     after: FileState | None = None
 
 
+_EXCLUDED_UNDER = (".git/", f"{STATE_DIR.as_posix()}/")
+
+
 def _excluded(path: str) -> bool:
     if path.startswith(GIT_WATCHED):
         return False
-    return path == ".git" or path.startswith((".git/", f"{STATE_DIR.as_posix()}/"))
+    return path == ".git" or path.startswith(_EXCLUDED_UNDER)
 
 
 def _walk(top: Path, root: Path) -> set[str]:
@@ -220,19 +223,6 @@ def opened_directory(root: Path) -> Iterator[int]:
         os.close(fd)
 
 
-def _unchanged(root_fd: int, path: str, known: dict[str, FileState], trusted_before_ns: int, mirrored: bool) -> FileState | None:
-    """The file's state in `known` when its stat says it is unchanged since then (and was not
-    written within RACY_NS of that snapshot); None when it must be read."""
-    old = known.get(path)
-    if old is None or not old.stat or (mirrored and not old.blob):
-        return None
-    try:
-        info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
-    except OSError:
-        return None
-    return old if stat_key(info) == old.stat and info.st_ctime_ns < trusted_before_ns else None
-
-
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
          known: Snapshot | None = None, listing: AbstractSet[str] | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
@@ -243,14 +233,21 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
     files: dict[str, FileState] = {}
     previous = known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
+    unread = []
     with opened_directory(root) as root_fd:
-        unread = []
         for path in (listed(root) if listing is None else listing) | also:
-            same = _unchanged(root_fd, path, previous, trusted_before_ns, mirrored is not None) if previous else None
-            if same is not None:
-                files[path] = same
-            else:
-                unread.append(path)
+            # Taken again when its stat is the one it had when read, and it was not written within
+            # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
+            old = previous.get(path)
+            if old is not None and old.stat and (mirrored is None or old.blob):
+                try:
+                    info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+                except OSError:
+                    info = None
+                if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
+                    files[path] = old
+                    continue
+            unread.append(path)
     files.update(_read_and_kept(root, objects, unread, mirrored))
     return files
 
@@ -290,7 +287,7 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
     """Every file changed, created or deleted from `before` to `now` (mode changes included);
     `listing`: `listed(root)` when the caller has it."""
     changes = []
-    for path in sorted(before.keys() | now.keys()):
+    for path in sorted(p for p in before.keys() | now.keys() if before.get(p) is not now.get(p)):  # a state taken again is the same
         old, new = before.get(path), now.get(path)
         if old is None:
             if new is not None:

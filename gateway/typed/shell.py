@@ -4,6 +4,7 @@ as a bypass. The records live in the workspace's user state, out of the command'
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,6 +26,8 @@ from gateway.atomic import write_new_text
 SNAPSHOTS = "shell"
 SIGNED_AS = "shell-snapshot"
 KEEP_SNAPSHOT_SECONDS = 24 * 3600
+PRUNE_EVERY_SECONDS = 3600
+PRUNED = "shell.pruned"
 
 
 def _snapshot_file(typed: TypedEdits, key: str) -> Path:
@@ -58,6 +61,12 @@ def _hashes(path: Path, inner: bool = True) -> set[str]:
 
 
 def _prune(typed: TypedEdits) -> None:
+    """Drop records a day old and the kept bytes none needs, at most once an hour (it reads every
+    record: megabytes each on a large workspace)."""
+    marker = typed.state / PRUNED
+    with contextlib.suppress(OSError):
+        if time.time() - marker.stat().st_mtime < PRUNE_EVERY_SECONDS:
+            return
     limit, directory = time.time() - KEEP_SNAPSHOT_SECONDS, typed.state / SNAPSHOTS
     needed: set[str] = set()
     for entry in os.scandir(directory):
@@ -67,6 +76,7 @@ def _prune(typed: TypedEdits) -> None:
             needed |= _hashes(Path(entry.path))
     needed |= _hashes(typed.state / BASELINE, inner=False)
     prune_objects(objects_dir(typed.workspace.root), needed)
+    marker.touch()
 
 
 _records: StatCache[Snapshot] = StatCache()
