@@ -13,6 +13,7 @@ place by another process in the same clock tick (a few ms) as this one's read, k
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -32,6 +33,7 @@ class StatCache(Generic[T]):
     def __init__(self, entries: int = 16) -> None:
         self._entries: OrderedDict[str, tuple[Key, object, T]] = OrderedDict()
         self._size = entries
+        self._lock = threading.Lock()  # the daemon answers hook calls on several threads
 
     def get(self, path: Path, tag: object = None) -> T | None:
         found = self._entries.get(str(path))
@@ -49,10 +51,11 @@ class StatCache(Generic[T]):
             key = file_key(info if info is not None else os.stat(path))
         except OSError:
             return
-        self._entries[str(path)] = (key, tag, value)
-        self._entries.move_to_end(str(path))
-        while len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[str(path)] = (key, tag, value)
+            self._entries.move_to_end(str(path))
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
 
 
 def read_stated(path: Path) -> tuple[bytes, os.stat_result]:
