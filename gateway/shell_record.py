@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, _read, keep, listed, opened_directory, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, lstat_at, _read, keep, listed, listed_and_stats, opened_directory, previous_bytes, prune_objects
 from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
@@ -161,11 +161,13 @@ def _walked(root: Path) -> set[str]:
     return found
 
 
-def sources(root: Path, judged: Callable[[str], bool]) -> set[str]:
+def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None = None) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
-    files; outside git, every file, at most MAX_WALKED) whose name the gate judges.
-    TooManySources past the bounds."""
-    found = {p for p in (listed(root) if _in_git(root) else _walked(root)) if judged(p)}
+    files; outside git, every file, at most MAX_WALKED; `listing`: `listed(root)` when the
+    caller has it) whose name the gate judges. TooManySources past the bounds."""
+    if listing is None:
+        listing = listed(root) if _in_git(root) else _walked(root)
+    found = {p for p in listing if judged(p)}
     if len(found) > MAX_SOURCES:
         raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
     return found
@@ -176,14 +178,12 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     it may differ from `known`; the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
-    paths, previous = sources(root, judged) | also, known.files if known is not None else {}
+    previous = known.files if known is not None else {}
+    listing, stats = listed_and_stats(root, previous.keys() | also) if previous and _in_git(root) else (None, {})
     with opened_directory(root) as root_fd:
-        for path in paths:
-            try:
-                info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
-            except OSError:
-                continue
-            if not stat.S_ISREG(info.st_mode):
+        for path in sources(root, judged, listing) | also:
+            info = stats[path] if path in stats else lstat_at(root_fd, path)
+            if info is None or not stat.S_ISREG(info.st_mode):
                 continue
             key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
             old = previous.get(path)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gateway.errors import GatewayError
@@ -223,27 +224,48 @@ def opened_directory(root: Path) -> Iterator[int]:
         os.close(fd)
 
 
+def lstat_at(root_fd: int, path: str) -> os.stat_result | None:
+    """The lstat of `path` relative to the directory `root_fd`; None when there is nothing."""
+    try:
+        return os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+    except OSError:
+        return None
+
+
+Stats = dict[str, os.stat_result | None]
+
+
+def listed_and_stats(root: Path, paths: AbstractSet[str]) -> tuple[set[str], Stats]:
+    """`listed(root)`, and the lstat of each of `paths` (None: absent) taken while git lists
+    (git runs as its own process meanwhile, so the two costs overlap)."""
+    with ThreadPoolExecutor(1) as pool:
+        listing = pool.submit(listed, root)
+        with opened_directory(root) as root_fd:
+            stats = {path: lstat_at(root_fd, path) for path in paths}
+        return listing.result(), stats
+
+
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
-         known: Snapshot | None = None, listing: AbstractSet[str] | None = None) -> dict[str, FileState]:
+         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
     taken again where the stat says the file is unchanged (its bytes are kept already).
-    `listing`: `listed(root)` when the caller has it."""
+    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them."""
     files: dict[str, FileState] = {}
     previous = known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
+    if listing is None:
+        listing, stats = listed_and_stats(root, previous.keys() | also) if previous else (listed(root), {})
+    stats = stats or {}
     unread = []
     with opened_directory(root) as root_fd:
-        for path in (listed(root) if listing is None else listing) | also:
+        for path in listing | also:
             # Taken again when its stat is the one it had when read, and it was not written within
             # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
             old = previous.get(path)
             if old is not None and old.stat and (mirrored is None or old.blob):
-                try:
-                    info = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
-                except OSError:
-                    info = None
+                info = stats[path] if path in stats else lstat_at(root_fd, path)
                 if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
                     files[path] = old
                     continue

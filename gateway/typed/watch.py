@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.atomic import write_new_text
 from gateway.config import CONFIG_PATH, STATE_DIR
 from gateway.errors import Forged, UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, listed, mirror_dir, previous_bytes, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, listed_and_stats, mirror_dir, previous_bytes, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
@@ -157,8 +157,8 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    listing = listed(root)
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=listing)
+    listing, stats = listed_and_stats(root, before.files.keys())
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=listing, stats=stats)
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
     for change in differences(before.files, now, root, listing):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
