@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import FileState, _read, keep, listed, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, lstat_at, _read, keep, listed, listed_and_stats, opened_directory, previous_bytes, prune_objects
+from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
 
 MAX_SOURCES = 20_000
 MAX_WALKED = 50_000
 KEEP_RECORD_NS = 24 * 3600 * 10**9
-RACY_NS = 2_000_000_000
 RECORDS = "shell-watch"
 INDEX = "index.json"
 PRUNE_EVERY_NS = 3600 * 10**9
@@ -104,11 +104,21 @@ def _safe(path: str) -> bool:
     return bool(path) and not path.startswith("/") and "\\" not in path and "\0" not in path and ".." not in path.split("/")
 
 
+_records: StatCache[Record] = StatCache()
+
+
 def _load(path: Path) -> Record | None:
+    """The record in `path` (parsed once while the file is unchanged; callers do not change it)."""
+    cached = _records.get(path)
+    if cached is not None:
+        return cached
     try:
-        data = json.loads(path.read_text("utf-8"))
+        raw, info = read_stated(path)
+        data = json.loads(raw)
         files = {p: Seen.from_json(v) for p, v in data["files"].items() if _safe(p)}
-        return Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
+        record = Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
+        _records.put(path, record, info=info)
+        return record
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -131,6 +141,7 @@ def _save(record: Record, *paths: Path, key: str = "") -> None:
     data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
     for path in paths:
         private_file(path, data, durable=False)
+        _records.put(path, record)
 
 
 def _in_git(root: Path) -> bool:
@@ -150,11 +161,13 @@ def _walked(root: Path) -> set[str]:
     return found
 
 
-def sources(root: Path, judged: Callable[[str], bool]) -> set[str]:
+def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None = None) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
-    files; outside git, every file, at most MAX_WALKED) whose name the gate judges.
-    TooManySources past the bounds."""
-    found = {p for p in (listed(root) if _in_git(root) else _walked(root)) if judged(p)}
+    files; outside git, every file, at most MAX_WALKED; `listing`: `listed(root)` when the
+    caller has it) whose name the gate judges. TooManySources past the bounds."""
+    if listing is None:
+        listing = listed(root) if _in_git(root) else _walked(root)
+    found = {p for p in listing if judged(p)}
     if len(found) > MAX_SOURCES:
         raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
     return found
@@ -165,24 +178,23 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     it may differ from `known`; the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
-    base = str(root)
-    for path in sources(root, judged) | also:
-        try:
-            info = os.lstat(os.path.join(base, path))
-        except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-        old = known.files.get(path) if known is not None else None
-        if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
-            files[path] = old
-        elif info.st_size > max_bytes:
-            files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
-        else:
-            read = _read(root, path)
-            if read is not None:
-                files[path] = Seen(FileState(read[1], keep(objects, read[0])), key)
+    previous = known.files if known is not None else {}
+    listing, stats = listed_and_stats(root, previous.keys() | also) if previous and _in_git(root) else (None, {})
+    with opened_directory(root) as root_fd:
+        for path in sources(root, judged, listing) | also:
+            info = stats[path] if path in stats else lstat_at(root_fd, path)
+            if info is None or not stat.S_ISREG(info.st_mode):
+                continue
+            key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+            old = previous.get(path)
+            if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
+                files[path] = old
+            elif info.st_size > max_bytes:
+                files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
+            else:
+                read = _read(root, path)
+                if read is not None:
+                    files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
     return Record(files, taken)
 
 

@@ -3,7 +3,11 @@
 The files are those git lists (tracked, and untracked but not ignored; every file outside
 git) plus everything under `.gateway/` but its state. Each is read and hashed: git's own
 view (`git status`, `git diff`, the index) is never trusted, since `--skip-worktree` and
-`--assume-unchanged` hide changes from it. Git's hooks and `.git/config` are watched too: code
+`--assume-unchanged` hide changes from it. A scan compared with an earlier snapshot reads
+again only the files whose stat (size, mtime, ctime, inode, mode) differs from the one they had
+when read, or whose ctime falls within `RACY_NS` of that snapshot (git's "racily clean" rule:
+a write in the clock tick of the reading leaves the stat as it was). ctime cannot be set by a
+user process, so a write that puts size and mtime back (`touch -d`) still changes the stat. Git's hooks and `.git/config` are watched too: code
 in them runs at the user's next git command. The bytes of every file are kept, content-addressed,
 in the objects directory the caller names (outside the workspace), and a second copy in the
 workspace's own store (`mirror_dir`: git's object store as loose blobs, or `.gateway/state/objects`
@@ -22,6 +26,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gateway.errors import GatewayError
@@ -30,6 +36,7 @@ from gateway.config import STATE_DIR
 from gateway.gitcalls import git
 
 KEEP_OBJECTS_SECONDS = 24 * 3600
+RACY_NS = 2_000_000_000
 _SKIPPED_DIRS = {".git"}
 GATEWAY_DIR = ".gateway"
 GIT_WATCHED = (".git/hooks/", ".git/config")
@@ -37,21 +44,34 @@ GIT_WATCHED = (".git/hooks/", ".git/config")
 `core.fsmonitor`, `core.pager`, `!` aliases...)."""
 
 
+StatKey = tuple[int, int, int, int, int]
+"""(size, mtime_ns, ctime_ns, inode, st_mode) of a file: what says it may have changed."""
+
+
+def stat_key(info: os.stat_result) -> StatKey:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
+
+
 @dataclass(frozen=True)
 class FileState:
-    """One file as it was: its mode, the SHA-256 of its bytes (kept in the object store) and
-    the git blob id of its second copy (in the mirror; "" when none was kept)."""
+    """One file as it was: its mode, the SHA-256 of its bytes (kept in the object store), the
+    git blob id of its second copy (in the mirror; "" when none was kept) and its stat when it
+    was read (() when unknown: it is read again at the next scan)."""
 
     mode: int
     sha256: str
     blob: str = ""
+    stat: StatKey | tuple[()] = ()
 
     def to_json(self) -> list[Any]:
+        if self.stat:
+            return [self.mode, self.sha256, self.blob, *self.stat]
         return [self.mode, self.sha256, self.blob] if self.blob else [self.mode, self.sha256]
 
     @classmethod
     def from_json(cls, value: list[Any]) -> FileState:
-        return cls(int(value[0]), str(value[1]), str(value[2]) if len(value) > 2 else "")
+        key = tuple(int(v) for v in value[3:8]) if len(value) >= 8 else ()
+        return cls(int(value[0]), str(value[1]), str(value[2]) if len(value) > 2 else "", key)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -76,10 +96,13 @@ class Change:
     after: FileState | None = None
 
 
+_EXCLUDED_UNDER = (".git/", f"{STATE_DIR.as_posix()}/")
+
+
 def _excluded(path: str) -> bool:
     if path.startswith(GIT_WATCHED):
         return False
-    return path == ".git" or path.startswith((".git/", f"{STATE_DIR.as_posix()}/"))
+    return path == ".git" or path.startswith(_EXCLUDED_UNDER)
 
 
 def _walk(top: Path, root: Path) -> set[str]:
@@ -113,8 +136,9 @@ def _git_watched(root: Path) -> set[str]:
     return found | ({".git/config"} if (git_dir / "config").exists() or (git_dir / "config").is_symlink() else set())
 
 
-def _read(root: Path, path: str) -> tuple[bytes, int] | None:
-    """A regular file's bytes and permission bits; None for anything else (absent, a link, a directory)."""
+def _read(root: Path, path: str) -> tuple[bytes, os.stat_result] | None:
+    """A regular file's bytes and its stat from before they were read (so that a write while
+    reading changes the stat); None for anything else (absent, a link, a directory)."""
     from gateway.reading import open_regular, read_fd
 
     try:
@@ -124,7 +148,8 @@ def _read(root: Path, path: str) -> tuple[bytes, int] | None:
     if fd is None:
         return None
     try:
-        return read_fd(fd, path, seconds=float("inf")), stat.S_IMODE(os.fstat(fd).st_mode)
+        info = os.fstat(fd)
+        return read_fd(fd, path, seconds=float("inf")), info
     except (OSError, GatewayError):
         return None
     finally:
@@ -189,16 +214,77 @@ def _from_mirror(mirror: Path, blob: str) -> bytes | None:
     return done.stdout if done is not None else None
 
 
-def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None) -> dict[str, FileState]:
+@contextlib.contextmanager
+def opened_directory(root: Path) -> Iterator[int]:
+    """A descriptor of `root`, to `lstat` many paths relative to it without joining each."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def lstat_at(root_fd: int, path: str) -> os.stat_result | None:
+    """The lstat of `path` relative to the directory `root_fd`; None when there is nothing."""
+    try:
+        return os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+    except OSError:
+        return None
+
+
+Stats = dict[str, os.stat_result | None]
+
+
+def listed_and_stats(root: Path, paths: AbstractSet[str]) -> tuple[set[str], Stats]:
+    """`listed(root)`, and the lstat of each of `paths` (None: absent) taken while git lists
+    (git runs as its own process meanwhile, so the two costs overlap)."""
+    with ThreadPoolExecutor(1) as pool:
+        listing = pool.submit(listed, root)
+        with opened_directory(root) as root_fd:
+            stats = {path: lstat_at(root_fd, path) for path in paths}
+        return listing.result(), stats
+
+
+def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
+         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
-    kept there too. None: no second copy."""
-    files, kept, new = {}, _names(objects), {}
-    for path in listed(root) | also:
+    kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
+    taken again where the stat says the file is unchanged (its bytes are kept already).
+    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them."""
+    files: dict[str, FileState] = {}
+    previous = known.files if known is not None else {}
+    trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
+    if listing is None:
+        listing, stats = listed_and_stats(root, previous.keys() | also) if previous else (listed(root), {})
+    stats = stats or {}
+    unread = []
+    with opened_directory(root) as root_fd:
+        for path in listing | also:
+            # Taken again when its stat is the one it had when read, and it was not written within
+            # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
+            old = previous.get(path)
+            if old is not None and old.stat and (mirrored is None or old.blob):
+                info = stats[path] if path in stats else lstat_at(root_fd, path)
+                if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
+                    files[path] = old
+                    continue
+            unread.append(path)
+    files.update(_read_and_kept(root, objects, unread, mirrored))
+    return files
+
+
+def _read_and_kept(root: Path, objects: Path, paths: list[str], mirrored: AbstractSet[str] | None) -> dict[str, FileState]:
+    """The files at `paths` read and hashed, their bytes kept in `objects` (and the mirror, as `scan` says)."""
+    files, kept, new = {}, None, {}
+    for path in paths:
         read = _read(root, path)
         if read is None:
             continue
-        data, digest = read[0], sha256(read[0])
+        data, info = read
+        digest = sha256(data)
+        if kept is None:
+            kept = _names(objects)
         if digest not in kept:
             _write_new(objects, digest, data)
             kept.add(digest)
@@ -207,7 +293,7 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
             blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
             if blob not in mirrored:
                 new[blob] = data
-        files[path] = FileState(read[1], digest, blob)
+        files[path] = FileState(stat.S_IMODE(info.st_mode), digest, blob, stat_key(info))
     if new:
         _mirror(root, mirror_dir(root), new)
     return files
@@ -219,10 +305,11 @@ def take(root: Path, objects: Path) -> Snapshot:
     return Snapshot(scan(root, objects), started)
 
 
-def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path) -> list[Change]:
-    """Every file changed, created or deleted from `before` to `now` (mode changes included)."""
+def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path, listing: AbstractSet[str] | None = None) -> list[Change]:
+    """Every file changed, created or deleted from `before` to `now` (mode changes included);
+    `listing`: `listed(root)` when the caller has it."""
     changes = []
-    for path in sorted(before.keys() | now.keys()):
+    for path in sorted(p for p in before.keys() | now.keys() if before.get(p) is not now.get(p)):  # a state taken again is the same
         old, new = before.get(path), now.get(path)
         if old is None:
             if new is not None:
@@ -231,14 +318,14 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
             changes.append(Change(path, "deleted", old))
         elif new.sha256 != old.sha256 or (new.mode & 0o111) != (old.mode & 0o111):
             changes.append(Change(path, "changed", old, new))
-    for path in sorted(p for p in listed(root) - before.keys() - now.keys() if (root / p).is_symlink()):
+    for path in sorted(p for p in (listed(root) if listing is None else listing) - before.keys() - now.keys() if (root / p).is_symlink()):
         changes.append(Change(path, "created", None))
     return changes
 
 
 def compare(root: Path, before: Snapshot, objects: Path) -> list[Change]:
     """Every file changed, created or deleted since `before`."""
-    return differences(before.files, scan(root, objects, set(before.files)), root)
+    return differences(before.files, scan(root, objects, set(before.files), known=before), root)
 
 
 def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) -> bytes | None:

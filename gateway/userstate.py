@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.callerenv import state_base
+from gateway.statcache import StatCache
 from gateway.errors import Forged
 
 KEY_NAME = "key"
@@ -68,6 +69,9 @@ def user_key() -> bytes:
 
 
 _keys: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+signed_records: StatCache[dict[str, Any]] = StatCache()
+"""Signed records this process read (their signature checked) or wrote, by file: valid while
+the file and the key are unchanged. Callers do not change them."""
 
 
 def _key_at(path: Path) -> bytes:
@@ -110,6 +114,28 @@ def sign(record: dict[str, Any], purpose: str) -> dict[str, Any]:
     body = {k: v for k, v in record.items() if k != "hmac"}
     mac = hmac.new(user_key(), purpose.encode() + b"\0" + _canonical(body), hashlib.sha256).hexdigest()
     return {**body, "hmac": mac}
+
+
+def canonical(value: Any) -> bytes:
+    """The JSON form a signature covers."""
+    return _canonical(value)
+
+
+def signed_canonical(body: bytes, purpose: str) -> str:
+    """The JSON text of a signed record whose other fields are `body` (their canonical JSON
+    object): `body` with its `hmac` field added, serialized once."""
+    mac = hmac.new(user_key(), purpose.encode() + b"\0" + body, hashlib.sha256).hexdigest()
+    return body[:-1].decode() + ("," if len(body) > 2 else "") + f'"hmac":"{mac}"}}'
+
+
+def signed_json(record: dict[str, Any], purpose: str, serialized: dict[str, bytes] | None = None) -> str:
+    """The JSON text of `sign(record, purpose)`, each value serialized once; `serialized`: fields
+    given already as their canonical JSON (a large value two records share), in place of theirs."""
+    markers = {name: f"\0serialized {name}\0" for name in serialized or {}}
+    body = _canonical({**{k: v for k, v in record.items() if k != "hmac"}, **markers})
+    for name, marker in markers.items():
+        body = body.replace(json.dumps(marker).encode(), (serialized or {})[name], 1)
+    return signed_canonical(body, purpose)
 
 
 def verified(record: Any, purpose: str, where: str) -> dict[str, Any]:

@@ -9,13 +9,16 @@ everyday commands, none of which may be denied or reported.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gateway.snapshot import RACY_NS
 from gateway.surfaces.hooks.hosts.claude_code import run as hook
 from gateway.typed.state import state_dir
 from tests.test_security_shell import DIRTY, ENFORCED_GIT_WORKSPACE, bash_call, files, run_through_hooks
@@ -84,6 +87,28 @@ def test_an_altered_baseline_is_reported_not_trusted(workspace: Path) -> None:
     baseline.write_text(json.dumps(data))
     answer = _stop(workspace)
     assert answer is not None and "altered" in answer["reason"]
+
+
+def test_a_command_that_puts_size_and_mtime_back_is_still_put_back(workspace: Path) -> None:
+    """With the stat cache trusting every file (the baseline taken more than RACY_NS after they
+    were written), a same-size write in place with `touch -d` back to the old mtime is still
+    caught and put back: its ctime is new."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    time.sleep(RACY_NS / 1e9 + 0.2)  # not a timing assertion: only so that the next baseline trusts the stats
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    before, old = files(workspace), (workspace / SHAPES).stat()
+    text = (workspace / SHAPES).read_text()
+    same_size = text.replace("def ", "fed ", 1)
+    assert len(same_size) == len(text) and same_size != text
+    seconds, nanoseconds = divmod(old.st_mtime_ns, 10**9)
+    command = f"printf '%s' {shlex.quote(same_size)} > {SHAPES} && touch -m -d @{seconds}.{nanoseconds:09d} {SHAPES}"
+    assert bash_call(workspace, command, "PreToolUse") is None
+    subprocess.run(["bash", "-c", command], cwd=workspace, check=True)
+    now = (workspace / SHAPES).stat()
+    assert (now.st_size, now.st_mtime_ns, now.st_ino) == (old.st_size, old.st_mtime_ns, old.st_ino)
+    answer = bash_call(workspace, command, "PostToolUse")
+    assert answer is not None and f"{SHAPES} (changed)" in answer["reason"]
+    assert files(workspace) == before
 
 
 @pytest.mark.parametrize(("flag", "target", "text"), [

@@ -28,7 +28,8 @@ from gateway.snapshot import Snapshot, missing_copies, scan
 from gateway.typed.audit import locked
 from gateway.typed.state import objects_dir
 from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_baseline, lock, save_baseline, verify, witness_path
-from gateway.userstate import KEY_NAME, key_file_id, sign, state_home, verified
+from gateway.statcache import read_stated
+from gateway.userstate import KEY_NAME, key_file_id, sign, signed_records, state_home, user_key, verified
 
 if TYPE_CHECKING:
     from gateway.typed.stateful import TypedState
@@ -58,8 +59,15 @@ def refusal(reason: str) -> str:
 
 def _signed(path: Path, purpose: str) -> tuple[dict[str, Any] | None, str]:
     """(the record, "") if the user's key signed it; (None, "") if absent; (None, what is wrong)."""
+    tag = (purpose, user_key())
+    cached = signed_records.get(path, tag)
+    if cached is not None:
+        return cached, ""
     try:
-        return verified(json.loads(path.read_text("utf-8")), purpose, path.name), ""
+        raw, info = read_stated(path)
+        record = verified(json.loads(raw), purpose, path.name)
+        signed_records.put(path, record, tag, info)
+        return record, ""
     except FileNotFoundError:
         return None, ""
     except (OSError, ValueError, Forged) as error:
@@ -180,7 +188,8 @@ def mark_tampered(typed: TypedState, armed: Armed, operation: str) -> None:
 def arm(typed: TypedState, operation: str, phase: str = "watch", **fields: Any) -> None:
     """Enforcement armed on the workspace as it is now (call under `lock`)."""
     typed.record(phase, operation, [], **fields)  # first: the audit's head must exist when the check runs
-    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), time.time()))
+    started = time.time()  # before the scan: a file written while it reads is read again at the next check
+    save_baseline(typed, Snapshot(scan(typed.workspace.root, objects_dir(typed.workspace.root), mirrored=set()), started))
     _write_record(typed, "armed")
 
 

@@ -4,6 +4,7 @@ as a bypass. The records live in the workspace's user state, out of the command'
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -17,13 +18,16 @@ from gateway.snapshot import Snapshot, prune_objects
 from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir
-from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, verify
-from gateway.userstate import sign, verified
+from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, serialized, verify
+from gateway.statcache import StatCache, read_stated
+from gateway.userstate import signed_json, user_key, verified
 from gateway.atomic import write_new_text
 
 SNAPSHOTS = "shell"
 SIGNED_AS = "shell-snapshot"
 KEEP_SNAPSHOT_SECONDS = 24 * 3600
+PRUNE_EVERY_SECONDS = 3600
+PRUNED = "shell.pruned"
 
 
 def _snapshot_file(typed: TypedEdits, key: str) -> Path:
@@ -44,7 +48,8 @@ def before_command(typed: TypedEdits, key: str, command: str) -> None:
         snapshot = load_baseline(typed)
     if snapshot is None:
         raise GatewayError("no baseline of the workspace to record the command against")
-    write_new_text(path, json.dumps(sign({"key": key, "command": command, "snapshot": snapshot.to_json()}, SIGNED_AS)))
+    write_new_text(path, signed_json({"key": key, "command": command, "snapshot": None}, SIGNED_AS, {"snapshot": serialized(snapshot)}))
+    _records.put(path, snapshot, (key, user_key()))
 
 
 def _hashes(path: Path, inner: bool = True) -> set[str]:
@@ -56,6 +61,12 @@ def _hashes(path: Path, inner: bool = True) -> set[str]:
 
 
 def _prune(typed: TypedEdits) -> None:
+    """Drop records a day old and the kept bytes none needs, at most once an hour (it reads every
+    record: megabytes each on a large workspace)."""
+    marker = typed.state / PRUNED
+    with contextlib.suppress(OSError):
+        if time.time() - marker.stat().st_mtime < PRUNE_EVERY_SECONDS:
+            return
     limit, directory = time.time() - KEEP_SNAPSHOT_SECONDS, typed.state / SNAPSHOTS
     needed: set[str] = set()
     for entry in os.scandir(directory):
@@ -65,15 +76,25 @@ def _prune(typed: TypedEdits) -> None:
             needed |= _hashes(Path(entry.path))
     needed |= _hashes(typed.state / BASELINE, inner=False)
     prune_objects(objects_dir(typed.workspace.root), needed)
+    marker.touch()
+
+
+_records: StatCache[Snapshot] = StatCache()
 
 
 def _load(typed: TypedEdits, key: str) -> Snapshot:
     path = _snapshot_file(typed, key)
+    cached = _records.get(path, (key, user_key()))
+    if cached is not None:
+        return cached
     try:
-        data = verified(json.loads(path.read_text("utf-8")), SIGNED_AS, f"shell snapshot {path.name}")
+        raw, info = read_stated(path)
+        data = verified(json.loads(raw), SIGNED_AS, f"shell snapshot {path.name}")
         if data.get("key") != key:
             raise Forged(f"shell snapshot {path.name}: recorded for another command (forged)")
-        return Snapshot.from_json(data["snapshot"])
+        snapshot = Snapshot.from_json(data["snapshot"])
+        _records.put(path, snapshot, (key, user_key()), info)
+        return snapshot
     except FileNotFoundError:
         raise GatewayError("no record of the workspace before this command (was it removed, or enforcement turned on meanwhile?)") from None
     except (ValueError, KeyError, TypeError) as error:

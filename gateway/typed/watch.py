@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 from gateway.atomic import write_new_text
 from gateway.config import CONFIG_PATH, STATE_DIR
 from gateway.errors import Forged, UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, listed_and_stats, mirror_dir, previous_bytes, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
-from gateway.userstate import key_file_id, sign, verified
+from gateway.statcache import StatCache, read_stated
+from gateway.userstate import canonical, key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
 
 if TYPE_CHECKING:
     from gateway.typed.stateful import TypedState
@@ -77,11 +78,28 @@ def lock(typed: TypedState) -> Any:
     return locked(typed.state / LOCK)
 
 
+_baselines: StatCache[Snapshot] = StatCache()
+_last_saved: dict[str, tuple[Snapshot, bytes]] = {}  # "last": the baseline this process saved, serialized
+
+
+def serialized(snapshot: Snapshot) -> bytes:
+    """The canonical JSON of `snapshot`, not made again for the baseline this process last saved."""
+    last = _last_saved.get("last")
+    return last[1] if last is not None and last[0] is snapshot else canonical(snapshot.to_json())
+
+
 def load_baseline(typed: TypedState) -> Snapshot | None:
-    """The workspace as the last check left it; None before the first. Forged if not the user's."""
+    """The workspace as the last check left it; None before the first. Forged if not the user's.
+    (Its signature is checked once while the file and the key are unchanged; callers do not change it.)"""
     path = typed.state / BASELINE
+    cached = _baselines.get(path, user_key())
+    if cached is not None:
+        return cached
     try:
-        return Snapshot.from_json(verified(json.loads(path.read_text("utf-8")), SIGNED_AS, BASELINE))
+        raw, info = read_stated(path)
+        snapshot = Snapshot.from_json(verified(json.loads(raw), SIGNED_AS, BASELINE))
+        _baselines.put(path, snapshot, user_key(), info)
+        return snapshot
     except FileNotFoundError:
         return None
     except (ValueError, KeyError, TypeError, IndexError) as error:
@@ -97,11 +115,15 @@ def witness_path(root: Path) -> Path:
 def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     """The baseline in the state directory, and a signed copy of it in the witness."""
     data = snapshot.to_json()
-    write_new_text(typed.state / BASELINE, json.dumps(sign(data, SIGNED_AS)))
+    text = canonical(data)  # once for both records (a large workspace's is megabytes)
+    write_new_text(typed.state / BASELINE, signed_canonical(text, SIGNED_AS))
+    _baselines.put(typed.state / BASELINE, snapshot, user_key())
+    _last_saved["last"] = (snapshot, text)
     witness = witness_path(typed.workspace.root)
     witness.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = {"workspace": os.path.realpath(typed.workspace.root), "key_id": key_file_id(), "baseline": data}
-    write_new_text(witness, json.dumps(sign(record, WITNESS_SIGNED_AS)))
+    write_new_text(witness, signed_json(record, WITNESS_SIGNED_AS, {"baseline": text}))
+    signed_records.put(witness, record, (WITNESS_SIGNED_AS, user_key()))
 
 
 def _config_in_force(typed: TypedState, before: Snapshot, objects: Path) -> TypedEditsConfig:
@@ -135,9 +157,10 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()})
+    listing, stats = listed_and_stats(root, before.files.keys())
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=listing, stats=stats)
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
-    for change in differences(before.files, now, root):
+    for change in differences(before.files, now, root, listing):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
     unrestored = restore(root, bypassing, objects)
     files: dict[str, FileState] = dict(now)

@@ -1,0 +1,193 @@
+"""The check after each shell command on a large git workspace (issue 36): the Claude Code hook
+pair around a Bash command (PreToolUse, the command, PostToolUse), through a warm daemon, as a
+ratio to the same command alone, measured side by side in one run.
+
+Run: `python benchmarks/scale_shell.py [--files 1000,10000] [--runs N] [--record]`.
+The workspace is `scale_corpus.python_workspace` (standard-library files, committed) with
+`gateway hook install claude-code --enforce`; the hook commands are read back from
+`.claude/settings.json` and run through `sh -c` exactly as written, with Claude Code's own
+payloads on stdin; home, state and runtime directories are temporary. Three settings in turn:
+`[gate] shell = "off"` (the hooks' own floor), the default report, and typed edits enforced.
+Three commands an agent runs: `sed -i` changing one definition header (textwrap.py), `git
+status`, and `python3 -c` that writes nothing. Every timed gated run follows a timed bare
+run (`sh -c COMMAND`). Each answer is checked: after `sed` the PostToolUse answer names
+textwrap.py and no other file (off: says nothing), after the other two it says nothing; a
+PreToolUse says nothing. No daemon is left running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.host_latency import _environment, _ours  # noqa: E402
+from benchmarks.report import machine, percentile, record  # noqa: E402
+from benchmarks.scale_corpus import python_workspace  # noqa: E402
+
+SIZES = (1000, 10_000)
+RUNS = 10
+OFF = "check off"
+SETTINGS = {OFF: '[gate]\nshell = "off"\n', "report (default)": "", "enforced": "[typed_edits]\nenforce = true\n"}
+OLD, NEW = "def _split_chunks(self, text):", "def _split_chunks(self, text, keep=None):"
+COMMANDS = {
+    "sed -i (one header)": "",  # made per run: the header as it is now, changed
+    "git status": "git status --porcelain",
+    "python3 -c (writes nothing)": "python3 -c 'import json, sys; json.dumps(sys.argv)'",
+}
+PATHS = re.compile(r"[\w./-]+\.py\b")
+
+
+@dataclass
+class Bench:
+    root: Path
+    env: dict[str, str]
+    pre: list[str]
+    post: list[str]
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    calls: int = 0
+
+    def add(self, key: str, value: float) -> None:
+        self.samples.setdefault(key, []).append(value)
+
+
+def _sed(root: Path) -> str:
+    text = (root / "textwrap.py").read_text("utf-8")
+    old, new = (OLD, NEW) if OLD in text else (NEW, OLD)
+    return f"sed -i 's/{old}/{new}/' textwrap.py"  # in a basic regular expression ( and ) are themselves
+
+
+def _bench(base: Path, files: int) -> Bench:
+    env = _environment(base)
+    if "PYTHONPATH" in os.environ:  # passed on: to measure another checkout (e.g. an earlier commit's) with this benchmark
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    root = python_workspace(base / "workspace", files)
+    subprocess.run(["gateway", "hook", "install", "claude-code", "--enforce", "--workspace", str(root)], env=env, check=True,
+                   capture_output=True)
+    hooks = json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
+    env["CLAUDE_PROJECT_DIR"] = str(root)
+    pre, post = (["sh", "-c", _ours(hooks[event], "command", "claude-code")] for event in ("PreToolUse", "PostToolUse"))
+    return Bench(root, env, pre, post)
+
+
+def _payload(bench: Bench, event: str, command: str, done: subprocess.CompletedProcess[str] | None = None) -> str:
+    payload: dict[str, object] = {
+        "session_id": "bench", "transcript_path": str(bench.root / "t.jsonl"), "cwd": str(bench.root), "permission_mode": "default",
+        "hook_event_name": event, "tool_name": "Bash", "tool_input": {"command": command, "description": "bench"},
+        "tool_use_id": f"toolu_{bench.calls}"}
+    if done is not None:
+        payload["tool_response"] = {"stdout": done.stdout[:2000], "stderr": done.stderr[:2000], "interrupted": False, "isImage": False}
+    return json.dumps(payload)
+
+
+def _run(bench: Bench, argv: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=bench.root, env=bench.env, input=stdin, capture_output=True, text=True, check=False)
+
+
+def _checked(setting: str, name: str, command: str, pre: subprocess.CompletedProcess[str], post: subprocess.CompletedProcess[str]) -> None:
+    """The answers are right: nothing before; after `sed` textwrap.py named and no other file, else nothing."""
+    said = post.stdout + post.stderr
+    named = {Path(p).name for p in PATHS.findall(said)}
+    expected = {"textwrap.py"} if name.startswith("sed") and setting != "check off" else set()
+    if pre.returncode != 0 or pre.stdout.strip() or post.returncode != 0 or named != expected or (not expected and said.strip()):
+        raise RuntimeError(f"{setting}, `{command}`: PreToolUse exit {pre.returncode} {pre.stdout[:300]!r}; PostToolUse exit "
+                           f"{post.returncode} {said[:600]!r} (files named: {sorted(named)}, expected {sorted(expected)})")
+
+
+def _once(bench: Bench, setting: str, name: str) -> None:
+    """One bare run of the command, then one gated run (hooks around it); both timed."""
+    command = COMMANDS[name] or _sed(bench.root)
+    started = time.perf_counter()
+    _run(bench, ["sh", "-c", command])
+    bench.add(f"{setting}/{name}/bare", (time.perf_counter() - started) * 1000)
+    if name.startswith("sed"):  # the bare run changed it: put back as committed, outside the timing and the hooks
+        _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"])
+        command = _sed(bench.root)
+    bench.calls += 1
+    started = time.perf_counter()
+    pre = _run(bench, bench.pre, _payload(bench, "PreToolUse", command))
+    done = _run(bench, ["sh", "-c", command])
+    post = _run(bench, bench.post, _payload(bench, "PostToolUse", command, done))
+    bench.add(f"{setting}/{name}/gated", (time.perf_counter() - started) * 1000)
+    _checked(setting, name, command, pre, post)
+
+
+def _gateway(bench: Bench, *words: str) -> subprocess.CompletedProcess[str]:
+    return _run(bench, ["gateway", *words, "--workspace", str(bench.root)])
+
+
+def _setting(bench: Bench, setting: str, runs: int) -> None:
+    _gateway(bench, "daemon", "stop")
+    config = bench.root / ".gateway" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(SETTINGS[setting])
+    _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"])  # as committed (a report left the sed's change)
+    if _gateway(bench, "daemon", "start").returncode != 0:
+        raise RuntimeError("the daemon did not start")
+    for name in COMMANDS:  # warm: the daemon's first record of the workspace reads every file
+        bench.calls += 1
+        _run(bench, bench.pre, _payload(bench, "PreToolUse", "true"))
+        _run(bench, bench.post, _payload(bench, "PostToolUse", "true", _run(bench, ["true"])))
+    for _ in range(runs):
+        for name in COMMANDS:
+            _once(bench, setting, name)
+
+
+def _table(bench: Bench, files: int, runs: int) -> list[str]:
+    lines = [f"| {files:,} files: command | bare ms | " + " | ".join(f"{s}: ms, × bare{'' if s == OFF else ', × check off'}" for s in SETTINGS)
+             + " |", "|---|---:|" + "---:|" * len(SETTINGS)]
+    for name in COMMANDS:
+        bare = statistics.median(v for s in SETTINGS for v in bench.samples[f"{s}/{name}/bare"])
+        off = statistics.median(bench.samples[f"{OFF}/{name}/gated"])
+        cells = []
+        for setting in SETTINGS:
+            gated = bench.samples[f"{setting}/{name}/gated"]
+            median = statistics.median(gated)
+            cells.append(f"{median:.0f} (p90 {percentile(gated, 0.9):.0f}), {median / bare:.1f}×" + ("" if setting == OFF else f", {median / off:.1f}×"))
+        lines.append(f"| `{name}` | {bare:.1f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    sizes = [int(n) for n in sys.argv[sys.argv.index("--files") + 1].split(",")] if "--files" in sys.argv else list(SIZES)
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else RUNS
+    tables: list[str] = []
+    for files in sizes:
+        base = Path(tempfile.mkdtemp(prefix="gw-scale-shell-", dir="/tmp"))
+        bench = None
+        try:
+            bench = _bench(base, files)
+            for setting in SETTINGS:
+                _setting(bench, setting, runs)
+                print(f"{files} files: {setting} done", file=sys.stderr)
+            tables += ["", *_table(bench, files, runs)]
+        finally:
+            if bench is not None:
+                _gateway(bench, "daemon", "stop")
+            shutil.rmtree(base, ignore_errors=True)
+    note = (f"Machine: {machine()}. The Claude Code hook pair (PreToolUse, the command, PostToolUse; the commands "
+            "`gateway hook install claude-code --enforce` wrote, through `sh -c`, the daemon warm) around a Bash command, "
+            "as a multiple of the same command alone (`sh -c COMMAND`, median of all its runs), on "
+            "`scale_corpus.python_workspace` (standard-library files in a git repository). Settings: `[gate] shell = "
+            "\"off\"` (the hooks' own cost), the default report, typed edits enforced (the sed's change put back each run). "
+            "× check off: the same hooks with `[gate] shell = \"off\"`, i.e. what the check itself adds to the hooks. "
+            f"Median (p90) of {runs} runs each, every gated run right after a bare one. Each answer checked: after `sed` "
+            "the report and enforcement name textwrap.py and no other file; after the others nothing is said.")
+    markdown = "\n".join([note, *tables])
+    print(markdown)
+    record(markdown, "scale-shell", "The check after each shell command on a large workspace (issue 36)")
+
+
+if __name__ == "__main__":
+    main()
