@@ -128,7 +128,6 @@ bench: setup corpus serena
 	$(PY) benchmarks/typed_latency.py --record
 	$(PY) benchmarks/shell_snapshot.py --record
 	$(PY) benchmarks/shell_report.py --record
-	$(PY) benchmarks/scale_shell.py --record
 	$(PY) benchmarks/daemon_latency.py --record
 	$(PY) benchmarks/daemon_memory.py --record
 	$(PY) benchmarks/host_latency.py --record
