@@ -88,8 +88,12 @@ def resolve_name_path(symbols: list[Symbol], name_path: str, where: str) -> Symb
 
 def nearest_name_paths(symbols: list[Symbol], pattern: NamePath, count: int = 5) -> list[str]:
     """Name paths (or bare names) of `symbols` spelt closest to `pattern`, best first."""
-    names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
-    return difflib.get_close_matches("/".join(pattern.segments), names, n=count, cutoff=0.5)
+    return closest_names({s.name_path for s in symbols} | {s.name for s in symbols}, pattern, count)
+
+
+def closest_names(names: set[str], pattern: NamePath, count: int = 5) -> list[str]:
+    """Of `names`, those spelt closest to `pattern`, best first."""
+    return difflib.get_close_matches("/".join(pattern.segments), sorted(names), n=count, cutoff=0.5)
 
 
 @dataclass(frozen=True)

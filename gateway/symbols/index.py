@@ -1,0 +1,202 @@
+"""The workspace's definitions, indexed: what workspace-wide `find-symbol` reads instead of
+parsing every source file on each call.
+
+Each call walks the workspace's source files (as `SymbolService.source_files` lists them) and
+stats each one without following links: a link, or anything that is not a regular file, is not
+indexed (a link may lead out of the workspace, or to a file indexed under its own name). A file
+whose stat (mtime_ns, ctime_ns, size, inode) is the one recorded is taken as holding the content
+recorded; any other is read and hashed, and only a content (SHA-256 of its bytes, and language)
+not indexed yet is parsed. Definitions are stored by content (`gateway.symbols.index_store`), so
+a file's entry is only ever the definitions of the bytes it was hashed with.
+
+What the stat check sees: any write through the file system changes ctime, which no program can
+set back (restoring mtime with `touch`/`utime` moves ctime too), and a new file or an atomic
+replace changes the inode. What it cannot see: a change made within the timestamps' granularity
+of the moment the file was stat'ed (a write that lands in the same clock tick as the check).
+So a file changed less than `RACY_NS` before it was checked is not trusted on its stat: it is
+read and hashed again on the next call until it is older (git's "racily clean" rule). A clock
+set backwards, or a file system that keeps no ctime, is outside what a stat can tell.
+
+The index lives in the process that uses it: the daemon keeps its file table in memory between
+calls; a CLI process without a daemon reads it from disk.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway import progress
+from gateway.errors import GatewayError, UsageError
+from gateway.namepath import NamePath
+from gateway.symbols.index_store import IndexedFile, IndexStore, Stat
+from gateway.symbols.model import Symbol, closest_names
+from gateway.workspace import SourceFile, Workspace
+
+RACY_NS = 2_000_000_000  # a file changed this recently before its check is hashed again next time
+BATCH = 500  # files parsed per transaction on a long build: an interrupted build keeps what it did
+BACKEND = "tree-sitter"
+NO_LANGUAGE = ""  # a content no language with symbols reads: indexed with no definitions
+
+Reader = Callable[[SourceFile], str]  # the file's language (UsageError: none with symbols reads it)
+Parser = Callable[[SourceFile], list[Symbol]]
+
+
+@dataclass(frozen=True)
+class FoundSymbol:
+    """A definition a name path matched: where, found by which backend, and (when asked for)
+    the text of its file as it was read."""
+
+    display: str
+    backend: str
+    symbol: Symbol
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class _Listed:
+    display: str
+    path: Path
+    stat: Stat
+
+
+class DefinitionIndex:
+    """One workspace's definitions by content (see the module docstring)."""
+
+    def __init__(self, workspace: Workspace, paths: Callable[[], Iterable[Path]], language: Reader, parser: Parser,
+                 store: IndexStore | None = None) -> None:
+        self.workspace = workspace
+        self.paths = paths
+        self.language = language
+        self.parser = parser
+        self._store = store
+        self._files: dict[str, IndexedFile] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def store(self) -> IndexStore:
+        if self._store is None:
+            self._store = IndexStore(self.workspace.root)
+        return self._store
+
+    def find(self, pattern: NamePath, with_text: bool = False) -> tuple[list[FoundSymbol], list[str]]:
+        """The definitions `pattern` matches, in the order of the files' walk and then of each
+        file; when there are none, the nearest name paths (as `SymbolService.find` says them)."""
+        import sqlite3
+
+        with self._lock:
+            for attempt in range(3):
+                try:
+                    return self._find(pattern, with_text)
+                except sqlite3.DatabaseError as error:
+                    self.store.rebuild(error)
+                    self._files = None
+                except _ChangedMeanwhile:
+                    if attempt == 2:
+                        raise GatewayError("the workspace's files kept changing while find-symbol read them; try again") from None
+            raise AssertionError("unreachable")
+
+    def _find(self, pattern: NamePath, with_text: bool) -> tuple[list[FoundSymbol], list[str]]:
+        current = self.refresh()
+        by_content = self.store.named(pattern.segments[-1]) if pattern.segments else {}
+        found: list[tuple[_Listed, IndexedFile, Symbol]] = []
+        for listed, entry in current:
+            found += [(listed, entry, s) for s in by_content.get(entry.content, ()) if pattern.matches(s.name_path)]
+        if pattern.index is not None:
+            found = found[pattern.index : pattern.index + 1]
+        if found:
+            texts = self._texts([(listed, entry) for listed, entry, _ in found]) if with_text else {}
+            return [FoundSymbol(listed.display, BACKEND, symbol, texts.get(listed.display)) for listed, _, symbol in found], []
+        in_use = {entry.content for _, entry in current}
+        names = {name for digest, lang, *spellings in self.store.names() if (digest, lang) in in_use for name in spellings}
+        return [], closest_names(names, pattern)
+
+    def refresh(self) -> list[tuple[_Listed, IndexedFile]]:
+        """Every indexed file in walk order with what it holds now: files whose stat changed
+        read again, new contents parsed (files done / total said as progress), files gone dropped."""
+        store = self.store
+        known = store.files() if self._files is None else dict(self._files)
+        recorded = set(known)
+        contents = store.contents()
+        checked = time.time_ns()
+        listing = self._listing()
+        todo = [f for f in listing if (e := known.get(f.display)) is None or e.stat != f.stat or e.content not in contents]
+        changed: dict[str, IndexedFile] = {}
+        parsed: dict[tuple[str, str], list[Symbol]] = {}
+        done = 0
+        with progress.doing(lambda: f"indexing definitions: {done}/{len(todo)} files"):
+            for listed in todo:
+                entry = self._check(listed, contents, parsed, checked)
+                if entry is None:
+                    known.pop(listed.display, None)
+                else:
+                    changed[listed.display] = known[listed.display] = entry
+                done += 1
+                if len(parsed) >= BATCH:
+                    store.save(changed, (), parsed)
+                    contents |= parsed.keys()
+                    changed, parsed = {}, {}
+        present = {f.display for f in listing}
+        gone = [display for display in recorded if display not in known or display not in present]
+        if changed or parsed or gone:
+            store.save(changed, gone, parsed)
+        self._files = {display: entry for display, entry in known.items() if display in present}
+        return [(f, self._files[f.display]) for f in listing if f.display in self._files]
+
+    def _listing(self) -> list[_Listed]:
+        listing = []
+        root = self.workspace.root
+        for path in self.paths():
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):  # not a link, a FIFO or a device
+                listing.append(_Listed(path.relative_to(root).as_posix(), path, (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)))
+        return listing
+
+    def _check(self, listed: _Listed, contents: set[tuple[str, str]], parsed: dict[tuple[str, str], list[Symbol]],
+               checked: int) -> IndexedFile | None:
+        """What `listed` holds now, its content parsed if new; None when it cannot be read (it is
+        left out, as too large or not text, and tried again next time)."""
+        try:
+            source = self.workspace.read(listed.path)
+        except GatewayError:
+            return None
+        try:
+            lang = self.language(source)
+        except UsageError:  # no language with symbols reads it
+            lang = NO_LANGUAGE
+        content = (source.digest, lang)
+        if content not in contents and content not in parsed:
+            parsed[content] = self.parser(source) if lang != NO_LANGUAGE else []
+        mtime_ns, ctime_ns = listed.stat[0], listed.stat[1]
+        trusted = listed.stat if max(mtime_ns, ctime_ns) < checked - RACY_NS else None
+        return IndexedFile(trusted, source.digest, lang)
+
+    def _texts(self, files: list[tuple[_Listed, IndexedFile]]) -> dict[str, str]:
+        """The text of each file, read now; one no longer holding the content its entry says
+        was changed after the walk (the call starts again)."""
+        texts = {}
+        for listed, entry in files:
+            if listed.display in texts:
+                continue
+            try:
+                source = self.workspace.read(listed.path)
+            except GatewayError:
+                raise _ChangedMeanwhile from None
+            if source.digest != entry.digest:
+                assert self._files is not None
+                self._files[listed.display] = IndexedFile(None, entry.digest, entry.lang)
+                raise _ChangedMeanwhile
+            texts[listed.display] = source.text
+        return texts
+
+
+class _ChangedMeanwhile(Exception):
+    """A file matched changed between the walk and its reading."""
