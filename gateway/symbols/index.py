@@ -27,17 +27,18 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from gateway import progress
 from gateway.errors import GatewayError, UsageError
+from gateway.langs import LanguageRegistry
 from gateway.namepath import NamePath
 from gateway.symbols.index_store import IndexedFile, IndexStore, Stat
 from gateway.symbols.model import Symbol, closest_names
 from gateway.workspace import SourceFile, Workspace
 
+SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 RACY_NS = 2_000_000_000  # a file changed this recently before its check is hashed again next time
 BATCH = 500  # files parsed per transaction on a long build: an interrupted build keeps what it did
 BACKEND = "tree-sitter"
@@ -61,17 +62,22 @@ class FoundSymbol:
 @dataclass(frozen=True)
 class _Listed:
     display: str
-    path: Path
+    path: str
     stat: Stat
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 class DefinitionIndex:
     """One workspace's definitions by content (see the module docstring)."""
 
-    def __init__(self, workspace: Workspace, paths: Callable[[], Iterable[Path]], language: Reader, parser: Parser,
+    def __init__(self, workspace: Workspace, registry: LanguageRegistry, language: Reader, parser: Parser,
                  store: IndexStore | None = None) -> None:
         self.workspace = workspace
-        self.paths = paths
+        self.registry = registry
+        self._sources: dict[str, bool] = {}  # by file name: whether a language with symbols claims it
         self.language = language
         self.parser = parser
         self._store = store
@@ -149,16 +155,42 @@ class DefinitionIndex:
         return [(f, self._files[f.display]) for f in listing if f.display in self._files]
 
     def _listing(self) -> list[_Listed]:
-        listing = []
-        root = self.workspace.root
-        for path in self.paths():
+        return list(self._walk(str(self.workspace.root), ""))
+
+    def _walk(self, directory: str, prefix: str) -> Iterator[_Listed]:
+        """The source files under `directory` in `SymbolService.source_files`'s order (a
+        directory's files by name, then its subdirectories by name), links and anything but
+        regular files left out; unreadable directories are passed over, as `os.walk` does."""
+        try:
+            with os.scandir(directory) as scan:
+                entries = list(scan)
+        except OSError:
+            return
+        subdirs, files = [], []
+        for entry in entries:
             try:
-                info = os.lstat(path)
+                (subdirs if entry.is_dir() else files).append(entry)
+            except OSError:
+                files.append(entry)
+        for entry in sorted(files, key=_name):
+            if not self._is_source(entry.name) or entry.is_symlink():
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode):  # not a link, a FIFO or a device
-                listing.append(_Listed(path.relative_to(root).as_posix(), path, (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)))
-        return listing
+            if stat.S_ISREG(info.st_mode):  # not a FIFO or a device
+                yield _Listed(prefix + entry.name, entry.path, (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino))
+        for entry in sorted(subdirs, key=_name):
+            if not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS and not entry.is_symlink():
+                yield from self._walk(entry.path, f"{prefix}{entry.name}/")
+
+    def _is_source(self, name: str) -> bool:
+        known = self._sources.get(name)
+        if known is None:
+            lang = self.registry.for_path(name)
+            known = self._sources[name] = lang is not None and lang.symbol_backend
+        return known
 
     def _check(self, listed: _Listed, contents: set[tuple[str, str]], parsed: dict[tuple[str, str], list[Symbol]],
                checked: int) -> IndexedFile | None:

@@ -20,7 +20,7 @@ from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
-from gateway.symbols.index import DefinitionIndex, FoundSymbol
+from gateway.symbols.index import SKIPPED_DIRS, DefinitionIndex, FoundSymbol
 from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.structure import structure
@@ -32,8 +32,6 @@ from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
-
-SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 
 # Set by the engine around a symbol operation (`Engine.checking`): given the texts a commit is
 # about to write, it verifies them (and may refuse, raising); False: write nothing (a dry run).
@@ -181,7 +179,7 @@ class SymbolService:
     def index(self) -> DefinitionIndex:
         """The workspace's definition index (kept for the service's life: the daemon's stays warm)."""
         if self._index is None:
-            self._index = DefinitionIndex(self.workspace, self.source_files, lambda source: self.language(source).name,
+            self._index = DefinitionIndex(self.workspace, self.registry, lambda source: self.language(source).name,
                                           lambda source: self.file_symbols(source, TreeSitterBackend(), keep_tree=False).symbols)
         return self._index
 
