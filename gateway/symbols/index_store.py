@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.callerenv import state_base
 from gateway.langs import data_dir
 from gateway.symbols.model import Symbol
 from gateway.userstate import state_home
@@ -60,7 +61,11 @@ class IndexedFile:
 
 def index_path(root: Path) -> Path:
     """The workspace's index file: the state directory's, named by the workspace's real path."""
-    return state_home() / "index" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:32]}.sqlite"
+    return state_home() / "index" / f"{_workspace_key(root)}.sqlite"
+
+
+def _workspace_key(root: Path) -> str:
+    return hashlib.sha256(str(root).encode()).hexdigest()[:32]
 
 
 def parser_fingerprint() -> str:
@@ -86,11 +91,12 @@ class IndexStore:
 
     def __init__(self, root: Path, path: Path | None = None) -> None:
         self.root = root
-        self.path = path or index_path(root)
+        self.path = path or Path(state_base()) / "gateway" / "index" / f"{_workspace_key(root)}.sqlite"
         self.connection = self._open()
 
     def _open(self) -> sqlite3.Connection:
         try:
+            state_home()
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             connection = self._connect(str(self.path))
             problem = self._foreign(connection)
