@@ -146,7 +146,13 @@ def test_deleted_and_added_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (root / "pkg" / "sub" / "deep.py").rename(root / "pkg" / "sub" / "moved.py")
     for name in ("area", "Circle/area", "helper", "Shape"):
         assert _found(root, name) == _fresh_parse(root, name), name
-    assert set(IndexStore(root).files()) == {"shapes.py", "pkg/__init__.py", "pkg/extra.py", "pkg/sub/moved.py", "web/app.js", "cmd/main.go"}
+    store = IndexStore(root)
+    assert set(store.files()) == {"shapes.py", "pkg/__init__.py", "pkg/extra.py", "pkg/sub/moved.py", "web/app.js", "cmd/main.go"}
+    assert store.contents() == {entry.content for entry in store.files().values()}  # geometry.py's content dropped with it
+    (root / "pkg" / "twin.py").write_text(FILES["shapes.py"])
+    (root / "shapes.py").unlink()
+    assert _found(root, "Shape/scale")[0] == [("pkg/twin.py", "Shape/scale", 5, 6)]
+    assert store.contents() == {entry.content for entry in store.files().values()}  # still held by twin.py
 
 
 def test_a_corrupt_index_is_rebuilt_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -127,7 +127,7 @@ class DefinitionIndex:
         read again, new contents parsed (files done / total said as progress), files gone dropped."""
         store = self.store
         known = store.files() if self._files is None else dict(self._files)
-        recorded = set(known)
+        recorded = dict(known)
         contents = store.contents()
         checked = time.time_ns()
         listing = self._listing()
@@ -144,13 +144,13 @@ class DefinitionIndex:
                     changed[listed.display] = known[listed.display] = entry
                 done += 1
                 if len(parsed) >= BATCH:
-                    store.save(changed, (), parsed)
+                    store.save(changed, (), parsed, _released(recorded, changed))
                     contents |= parsed.keys()
                     changed, parsed = {}, {}
         present = {f.display for f in listing}
         gone = [display for display in recorded if display not in known or display not in present]
         if changed or parsed or gone:
-            store.save(changed, gone, parsed)
+            store.save(changed, gone, parsed, _released(recorded, {**changed, **dict.fromkeys(gone)}))
         self._files = {display: entry for display, entry in known.items() if display in present}
         return [(f, self._files[f.display]) for f in listing if f.display in self._files]
 
@@ -228,6 +228,12 @@ class DefinitionIndex:
                 raise _ChangedMeanwhile
             texts[listed.display] = source.text
         return texts
+
+
+def _released(recorded: dict[str, IndexedFile], now: dict[str, IndexedFile | None]) -> list[tuple[str, str]]:
+    """The contents files held before that they (changed, or gone: None) no longer hold."""
+    return [recorded[display].content for display, entry in now.items()
+            if display in recorded and (entry is None or entry.content != recorded[display].content)]
 
 
 class _ChangedMeanwhile(Exception):

@@ -25,7 +25,7 @@ from gateway.langs import data_dir
 from gateway.symbols.model import Symbol
 from gateway.userstate import state_home
 
-SCHEMA = "gateway-definitions-1"
+SCHEMA = "gateway-definitions-2"
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, mtime_ns INTEGER, ctime_ns INTEGER, size INTEGER, inode INTEGER,
@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS definitions (digest TEXT NOT NULL, lang TEXT NOT NULL
     end_line INTEGER NOT NULL, depth INTEGER NOT NULL, indent TEXT NOT NULL, has_definition INTEGER NOT NULL,
     PRIMARY KEY (digest, lang, seq));
 CREATE INDEX IF NOT EXISTS definitions_by_leaf ON definitions (leaf);
+CREATE INDEX IF NOT EXISTS files_by_content ON files (digest, lang);
 """
 _SYMBOL_COLUMNS = ("name, name_path, kind, start, end, name_start, doc_start, header_start, start_line, end_line, depth, indent, "
                    "has_definition")
@@ -183,9 +184,10 @@ class IndexStore:
     def contents(self) -> set[tuple[str, str]]:
         return set(self.connection.execute("SELECT digest, lang FROM contents"))
 
-    def save(self, changed: dict[str, IndexedFile], removed: Iterable[str], parsed: dict[tuple[str, str], list[Symbol]]) -> None:
+    def save(self, changed: dict[str, IndexedFile], removed: Iterable[str], parsed: dict[tuple[str, str], list[Symbol]],
+             released: Iterable[tuple[str, str]] = ()) -> None:
         """Record files as checked, files gone, and the definitions of contents just read, at once;
-        contents no file holds any longer are dropped."""
+        of the `released` contents (those files held before), the ones no file holds now are dropped."""
         with self.transaction(self.connection):
             execute = self.connection.executemany
             execute("DELETE FROM files WHERE path = ?", ((path,) for path in removed))
@@ -198,10 +200,10 @@ class IndexStore:
                           s.doc_start, s.header_start, s.start_line, s.end_line, s.depth, s.indent, int(s.has_definition))
                          for seq, s in enumerate(symbols)))
                 self.connection.execute("INSERT OR REPLACE INTO contents VALUES (?, ?)", (digest, lang))
-            self.connection.execute("DELETE FROM contents WHERE NOT EXISTS "
-                                    "(SELECT 1 FROM files WHERE files.digest = contents.digest AND files.lang = contents.lang)")
-            self.connection.execute("DELETE FROM definitions WHERE NOT EXISTS "
-                                    "(SELECT 1 FROM contents WHERE contents.digest = definitions.digest AND contents.lang = definitions.lang)")
+            unused = [content for content in set(released)
+                      if self.connection.execute("SELECT 1 FROM files WHERE digest = ? AND lang = ? LIMIT 1", content).fetchone() is None]
+            execute("DELETE FROM contents WHERE digest = ? AND lang = ?", unused)
+            execute("DELETE FROM definitions WHERE digest = ? AND lang = ?", unused)
 
     def named(self, leaf: str) -> dict[tuple[str, str], list[Symbol]]:
         """The definitions whose name path ends in `leaf`, by content, each content's in file order."""
