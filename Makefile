@@ -132,6 +132,7 @@ bench: setup corpus serena
 	$(PY) benchmarks/daemon_memory.py --record
 	$(PY) benchmarks/host_latency.py --record
 	$(PY) benchmarks/verify_hook_latency.py --record
+	$(PY) benchmarks/scale_index.py --record
 	$(PY) benchmarks/speed_targets.py --record
 	$(PY) benchmarks/serena_peer.py --record
 	$(PY) benchmarks/python_servers.py --checkout . --record
