@@ -24,10 +24,11 @@ calls; a CLI process without a daemon reads it from disk.
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from gateway import progress
@@ -35,10 +36,9 @@ from gateway.errors import GatewayError, UsageError
 from gateway.langs import LanguageRegistry
 from gateway.namepath import NamePath
 from gateway.symbols.index_store import IndexedFile, IndexStore, Stat
-from gateway.symbols.model import Symbol, closest_names
+from gateway.symbols.model import FoundSymbol, Symbol, closest_names
 from gateway.workspace import SourceFile, Workspace
 
-SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 RACY_NS = 2_000_000_000  # a file changed this recently before its check is hashed again next time
 BATCH = 500  # files parsed per transaction on a long build: an interrupted build keeps what it did
 BACKEND = "tree-sitter"
@@ -46,17 +46,6 @@ NO_LANGUAGE = ""  # a content no language with symbols reads: indexed with no de
 
 Reader = Callable[[SourceFile], str]  # the file's language (UsageError: none with symbols reads it)
 Parser = Callable[[SourceFile], list[Symbol]]
-
-
-@dataclass(frozen=True)
-class FoundSymbol:
-    """A definition a name path matched: where, found by which backend, and (when asked for)
-    the text of its file as it was read."""
-
-    display: str
-    backend: str
-    symbol: Symbol
-    text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,10 +62,11 @@ def _name(entry: os.DirEntry[str]) -> str:
 class DefinitionIndex:
     """One workspace's definitions by content (see the module docstring)."""
 
-    def __init__(self, workspace: Workspace, registry: LanguageRegistry, language: Reader, parser: Parser,
+    def __init__(self, workspace: Workspace, registry: LanguageRegistry, skipped: set[str], language: Reader, parser: Parser,
                  store: IndexStore | None = None) -> None:
         self.workspace = workspace
         self.registry = registry
+        self.skipped = skipped  # directories not walked (besides hidden ones)
         self._sources: dict[str, bool] = {}  # by file name: whether a language with symbols claims it
         self.language = language
         self.parser = parser
@@ -93,8 +83,6 @@ class DefinitionIndex:
     def find(self, pattern: NamePath, with_text: bool = False) -> tuple[list[FoundSymbol], list[str]]:
         """The definitions `pattern` matches, in the order of the files' walk and then of each
         file; when there are none, the nearest name paths (as `SymbolService.find` says them)."""
-        import sqlite3
-
         with self._lock:
             for attempt in range(3):
                 try:
@@ -182,7 +170,7 @@ class DefinitionIndex:
             if stat.S_ISREG(info.st_mode):  # not a FIFO or a device
                 yield _Listed(prefix + entry.name, entry.path, (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino))
         for entry in sorted(subdirs, key=_name):
-            if not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS and not entry.is_symlink():
+            if not entry.name.startswith(".") and entry.name not in self.skipped and not entry.is_symlink():
                 yield from self._walk(entry.path, f"{prefix}{entry.name}/")
 
     def _is_source(self, name: str) -> bool:
@@ -230,7 +218,7 @@ class DefinitionIndex:
         return texts
 
 
-def _released(recorded: dict[str, IndexedFile], now: dict[str, IndexedFile | None]) -> list[tuple[str, str]]:
+def _released(recorded: Mapping[str, IndexedFile], now: Mapping[str, IndexedFile | None]) -> list[tuple[str, str]]:
     """The contents files held before that they (changed, or gone: None) no longer hold."""
     return [recorded[display].content for display, entry in now.items()
             if display in recorded and (entry is None or entry.content != recorded[display].content)]

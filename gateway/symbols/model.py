@@ -57,6 +57,17 @@ class Symbol:
         }
 
 
+@dataclass(frozen=True)
+class FoundSymbol:
+    """A definition a name path matched (`find-symbol`): where, found by which backend, and
+    (when asked for) the text of its file as it was read."""
+
+    display: str
+    backend: str
+    symbol: Symbol
+    text: str | None = None
+
+
 def _describe(symbols: list[Symbol]) -> str:
     return ", ".join(f"{s.name_path} ({s.kind}, line {s.start_line})" for s in symbols)
 

@@ -20,8 +20,7 @@ from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
-from gateway.symbols.index import SKIPPED_DIRS, DefinitionIndex, FoundSymbol
-from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
+from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.structure import structure
 from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
@@ -32,6 +31,9 @@ from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
+    from gateway.symbols.index import DefinitionIndex
+
+SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 
 # Set by the engine around a symbol operation (`Engine.checking`): given the texts a commit is
 # about to write, it verifies them (and may refuse, raising); False: write nothing (a dry run).
@@ -179,7 +181,9 @@ class SymbolService:
     def index(self) -> DefinitionIndex:
         """The workspace's definition index (kept for the service's life: the daemon's stays warm)."""
         if self._index is None:
-            self._index = DefinitionIndex(self.workspace, self.registry, lambda source: self.language(source).name,
+            from gateway.symbols.index import DefinitionIndex  # sqlite3 too: loaded only for a search of the workspace
+
+            self._index = DefinitionIndex(self.workspace, self.registry, SKIPPED_DIRS, lambda source: self.language(source).name,
                                           lambda source: self.file_symbols(source, TreeSitterBackend(), keep_tree=False).symbols)
         return self._index
 
