@@ -137,6 +137,28 @@ def _distinct(root: Path) -> None:
                 handle.write(f"# {copy.name}\n")
 
 
+def _in_process(root: Path, state: Path) -> tuple[float, float]:
+    """Median seconds of the index's own work for `find-symbol` in this process, without a
+    process's start and imports: (read from disk by a new service, as a CLI does; warm in memory,
+    as the daemon has it)."""
+    from gateway.lsp.manager import SessionManager
+    from gateway.symbols.service import SymbolService
+
+    os.environ["XDG_STATE_HOME"] = str(state)
+    registry = default_registry()
+    workspace = Workspace(root, registry)
+    disk, memory = [], []
+    for run in range(RUNS):
+        service = SymbolService(workspace, registry, SessionManager(root, use_servers=False))
+        started = time.perf_counter()
+        service.find(NAMES[run % 4], None)
+        disk.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        service.find(NAMES[(run + 1) % 4], None)
+        memory.append(time.perf_counter() - started)
+    return statistics.median(disk), statistics.median(memory)
+
+
 def measure(files: int, base: Path) -> tuple[dict[str, float | str], list[str]]:
     root = python_workspace(base / f"ws-{files}", files)
     _distinct(root)
@@ -157,6 +179,7 @@ def measure(files: int, base: Path) -> tuple[dict[str, float | str], list[str]]:
             samples["warm, no daemon"].append(_find(root, name, direct)[1])
             samples["warm, daemon"].append(_find(root, name, env)[1])
             samples["python -c pass"].append(_pass_seconds())
+        from_disk, in_memory = _in_process(root, state)
         wrong = _check(root, {"no daemon": direct, "daemon": env}, NAMES, "before changes")
         changed = _change(root)
         wrong += _check(root, {"daemon": env, "no daemon": direct}, NAMES + changed, "after changes")
@@ -166,6 +189,8 @@ def measure(files: int, base: Path) -> tuple[dict[str, float | str], list[str]]:
                                    "progress lines on stderr": len(said), "daemon's first call (ms)": round(daemon_first * 1000)}
     for label, values in samples.items():
         row[f"{label} (ms)"] = round(_median_ms(values))
+    row["index alone, from disk (ms)"] = round(from_disk * 1000)
+    row["index alone, in memory (ms)"] = round(in_memory * 1000)
     row["warm, no daemon / python -c pass"] = round(_median_ms(samples["warm, no daemon"]) / _median_ms(samples["python -c pass"]), 1)
     row["warm, daemon / python -c pass"] = round(_median_ms(samples["warm, daemon"]) / _median_ms(samples["python -c pass"]), 1)
     return row, wrong
