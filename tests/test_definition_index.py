@@ -13,6 +13,7 @@ import pytest
 
 from gateway import progress
 from gateway.api import Gateway
+from gateway.errors import UsageError
 from gateway.langs import default_registry
 from gateway.namepath import NamePath
 from gateway.symbols.model import nearest_name_paths
@@ -224,3 +225,11 @@ def test_a_cold_build_says_files_done_of_total(tmp_path: Path, monkeypatch: pyte
         with progress.reporting(lambda update: None, "find_symbol", after=3600) as reporter:
             gateway.find_symbol("area")
     assert said == [f"find_symbol: indexing definitions: {n}/6 files" for n in range(6)]
+
+
+def test_a_bad_config_is_said_not_taken_for_unreadable_files(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    (root / ".gateway").mkdir()
+    (root / ".gateway" / "config.toml").write_text("[gate]\nmax_file_bytes = -1\n")
+    with Gateway(root, use_servers=False) as gateway, pytest.raises(UsageError, match="max_file_bytes must be a positive integer"):
+        gateway.find_symbol("area")

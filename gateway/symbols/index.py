@@ -113,6 +113,7 @@ class DefinitionIndex:
     def refresh(self) -> list[tuple[_Listed, IndexedFile]]:
         """Every indexed file in walk order with what it holds now: files whose stat changed
         read again, new contents parsed (files done / total said as progress), files gone dropped."""
+        self.workspace.max_bytes()  # a bad [gate] in the config is the caller's error, not each file's
         store = self.store
         known = store.files() if self._files is None else dict(self._files)
         recorded = dict(known)
