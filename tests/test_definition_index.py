@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -113,14 +115,16 @@ def test_a_change_keeping_size_and_mtime_is_seen_by_ctime(tmp_path: Path, monkey
     assert _found(root, "helper") == _fresh_parse(root, "helper")
 
 
-def test_a_file_changed_within_the_racy_window_is_hashed_again_not_trusted(tmp_path: Path) -> None:
+def test_a_file_changed_within_the_racy_window_is_hashed_again_until_it_is_older(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change in the same clock tick as the check would leave the stat as recorded: a file
+    that recent is not trusted on its stat, only once it is older than the window."""
     root = _workspace(tmp_path)
-    old = root / "shapes.py"
-    os.utime(old, ns=(0, 10**18))  # far from now: trusted (its ctime is now, but mtime counts too)
-    _found(root, "area")
-    entries = IndexStore(root).files()
-    assert entries["pkg/geometry.py"].stat is None  # written just now
-    assert entries["shapes.py"].stat is None  # its ctime is just now too
+    _found(root, "area")  # every file written just now
+    assert {entry.stat for entry in IndexStore(root).files().values()} == {None}
+    later = time.time_ns() + 3 * 10**9
+    monkeypatch.setattr("gateway.symbols.index.time", SimpleNamespace(time_ns=lambda: later))
+    _found(root, "area")  # hashed again, and now older than the window
+    assert None not in {entry.stat for entry in IndexStore(root).files().values()}
 
 
 def test_an_entry_whose_content_is_not_the_files_is_never_served_with_its_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
