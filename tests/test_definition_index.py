@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -215,19 +216,19 @@ def test_a_file_too_large_to_read_is_left_out_not_fatal(tmp_path: Path) -> None:
 
 
 def test_a_cold_build_says_files_done_of_total(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.symbols import index
+
     root = _workspace(tmp_path)
     said: list[str] = []
-    with Gateway(root, use_servers=False) as gateway:
-        service = gateway.symbol_service
-        parse = service.index.parser
+    read = index.read_file
 
-        def parse_and_listen(source):  # type: ignore[no-untyped-def]
-            said.append(reporter.message())
-            return parse(source)
+    def read_and_listen(*args):  # type: ignore[no-untyped-def]
+        said.append(reporter.message())
+        return read(*args)
 
-        monkeypatch.setattr(service.index, "parser", parse_and_listen)
-        with progress.reporting(lambda update: None, "find_symbol", after=3600) as reporter:
-            gateway.find_symbol("area")
+    monkeypatch.setattr(index, "read_file", read_and_listen)
+    with Gateway(root, use_servers=False) as gateway, progress.reporting(lambda update: None, "find_symbol", after=3600) as reporter:
+        gateway.find_symbol("area")
     assert said == [f"find_symbol: indexing definitions: {n}/6 files" for n in range(6)]
 
 
@@ -237,3 +238,47 @@ def test_a_bad_config_is_said_not_taken_for_unreadable_files(tmp_path: Path) -> 
     (root / ".gateway" / "config.toml").write_text("[gate]\nmax_file_bytes = -1\n")
     with Gateway(root, use_servers=False) as gateway, pytest.raises(UsageError, match="max_file_bytes must be a positive integer"):
         gateway.find_symbol("area")
+
+
+def _many(root: Path, copies: int) -> Path:
+    """FILES, and `copies` more files of each source file's text with a line of their own."""
+    files = dict(FILES)
+    for n in range(copies):
+        for name, text in FILES.items():
+            if name.endswith((".py", ".js", ".go")) and text:
+                stem, dot, ext = name.rpartition(".")
+                comment = "//" if ext in ("js", "go") else "#"
+                files[f"more{n}/{stem}{n}{dot}{ext}"] = f"{text}{comment} copy {n}\n"
+    return _workspace(root, files)
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_large_build_shared_among_workers_answers_as_a_fresh_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.symbols import index_workers
+
+    monkeypatch.setattr(index_workers, "PARALLEL_FROM", 10)
+    monkeypatch.setattr("gateway.symbols.index.workers_for", lambda files: 2 if files else 0)
+    started = []
+    popen = subprocess.Popen
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(args[0])
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(index_workers.subprocess, "Popen", counted)
+    root = _many(tmp_path, 8)
+    for name in NAMES:
+        assert _found(root, name) == _fresh_parse(root, name), name
+    assert len(started) == 2 and all(command[-1] == "gateway.symbols.index_workers" for command in started)
+
+
+@pytest.mark.usefixtures("processes")
+@pytest.mark.parametrize("worker", ["/nonexistent/python", "/bin/false"])
+def test_files_a_worker_fails_are_read_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker: str) -> None:
+    from gateway.symbols import index_workers
+
+    monkeypatch.setattr("gateway.symbols.index.workers_for", lambda files: 2 if files else 0)
+    monkeypatch.setattr(index_workers.sys, "executable", worker)
+    root = _many(tmp_path, 3)
+    for name in ("area", "Shape", "helper"):
+        assert _found(root, name) == _fresh_parse(root, name), name

@@ -28,24 +28,21 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 
 from gateway import progress
-from gateway.errors import GatewayError, UsageError
-from gateway.langs import LanguageRegistry
+from gateway.errors import GatewayError
+from gateway.langs import LanguageRegistry, default_registry
 from gateway.namepath import NamePath
 from gateway.symbols.index_store import IndexedFile, IndexStore, Stat
 from gateway.symbols.model import FoundSymbol, Symbol, closest_names
-from gateway.workspace import SourceFile, Workspace
+from gateway.symbols.index_workers import Read, read_file, read_in_workers, workers_for
+from gateway.workspace import Workspace
 
 RACY_NS = 2_000_000_000  # a file changed this recently before its check is hashed again next time
 BATCH = 500  # files parsed per transaction on a long build: an interrupted build keeps what it did
 BACKEND = "tree-sitter"
-NO_LANGUAGE = ""  # a content no language with symbols reads: indexed with no definitions
-
-Reader = Callable[[SourceFile], str]  # the file's language (UsageError: none with symbols reads it)
-Parser = Callable[[SourceFile], list[Symbol]]
 
 
 @dataclass(frozen=True)
@@ -62,14 +59,11 @@ def _name(entry: os.DirEntry[str]) -> str:
 class DefinitionIndex:
     """One workspace's definitions by content (see the module docstring)."""
 
-    def __init__(self, workspace: Workspace, registry: LanguageRegistry, skipped: set[str], language: Reader, parser: Parser,
-                 store: IndexStore | None = None) -> None:
+    def __init__(self, workspace: Workspace, registry: LanguageRegistry, skipped: set[str], store: IndexStore | None = None) -> None:
         self.workspace = workspace
         self.registry = registry
         self.skipped = skipped  # directories not walked (besides hidden ones)
         self._sources: dict[str, bool] = {}  # by file name: whether a language with symbols claims it
-        self.language = language
-        self.parser = parser
         self._store = store
         self._files: dict[str, IndexedFile] | None = None
         self._lock = threading.Lock()
@@ -125,8 +119,8 @@ class DefinitionIndex:
         parsed: dict[tuple[str, str], list[Symbol]] = {}
         done = 0
         with progress.doing(lambda: f"indexing definitions: {done}/{len(todo)} files"):
-            for listed in todo:
-                entry = self._check(listed, contents, parsed, checked)
+            for listed, read in self._reads(todo, recorded, contents, parsed):
+                entry = _entry(listed, read, contents, parsed, checked)
                 if entry is None:
                     known.pop(listed.display, None)
                 else:
@@ -181,24 +175,21 @@ class DefinitionIndex:
             known = self._sources[name] = lang is not None and lang.symbol_backend
         return known
 
-    def _check(self, listed: _Listed, contents: set[tuple[str, str]], parsed: dict[tuple[str, str], list[Symbol]],
-               checked: int) -> IndexedFile | None:
-        """What `listed` holds now, its content parsed if new; None when it cannot be read (it is
-        left out, as too large or not text, and tried again next time)."""
-        try:
-            source = self.workspace.read(listed.path)
-        except GatewayError:
-            return None
-        try:
-            lang = self.language(source)
-        except UsageError:  # no language with symbols reads it
-            lang = NO_LANGUAGE
-        content = (source.digest, lang)
-        if content not in contents and content not in parsed:
-            parsed[content] = self.parser(source) if lang != NO_LANGUAGE else []
-        mtime_ns, ctime_ns = listed.stat[0], listed.stat[1]
-        trusted = listed.stat if max(mtime_ns, ctime_ns) < checked - RACY_NS else None
-        return IndexedFile(trusted, source.digest, lang)
+    def _reads(self, todo: list[_Listed], known: dict[str, IndexedFile], contents: set[tuple[str, str]],
+               parsed: dict[tuple[str, str], list[Symbol]]) -> Iterator[tuple[_Listed, Read]]:
+        """`read_file` of each file to do: the files new to the index shared among worker
+        processes when there are many (with the default languages, which a worker loads), the
+        rest (mostly read again only to find the content unchanged) one after another here."""
+        new = [listed for listed in todo if listed.display not in known]
+        workers = workers_for(len(new)) if self.registry is default_registry() else 0
+        if workers:
+            by_path = {listed.path: listed for listed in new}
+            for path, read in read_in_workers(self.workspace.root, list(by_path), contents, workers):
+                yield by_path[path], read
+            todo = [listed for listed in todo if listed.display in known]
+        either = _Either(contents, parsed)
+        for listed in todo:
+            yield listed, read_file(self.workspace, self.registry, listed.path, either)
 
     def _texts(self, files: list[tuple[_Listed, IndexedFile]]) -> dict[str, str]:
         """The text of each file, read now; one no longer holding the content its entry says
@@ -217,6 +208,29 @@ class DefinitionIndex:
                 raise _ChangedMeanwhile
             texts[listed.display] = source.text
         return texts
+
+
+def _entry(listed: _Listed, read: Read, contents: set[tuple[str, str]], parsed: dict[tuple[str, str], list[Symbol]],
+           checked: int) -> IndexedFile | None:
+    """What `listed` holds now, by what was read of it (its definitions kept in `parsed` when its
+    content is new); None when it could not be read (left out, and tried again next time)."""
+    if read is None:
+        return None
+    digest, lang, symbols = read
+    if symbols is not None and (digest, lang) not in contents:
+        parsed.setdefault((digest, lang), symbols)
+    trusted = listed.stat if max(listed.stat[0], listed.stat[1]) < checked - RACY_NS else None
+    return IndexedFile(trusted, digest, lang)
+
+
+class _Either:
+    """Contents indexed before this build or during it."""
+
+    def __init__(self, *known: Container[object]) -> None:
+        self.known = known
+
+    def __contains__(self, content: object) -> bool:
+        return any(content in known for known in self.known)
 
 
 def _released(recorded: Mapping[str, IndexedFile], now: Mapping[str, IndexedFile | None]) -> list[tuple[str, str]]:

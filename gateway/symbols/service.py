@@ -183,8 +183,7 @@ class SymbolService:
         if self._index is None:
             from gateway.symbols.index import DefinitionIndex  # sqlite3 too: loaded only for a search of the workspace
 
-            self._index = DefinitionIndex(self.workspace, self.registry, SKIPPED_DIRS, lambda source: self.language(source).name,
-                                          lambda source: self.file_symbols(source, TreeSitterBackend(), keep_tree=False).symbols)
+            self._index = DefinitionIndex(self.workspace, self.registry, SKIPPED_DIRS)
         return self._index
 
     def source_files(self) -> Iterator[Path]:
