@@ -100,8 +100,7 @@ class DefinitionIndex:
         if found:
             texts = self._texts([(listed, entry) for listed, entry, _ in found]) if with_text else {}
             return [FoundSymbol(listed.display, BACKEND, symbol, texts.get(listed.display)) for listed, _, symbol in found], []
-        in_use = {entry.content for _, entry in current}
-        names = {name for digest, lang, *spellings in self.store.names() if (digest, lang) in in_use for name in spellings}
+        names = self.store.names({entry.content for _, entry in current})
         return [], closest_names(names, pattern)
 
     def refresh(self) -> list[tuple[_Listed, IndexedFile]]:

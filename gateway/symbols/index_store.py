@@ -16,7 +16,7 @@ import hashlib
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,9 +211,17 @@ class IndexStore:
                                        (leaf,))
         return _by_content(rows)
 
-    def names(self) -> Iterator[tuple[str, str, str, str]]:
-        """(digest, language, name, name path) of every definition."""
-        yield from self.connection.execute("SELECT digest, lang, name, name_path FROM definitions")
+    def names(self, contents: Iterable[tuple[str, str]]) -> set[str]:
+        """The names and name paths of the definitions of `contents` (matched and made distinct
+        by SQLite: a workspace has far fewer names than definitions)."""
+        with self.transaction(self.connection):  # the temporary table is this connection's alone
+            self.connection.execute("CREATE TEMP TABLE IF NOT EXISTS asked (digest TEXT NOT NULL, lang TEXT NOT NULL, PRIMARY KEY (digest, lang))")
+            self.connection.execute("DELETE FROM asked")
+            self.connection.executemany("INSERT OR IGNORE INTO asked VALUES (?, ?)", contents)
+            rows = self.connection.execute("SELECT name FROM definitions JOIN asked USING (digest, lang) "
+                                           "UNION SELECT name_path FROM definitions JOIN asked USING (digest, lang)").fetchall()
+            self.connection.execute("DELETE FROM asked")
+        return {name for (name,) in rows}
 
     def symbols(self, content: tuple[str, str]) -> list[Symbol]:
         rows = self.connection.execute(f"SELECT digest, lang, {_SYMBOL_COLUMNS} FROM definitions WHERE digest = ? AND lang = ? ORDER BY seq",
