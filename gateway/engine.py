@@ -298,9 +298,9 @@ class Engine:
         return SymbolList(view.source.display, view.lang.name, view.backend.name, shown, view.backend.note or None)
 
     def find_symbol(self, name_path: str, path: str | None = None, body: bool = False) -> SymbolMatches:
-        found, nearest = self.symbol_service.find(name_path, path)
-        matches = tuple(SymbolMatch(symbol, view.source.display, view.backend.name, view.source.text[symbol.start : symbol.end] if body else None)
-                        for view, symbol in found)
+        found, nearest = self.symbol_service.find(name_path, path, with_text=body)
+        matches = tuple(SymbolMatch(f.symbol, f.display, f.backend, f.text[f.symbol.start : f.symbol.end] if body and f.text is not None else None)
+                        for f in found)
         return SymbolMatches(name_path, matches, tuple(nearest))
 
     # Each symbol operation's result carries the server's delta; `dry_run`: nothing written.

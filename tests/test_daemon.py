@@ -221,6 +221,27 @@ def test_two_workspaces_side_by_side(env: dict[str, str], tmp_path: Path) -> Non
     assert "Shape" in names[0] and names[1] == ["only_here"]
 
 
+def test_find_symbol_through_the_daemon_follows_the_files_as_a_process_without_it(env: dict[str, str], workspace: Path) -> None:
+    """The daemon's definition index, warm in its memory, is the one the CLI reads from disk:
+    after files are added, changed and deleted, both answer what the files hold now."""
+    _start(env, workspace)
+    ask = ["find-symbol", "area", "--workspace", str(workspace), "--json"]
+    before = json.loads(gateway(env, *ask).stdout)
+    assert [m["path"] for m in before["matches"]] == ["pkg/shapes.py"]
+    (workspace / "pkg" / "extra.py").write_text("class Room:\n    def area(self):\n        return 0\n")
+    shapes = workspace / "pkg" / "shapes.py"
+    shapes.write_text(shapes.read_text().replace("def area(", "def surface("))
+    served = _status(workspace)["requests"]
+    warm = gateway(env, *ask)
+    assert _status(workspace)["requests"] == served + 2  # the daemon answered (this status is the other)
+    cold = gateway({**env, "GATEWAY_NO_DAEMON": "1"}, *ask)
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)
+    assert [(m["path"], m["name_path"]) for m in json.loads(warm.stdout)["matches"]] == [("pkg/extra.py", "Room/area")]
+    (workspace / "pkg" / "extra.py").unlink()
+    gone = json.loads(gateway(env, *ask).stdout)
+    assert gone["matches"] == [] and gone == json.loads(gateway({**env, "GATEWAY_NO_DAEMON": "1"}, *ask).stdout)
+
+
 def test_concurrent_edits_through_the_daemon_lose_nothing(env: dict[str, str], workspace: Path) -> None:
     _start(env, workspace)
     edit_counters_concurrently(workspace, lambda: lambda params: daemon_client.request(workspace, "gateway/edit", params))

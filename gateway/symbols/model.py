@@ -57,6 +57,17 @@ class Symbol:
         }
 
 
+@dataclass(frozen=True)
+class FoundSymbol:
+    """A definition a name path matched (`find-symbol`): where, found by which backend, and
+    (when asked for) the text of its file as it was read."""
+
+    display: str
+    backend: str
+    symbol: Symbol
+    text: str | None = None
+
+
 def _describe(symbols: list[Symbol]) -> str:
     return ", ".join(f"{s.name_path} ({s.kind}, line {s.start_line})" for s in symbols)
 
@@ -88,8 +99,12 @@ def resolve_name_path(symbols: list[Symbol], name_path: str, where: str) -> Symb
 
 def nearest_name_paths(symbols: list[Symbol], pattern: NamePath, count: int = 5) -> list[str]:
     """Name paths (or bare names) of `symbols` spelt closest to `pattern`, best first."""
-    names = sorted({s.name_path for s in symbols} | {s.name for s in symbols})
-    return difflib.get_close_matches("/".join(pattern.segments), names, n=count, cutoff=0.5)
+    return closest_names({s.name_path for s in symbols} | {s.name for s in symbols}, pattern, count)
+
+
+def closest_names(names: set[str], pattern: NamePath, count: int = 5) -> list[str]:
+    """Of `names`, those spelt closest to `pattern`, best first."""
+    return difflib.get_close_matches("/".join(pattern.segments), sorted(names), n=count, cutoff=0.5)
 
 
 @dataclass(frozen=True)

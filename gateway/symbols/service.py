@@ -20,7 +20,7 @@ from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
-from gateway.symbols.model import Symbol, nearest_name_paths, resolve_name_path
+from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.structure import structure
 from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
@@ -31,6 +31,7 @@ from gateway.workspace import SourceFile, Workspace
 
 if TYPE_CHECKING:
     from gateway.lsp.manager import SessionManager
+    from gateway.symbols.index import DefinitionIndex
 
 SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor"}
 
@@ -81,6 +82,7 @@ class SymbolService:
         self.asks_ahead = False
         self._asking: dict[Path, int] = {}  # the files being asked about ahead, by how many asks
         self._asking_lock = threading.Lock()
+        self._index: DefinitionIndex | None = None
 
     def ahead(self, path: Path, text: str, backend: SymbolBackend | None = None) -> None:
         """Ask the server about `path` holding `text` now (it was just written), off the caller's
@@ -172,24 +174,27 @@ class SymbolService:
     def symbols(self, path: str) -> FileSymbols:
         return self.file_symbols(self.workspace.read(path))
 
-    def find(self, name_path: str, path: str | None) -> tuple[list[tuple[FileSymbols, Symbol]], list[str]]:
-        """The symbols `name_path` matches, and when there are none, the nearest name paths."""
+    def find(self, name_path: str, path: str | None, with_text: bool = False) -> tuple[list[FoundSymbol], list[str]]:
+        """The symbols `name_path` matches, and when there are none, the nearest name paths: in
+        `path` from its server, else across the workspace from the definition index (`with_text`:
+        each match carries its file's text)."""
         pattern = NamePath.parse(name_path)
-        files = (
-            [self.symbols(path)]
-            if path
-            else (self.file_symbols(self.workspace.read(p), TreeSitterBackend(), keep_tree=False) for p in self.source_files())
-        )
-        found: list[tuple[FileSymbols, Symbol]] = []
-        seen: list[Symbol] = []
-        for file in files:  # one file's text at a time: a workspace's worth at once is what a warm process keeps after
-            found += [(file, s) for s in file.symbols if pattern.matches(s.name_path)]
-            seen += file.symbols
+        if not path:
+            return self.index.find(pattern, with_text)
+        view = self.symbols(path)
+        found = [FoundSymbol(view.source.display, view.backend.name, s, view.source.text) for s in view.symbols if pattern.matches(s.name_path)]
         if pattern.index is not None:
             found = found[pattern.index : pattern.index + 1]
-        if found:
-            return found, []
-        return found, nearest_name_paths(seen, pattern)
+        return (found, []) if found else (found, nearest_name_paths(view.symbols, pattern))
+
+    @property
+    def index(self) -> DefinitionIndex:
+        """The workspace's definition index (kept for the service's life: the daemon's stays warm)."""
+        if self._index is None:
+            from gateway.symbols.index import DefinitionIndex  # sqlite3 too: loaded only for a search of the workspace
+
+            self._index = DefinitionIndex(self.workspace, self.registry, SKIPPED_DIRS)
+        return self._index
 
     def source_files(self) -> Iterator[Path]:
         for directory, subdirs, files in os.walk(self.workspace.root):

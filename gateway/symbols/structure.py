@@ -181,11 +181,12 @@ def _kept(lang: Language, text: str, tree: Tree) -> _Structure:
 
 
 def _worked_out(lang: Language, text: str, tree: Tree) -> _Structure:
-    derived = _carried(lang, text, tree, definitions(lang, tree))
+    found = definitions(lang, tree)  # once: a tree outside the cache (`parse_once`) keeps no list to find it again
+    derived = _carried(lang, text, tree, found)
     if derived is not None:
         symbols, reach = derived
     else:
-        symbols = _built(lang, text, tree, definitions(lang, tree))
+        symbols = _built(lang, text, tree, found)
         index = LineIndex.of(text)
         reach = {s.name_start: _reach(index, s) for s in symbols}
     kept = _Structure(len(text), symbols, reach)
