@@ -44,6 +44,11 @@ class Bounded(Generic[K, V]):
             while len(self._entries) > self.count or (self._held > self.chars and len(self._entries) > 2):
                 self._held -= self._entries.popitem(last=False)[1][1]
 
+    def values(self) -> list[V]:
+        """What is kept, oldest first."""
+        with self._lock:
+            return [value for value, _ in self._entries.values()]
+
     def newest(self) -> V | None:
         with self._lock:
             return next(reversed(self._entries.values()))[0] if self._entries else None
