@@ -115,18 +115,24 @@ def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return make_workspace(tmp_path / "ws", **(marker.kwargs if marker is not None else {}))
 
 
+def langs_with_python_server(tmp_path: Path, command: list[str]) -> Path:
+    """A copy of the language data whose Python server is `command` alone, with jedi's adapter
+    (the fake plays jedi's faults, its transient errors)."""
+    langs = tmp_path / "langs"
+    shutil.copytree(data_dir("langs"), langs)
+    python = langs / "python.toml"
+    quoted = ", ".join(f'"{word}"' for word in command)
+    text = re.sub(r'(?m)^command = .*$', f"command = [{quoted}]", python.read_text(), count=1)
+    text = re.sub(r'(?m)^adapter = .*$', 'adapter = "jedi"', text, count=1)
+    python.write_text(re.sub(r'(?m)^alternatives = .*$', "alternatives = []", text, count=1))
+    return langs
+
+
 @pytest.fixture
 def fake_langs(tmp_path: Path) -> Path:
     """A copy of the language data whose Python server is the fault-injecting fake
     (tests/fake_lsp_server.py); GATEWAY_LANGS_DIR points a separate process at it."""
-    langs = tmp_path / "langs"
-    shutil.copytree(data_dir("langs"), langs)
-    python = langs / "python.toml"
-    # The fake plays jedi's faults (its transient errors), so it has jedi's adapter.
-    text = re.sub(r'(?m)^command = .*$', f'command = ["{sys.executable}", "{FAKE_SERVER}"]', python.read_text(), count=1)
-    text = re.sub(r'(?m)^adapter = .*$', 'adapter = "jedi"', text, count=1)
-    python.write_text(re.sub(r'(?m)^alternatives = .*$', "alternatives = []", text, count=1))
-    return langs
+    return langs_with_python_server(tmp_path, [sys.executable, str(FAKE_SERVER)])
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from gateway.langs import LanguageRegistry, data_dir
 from gateway.lsp import discovery
 from gateway.surfaces.cli_daemon import _describe
 from gateway.surfaces.daemon import DaemonServer
-from tests.conftest import FAKE_SERVER
+from tests.conftest import FAKE_SERVER, langs_with_python_server
 
 PROBE_SECONDS, RETRY_SECONDS = 0.5, 300.0
 
@@ -42,13 +41,7 @@ def _server_on_path(tmp_path: Path, name: str, version: str) -> tuple[Path, Path
 
 def _registry(tmp_path: Path, command: str) -> LanguageRegistry:
     """The language data with Python's server `command` alone (with the fake's adapter)."""
-    langs = tmp_path / "langs"
-    shutil.copytree(data_dir("langs"), langs)
-    python = langs / "python.toml"
-    text = re.sub(r'(?m)^command = .*$', f'command = ["{command}"]', python.read_text(), count=1)
-    text = re.sub(r'(?m)^adapter = .*$', 'adapter = "jedi"', text, count=1)
-    python.write_text(re.sub(r'(?m)^alternatives = .*$', "alternatives = []", text, count=1))
-    return LanguageRegistry(langs, data_dir("queries"))
+    return LanguageRegistry(langs_with_python_server(tmp_path, [command]), data_dir("queries"))
 
 
 @pytest.fixture
