@@ -164,8 +164,10 @@ class Verifier:
         # front only where another file could refer to what changed (it spells a changed name or
         # the written file's), and only from a server ready to answer them (one still loading the
         # project would spend the budget on it).
-        found = _Dependents([p for p in self._spelling(group, _changed_names(touched, own)) if p not in own])
-        referred = bool(found.files) or any(p not in own for p in self._spelling(group, _module_names(group)))
+        changed = set(_changed_names(touched, own))
+        spelling = [(p, spelt) for p, spelt in self._spelled(group, [*changed, *_module_names(group)]) if p not in own]
+        found = _Dependents([p for p, spelt in spelling if spelt & changed])
+        referred = bool(spelling)
         if referred:
             self._referenced(group, touched, found, start + (deadline - start) * _REFERENCES_SHARE if session.ready else start)
         others = [p for p in found.files if p not in own]
@@ -232,13 +234,13 @@ class Verifier:
     def _file_of(self, place: str) -> Path:
         return self.workspace.resolve(place.rpartition(":")[0])
 
-    def _spelling(self, group: list[Written], names: list[str]) -> list[Path]:
+    def _spelled(self, group: list[Written], names: list[str]) -> list[tuple[Path, set[str]]]:
         """The workspace's files the group's server reads, other than the first written one, that
-        spell one of `names` as a word."""
-        from gateway.symbols.references import spelling
+        spell some of `names` as words, each with those it spells (the workspace read once)."""
+        from gateway.symbols.references import spelled
 
         service = self.service()
-        return [path for path in spelling(service, names, group[0].source.path)
+        return [(path, spelt) for path, spelt in spelled(service, names, group[0].source.path)
                 if (lang := service.registry.for_path(path)) is not None and lang.server.name == group[0].lang.server.name]
 
     def _errors(self, session: LspSession, texts: list[tuple[Path, str, str]], asked: list[Path], deadline: float) -> dict[Path, FileErrors]:

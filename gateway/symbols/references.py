@@ -82,15 +82,23 @@ def _local(view: FileSymbols, symbol: Symbol) -> bool:
 
 
 def spelling(service: SymbolService, names: Sequence[str], besides: Path) -> list[Path]:
-    """The workspace's source files other than `besides` that spell one of `names` as a word
-    (each file read once)."""
-    words = [(raw, re.compile(rb"(?<![\w$])" + re.escape(raw) + rb"(?![\w$])")) for raw in dict.fromkeys(n.encode() for n in names if n)]
+    """The workspace's source files other than `besides` that spell one of `names` as a word."""
+    return [path for path, _ in spelled(service, names, besides)]
+
+
+def spelled(service: SymbolService, names: Sequence[str], besides: Path) -> list[tuple[Path, set[str]]]:
+    """The workspace's source files other than `besides` that spell some of `names` as words, in
+    order, each with the names it spells (each file read once)."""
+    words = [(name, raw, re.compile(rb"(?<![\w$])" + re.escape(raw) + rb"(?![\w$])"))
+             for name, raw in {n: n.encode() for n in names if n}.items()]
     limit = service.workspace.max_bytes()
     found = []
     for path in service.source_files():
         text = _bytes(path, limit) if path != besides and words else b""
-        if any(raw in text and word.search(text) for raw, word in words):  # the plain search first: most files do not hold the name at all
-            found.append(path)
+        # the plain search first: most files do not hold the name at all
+        spelt = {name for name, raw, word in words if raw in text and word.search(text)}
+        if spelt:
+            found.append((path, spelt))
     return found
 
 
