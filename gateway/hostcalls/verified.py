@@ -21,15 +21,11 @@ if TYPE_CHECKING:
     from gateway.results import Verification
 
 
-def delta(scope: Scope, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None = None) -> Verification | None:
-    """The delta of writing `after` over `before` at `path`; None where it is not asked for (a
-    file outside the workspace, no language with symbols). NewErrors under the refuse policy;
-    another failure gives an unknown, never a failed hook. `touched`: what the gate listed, for
-    a routed write."""
-    return _delta_on(scope.engine_for(path), path, before, after, touched)
-
-
-def _delta_on(engine: Engine, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None) -> Verification | None:
+def delta(engine: Engine, path: Path, before: str, after: str, touched: tuple[TouchedDefinition, ...] | None) -> Verification | None:
+    """The delta of writing `after` over `before` at `path`, on `engine`; None where it is not
+    asked for (a file outside the workspace, no language with symbols). NewErrors under the
+    refuse policy; another failure gives an unknown, never a failed hook. `touched`: what the
+    gate listed, for a routed write."""
     from gateway.results import Verification
     from gateway.workspace import SourceFile
 
@@ -54,13 +50,13 @@ def kept_note(scope: Scope, path: Path, before: str, after: str, touched: tuple[
 
     engine = scope.engine_for(path)
     if engine is not scope.given or verify_config(engine.workspace.root).on_new_errors != "report":
-        return _joined(head, note(delta(scope, path, before, after, touched)))
+        return _joined(head, note(delta(engine, path, before, after, touched)))
 
     def later() -> str:
         from gateway.results import Verification
 
         try:
-            verification = _delta_on(engine, path, before, after, touched)
+            verification = delta(engine, path, before, after, touched)
         except Exception as error:  # noqa: BLE001 - the agent is told the check failed, never nothing
             verification = Verification("unknown", why=f"the check failed ({error})")
         return _joined(head, note(verification))
