@@ -4,7 +4,6 @@ servers off, then real servers (gopls, typescript-language-server, jedi) through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,16 @@ from gateway.engine import Engine
 from gateway.errordelta import introduced, line_ranges
 from gateway.gate.touched import touched_by
 from gateway.langs import default_registry
+from gateway.lsp.diagnostics import ServerDiagnostic
 from gateway.results import NewError, Verification
 from tests.conftest import make_workspace
 
 REGISTRY = default_registry()
 
 
-@dataclass(frozen=True)
-class Reported:
-    line: int
-    column: int
-    message: str
-    source: str = "server"
+def Reported(line: int, column: int, message: str) -> ServerDiagnostic:  # noqa: N802 - reads as the error it makes
+    """An error as the server reports it, on one line."""
+    return ServerDiagnostic(line, column, line, message, "server")
 
 
 # --- what a write touched, beside the gate -------------------------------------------------
