@@ -70,16 +70,6 @@ def build() -> argparse.ArgumentParser:
     return parser
 
 
-def installed_requests() -> Path:
-    """requests from PyPI, installed by pip (its own package only) into a temporary folder."""
-    import subprocess
-
-    target = Path(tempfile.mkdtemp(prefix="pyservers-requests-"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target", str(target),
-                    f"requests=={REQUESTS}"], check=True)
-    return target / "requests"
-
-
 def main() -> None:
     build().parse_args(["run"])
 '''
