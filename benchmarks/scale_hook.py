@@ -27,11 +27,10 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.daemon_memory import memory  # noqa: E402
 from benchmarks.host_latency import PASS, Host, _daemons, _finish, _gateway, _host, _timed  # noqa: E402
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from benchmarks.scale_corpus import HEADER_NEW, HEADER_OLD, long_python  # noqa: E402
@@ -80,12 +79,9 @@ def _tree_rss_mib(root: Path) -> dict[str, float]:
     """VmRSS in MiB by process name over the daemon's process tree ("daemon" for itself)."""
     found: dict[str, float] = {}
     for daemon in _daemons(root):
-        for process in [daemon, *daemon.children(recursive=True)]:
-            try:
-                name = "daemon" if process.pid == daemon.pid else process.name()
-                found[name] = found.get(name, 0.0) + process.memory_info().rss / 2**20
-            except psutil.Error:
-                continue
+        for pid, name, rss, _ in memory(daemon.pid)["processes"]:
+            key = "daemon" if pid == daemon.pid else name
+            found[key] = found.get(key, 0.0) + rss
     return found
 
 
