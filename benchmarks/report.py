@@ -50,8 +50,9 @@ def machine() -> str:
 
 
 def record(markdown: str, marker: str, title: str) -> None:
-    """Replace (or append) the section between `<!-- marker:start/end -->` in RESULTS.md
-    (results/local/RESULTS.md unless recording)."""
+    """Replace the section between `<!-- marker:start/end -->` in RESULTS.md (results/local/RESULTS.md
+    unless recording), or append it as a new `###` section at the end: RESULTS.md is grouped by
+    topic, so a new section is then moved under its topic by hand."""
     target = RESULTS if recording() else result_path("RESULTS.md")
     text = target.read_text() if target.exists() else "# Benchmark results\n"
     start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
@@ -59,7 +60,7 @@ def record(markdown: str, marker: str, title: str) -> None:
     if start in text:
         text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
     else:
-        text = text.rstrip("\n") + f"\n\n## {title}\n\n{block}\n"
+        text = text.rstrip("\n") + f"\n\n### {title}\n\n{block}\n"
     target.write_text(text)
     print(f"recorded in {target.relative_to(RESULTS.parent.parent)}", file=sys.stderr)
 
