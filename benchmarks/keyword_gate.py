@@ -1,4 +1,5 @@
-"""The keyword gate as widely deployed, for comparison: per-language keyword lists on raw lines.
+"""A keyword gate for comparison: per-language keyword lists on raw lines. This is the project's
+own reimplementation of the idea, not any peer's code (no peer's keyword gate is run here).
 
 A multi-line edit is blocked when a line of old_string or new_string that does not start
 with a comment marker contains one of the language's definition keywords.
