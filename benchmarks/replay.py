@@ -31,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.backend_label import claims_absent_server  # noqa: E402
 from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
@@ -88,12 +89,13 @@ class RouteTally:
     refused: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     latency_ms: list[float] = field(default_factory=list)
     backends: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    mislabeled: int = 0  # routes whose backend names a language server that was not running
 
     def to_json(self) -> dict[str, Any]:
         lat = self.latency_ms
         return {
             "blocked": self.blocked, "clean": self.clean, "exact": self.exact, "exact_clean": self.exact_clean,
-            "different": self.different, "refused": dict(self.refused), "backends": dict(self.backends),
+            "different": self.different, "refused": dict(self.refused), "backends": dict(self.backends), "mislabeled": self.mislabeled,
             "exact_rate_clean": self.exact_clean / self.clean if self.clean else None,
             "route_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
         }
@@ -204,6 +206,7 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
     finally:
         tally.latency_ms.append((time.perf_counter() - started) * 1000)
     tally.backends[planned.backend] += 1
+    tally.mislabeled += claims_absent_server(gateway, planned.backend)
     if planned.exact and planned.result == effect.after:
         tally.exact += 1
         tally.exact_clean += clean
@@ -342,6 +345,8 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
         t = r["routing"]
         refused = ", ".join(f"{k}: {v}" for k, v in sorted(t["refused"].items())) or "–"
         backends = ", ".join(sorted(t["backends"])) or "–"
+        if t.get("mislabeled"):
+            backends += f" ({t['mislabeled']} named a server that was not running)"
         ms = f"{t['route_ms']['p50']:.1f} / {t['route_ms']['p99']:.1f}" if t["route_ms"] else "–"
         out.append(f"| {r['language']} | {t['blocked']} | {t['clean']} | {t['exact']} | {t['exact_clean']} ({_pct(t['exact_rate_clean'])}) "
                    f"| {t['different']} | {refused} | {backends} | {ms} |")
