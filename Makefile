@@ -20,7 +20,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real bench-selfcheck clean
 
 setup: python-env servers hosts
 
@@ -147,6 +147,12 @@ $(SERENA_DIR)/.installed: Makefile
 	test -x $(SERENA_DIR)/bin/python || $(PYTHON) -m venv $(SERENA_DIR)
 	$(SERENA_DIR)/bin/pip install -q --disable-pip-version-check serena-agent==$(SERENA_VERSION)
 	touch $@
+
+# Every benchmark's checks against deliberately wrong operations (issue 37): fails (exit 1) when a
+# check passes one of them. In process, on tree-sitter alone, on a fixed sample of six languages;
+# tests/test_selfcheck.py runs it in `make test`. docs/benchmarks.md lists what catches what.
+bench-selfcheck: python-env
+	$(PY) benchmarks/selfcheck.py
 
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick

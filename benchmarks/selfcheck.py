@@ -100,7 +100,7 @@ def _read(place: str, member: str) -> str | None:
 
 
 @dataclass
-class Verdict:
+class Trial:
     """One wrong implementation against one benchmark: the checks that ran, those that caught it."""
 
     wrong: WrongImplementation
@@ -108,6 +108,7 @@ class Verdict:
     ran: list[str] = field(default_factory=list)
     caught: list[str] = field(default_factory=list)
     crashed: str = ""
+    where: set[str] = field(default_factory=set)  # the languages whose files the catching checks named
 
     @property
     def is_caught(self) -> bool:
@@ -122,36 +123,39 @@ def _run(benchmark: str, files: list[SampleFile]) -> dict[str, Score] | str:
 
 
 def against(wrong: WrongImplementation, benchmark: str, files: list[SampleFile], baseline: dict[str, Score],
-            sabotaged: set[str]) -> Verdict:
-    verdict = Verdict(wrong, benchmark, ran=list(baseline))
+            sabotaged: set[str]) -> Trial:
+    trial = Trial(wrong, benchmark, ran=list(baseline))
     with wrong.swap():
         scores = _run(benchmark, files)
     if isinstance(scores, str):
-        verdict.crashed = scores
-        return verdict
+        trial.crashed = scores
+        return trial
     for check, score in scores.items():
         if f"{benchmark}:{check}" in sabotaged:
             score = baseline[check]
-        if set(score.failures) - set(baseline[check].failures):
-            verdict.caught.append(check)
-    return verdict
+        new = set(score.failures) - set(baseline[check].failures)
+        if new:
+            trial.caught.append(check)
+            trial.where |= {f.language for f in files if any(f.name in failure for failure in new)}
+    return trial
 
 
-def render(files: list[SampleFile], missing: list[str], baselines: dict[str, dict[str, Score]], verdicts: list[Verdict],
+def render(files: list[SampleFile], missing: list[str], baselines: dict[str, dict[str, Score]], trials: list[Trial],
            problems: list[str], seconds: float) -> str:
     out = ["Sample: " + "; ".join(f"{f.language} {f.name} ({f.origin}, {f.text.count(chr(10))} lines)" for f in files)]
     out += [f"Not on this machine: {', '.join(missing)} (its checks did not run)."] if missing else []
     out += ["", "Baseline (the gateway as it is): " + "; ".join(
         f"{b}:{c} tried {s.tried}, {len(s.failures)} failing" for b, scores in baselines.items() for c, s in scores.items())]
     out += ["", "| wrong implementation | benchmark | checks run | caught by |", "|---|---|---|---|"]
-    for v in verdicts:
+    for v in trials:
         gap = KNOWN_GAPS.get((v.wrong.key, v.benchmark))
-        caught = ", ".join(v.caught) if v.caught else (f"crashed ({v.crashed})" if v.crashed else "**NOT CAUGHT**")
+        where = f" (in {', '.join(sorted(v.where))})" if v.where else ""
+        caught = ", ".join(v.caught) + where if v.caught else (f"crashed ({v.crashed})" if v.crashed else "**NOT CAUGHT**")
         if gap and not v.is_caught:
             caught += f" ({gap})"
         out.append(f"| ({v.wrong.key}) {v.wrong.title} | {v.benchmark} | {', '.join(v.ran)} | {caught} |")
     out += ["", "Not run: " + "; ".join(NOT_RUN) + "."]
-    out += ["", f"{len(verdicts)} pairs in {seconds:.1f} s: " + ("FAILED:" if problems else "every wrong implementation caught "
+    out += ["", f"{len(trials)} pairs in {seconds:.1f} s: " + ("FAILED:" if problems else "every wrong implementation caught "
                                                                "(known gaps aside).")]
     out += [f"- {p}" for p in problems]
     return "\n".join(out)
@@ -172,14 +176,14 @@ def selfcheck(only: set[str] | None = None, sabotaged: set[str] | None = None) -
             continue
         baselines[benchmark] = scores
         problems += [f"{benchmark}:{check} tried nothing on the baseline" for check, score in scores.items() if not score.tried]
-    verdicts = [against(w, b, files, baselines[b], sabotaged or set()) for w in wrongs for b in w.applies_to if b in baselines]
-    for v in verdicts:
+    trials = [against(w, b, files, baselines[b], sabotaged or set()) for w in wrongs for b in w.applies_to if b in baselines]
+    for v in trials:
         gap = (v.wrong.key, v.benchmark) in KNOWN_GAPS
         if not v.is_caught and not gap:
             problems.append(f"({v.wrong.key}) {v.wrong.title}: no check of {v.benchmark} caught it")
         elif v.is_caught and gap:
             problems.append(f"({v.wrong.key}) is caught by {v.benchmark} now: take it off KNOWN_GAPS in benchmarks/selfcheck.py")
-    return render(files, missing, baselines, verdicts, problems, time.perf_counter() - started), not problems
+    return render(files, missing, baselines, trials, problems, time.perf_counter() - started), not problems
 
 
 def main() -> None:
