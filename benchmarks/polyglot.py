@@ -99,7 +99,7 @@ def _backend(gateway: Gateway, exercise: Exercise) -> str:
     return f"{backend} {version}" if version else backend
 
 
-def _send(gateway: Gateway, exercise: Exercise, mode: str) -> tuple[list[Outcome], list[str]]:
+def send_exercise(gateway: Gateway, exercise: Exercise, mode: str) -> tuple[list[Outcome], list[str]]:
     """The outcomes, and what polyglot_checks finds wrong with those of edits (verdicts against
     Python's `ast`, backend labels)."""
     registry, outcomes, problems = gateway.registry, [], []
@@ -133,7 +133,7 @@ def _mode(language: str, mode: str, chosen: list[Exercise]) -> tuple[str, dict[s
         backend = _backend(gateway, chosen[0]) if chosen else "–"
         for index, exercise in enumerate(chosen):
             progress.at(mode, index, exercise.name)
-            outcomes, problems = _send(gateway, exercise, mode)
+            outcomes, problems = send_exercise(gateway, exercise, mode)
             files = _files(root, exercise)
             for problem in problems:
                 print(f"polyglot: check failed: {problem}", file=sys.stderr)

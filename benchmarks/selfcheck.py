@@ -1,6 +1,6 @@
 """Every benchmark check proves itself against wrong implementations (`make bench-selfcheck`).
 
-    python benchmarks/selfcheck.py [--only a,g] [--sabotage BENCHMARK:CHECK]
+    python benchmarks/selfcheck.py [--only a,g] [--sabotage BENCHMARK:CHECK] [--polyglot CHECKOUT]
 
 On a small fixed sample (real files, fixed by name: Python's standard library, Go's, a
 TypeScript file the language servers' install brings, a JDK class, an LLVM header, a Rust crate
@@ -9,18 +9,21 @@ baseline), then once with each deliberately wrong operation swapped in (selfchec
 A wrong implementation is caught by a check that reports a failure it did not report on the
 baseline (or that crashes). It must be caught by at least one check of every benchmark it
 applies to; otherwise, or when a check tried nothing on the baseline, the run fails (exit 1).
-`--sabotage` makes one check lenient (it reports its baseline whatever happens), to show that
+The polyglot checks run on a stub made from each sample file, or with `--polyglot` on one
+exercise per language of a checkout of Aider-AI/polyglot-benchmark. `--sabotage` makes one check lenient (it reports its baseline whatever happens), to show that
 the run then fails: the harness is not vacuous.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import os
 import shutil
 import sys
 import sysconfig
+import tempfile
 import time
 import zipfile
 from collections.abc import Callable
@@ -31,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import selfcheck_checks  # noqa: E402
-from benchmarks.selfcheck_checks import SampleFile, Score  # noqa: E402
+from benchmarks.selfcheck_checks import POLYGLOT_EXERCISES, SampleFile, Score  # noqa: E402
 from benchmarks.selfcheck_wrong import WRONG, WrongImplementation  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -46,7 +49,8 @@ SAMPLE: dict[str, tuple[str, list[str]]] = {
     "cpp": ("PointerIntPair.hpp", ["/usr/include/llvm-*/llvm/ADT/PointerIntPair.h"]),
     "rust": ("lifetime.rs", ["/usr/share/cargo/registry/syn-2*/src/lifetime.rs", str(Path.home() / ".cargo/registry/src/*/syn-2*/src/lifetime.rs")]),
 }
-BENCHMARKS: dict[str, Callable[[list[SampleFile]], dict[str, Score]]] = {
+Benchmark = Callable[[list[SampleFile]], dict[str, Score]]
+BENCHMARKS: dict[str, Benchmark] = {
     "matrix": selfcheck_checks.matrix,
     "round_trips": selfcheck_checks.round_trips,
     "replay": selfcheck_checks.replay,
@@ -61,8 +65,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("b", "matrix"): "not caught on BASE: the matrix rename check renames and renames back (issue 37 part 2, branch i37-oracles, rewrites it)",
 }
 NOT_RUN = [
-    "polyglot: the exercises' own tests (no checkout of Aider-AI/polyglot-benchmark is used here: a built-in stub per sample file instead, "
-    "with no tests; its other checks ran)",
     "replay: the gate-against-oracle check on Python only (its other oracles start processes: javac, node, language servers)",
     "scale_hook, scale_shell, scale_cli, scale_index: their checks run the hook, the shell record or the CLI in processes of their own, "
     "which an in-process swap does not reach",
@@ -115,18 +117,18 @@ class Trial:
         return bool(self.caught or self.crashed)
 
 
-def _run(benchmark: str, files: list[SampleFile]) -> dict[str, Score] | str:
+def _run(benchmark: Benchmark, files: list[SampleFile]) -> dict[str, Score] | str:
     try:
-        return BENCHMARKS[benchmark](files)
+        return benchmark(files)
     except Exception as error:  # a benchmark that crashes on a wrong implementation has caught it: said as such
         return f"{type(error).__name__}: {str(error)[:200]}"
 
 
-def against(wrong: WrongImplementation, benchmark: str, files: list[SampleFile], baseline: dict[str, Score],
+def against(wrong: WrongImplementation, benchmark: str, run: Benchmark, files: list[SampleFile], baseline: dict[str, Score],
             sabotaged: set[str]) -> Trial:
     trial = Trial(wrong, benchmark, ran=list(baseline))
     with wrong.swap():
-        scores = _run(benchmark, files)
+        scores = _run(run, files)
     if isinstance(scores, str):
         trial.crashed = scores
         return trial
@@ -141,7 +143,7 @@ def against(wrong: WrongImplementation, benchmark: str, files: list[SampleFile],
 
 
 def render(files: list[SampleFile], missing: list[str], baselines: dict[str, dict[str, Score]], trials: list[Trial],
-           problems: list[str], seconds: float) -> str:
+           problems: list[str], seconds: float, polyglot: Path | None) -> str:
     out = ["Sample: " + "; ".join(f"{f.language} {f.name} ({f.origin}, {f.text.count(chr(10))} lines)" for f in files)]
     out += [f"Not on this machine: {', '.join(missing)} (its checks did not run)."] if missing else []
     out += ["", "Baseline (the gateway as it is): " + "; ".join(
@@ -154,36 +156,41 @@ def render(files: list[SampleFile], missing: list[str], baselines: dict[str, dic
         if gap and not v.is_caught:
             caught += f" ({gap})"
         out.append(f"| ({v.wrong.key}) {v.wrong.title} | {v.benchmark} | {', '.join(v.ran)} | {caught} |")
-    out += ["", "Not run: " + "; ".join(NOT_RUN) + "."]
+    exercises = (f"one exercise per language of {polyglot} ({', '.join(f'{k} {v}' for k, v in POLYGLOT_EXERCISES.items())}); "
+                 "their own tests did not run (they start compilers and test runners)") if polyglot else (
+        "no checkout of Aider-AI/polyglot-benchmark given (--polyglot): a stub made from each sample file instead, and no "
+        "exercise's own tests ran")
+    out += ["", f"Polyglot: {exercises}.", "", "Not run: " + "; ".join(NOT_RUN) + "."]
     out += ["", f"{len(trials)} pairs in {seconds:.1f} s: " + ("FAILED:" if problems else "every wrong implementation caught "
                                                                "(known gaps aside).")]
     out += [f"- {p}" for p in problems]
     return "\n".join(out)
 
 
-def selfcheck(only: set[str] | None = None, sabotaged: set[str] | None = None) -> tuple[str, bool]:
-    """The report and whether it passed."""
+def selfcheck(only: set[str] | None = None, sabotaged: set[str] | None = None, polyglot: Path | None = None) -> tuple[str, bool]:
+    """The report and whether it passed; `polyglot`: a checkout of Aider-AI/polyglot-benchmark."""
     started = time.perf_counter()
     files, missing = sample()
+    runs = {**BENCHMARKS, "polyglot": functools.partial(selfcheck_checks.polyglot, checkout=polyglot)}
     wrongs = [w for w in WRONG if only is None or w.key in only]
     needed = sorted({b for w in wrongs for b in w.applies_to}, key=list(BENCHMARKS).index)
     baselines: dict[str, dict[str, Score]] = {}
     problems: list[str] = []
     for benchmark in needed:
-        scores = _run(benchmark, files)
+        scores = _run(runs[benchmark], files)
         if isinstance(scores, str):
             problems.append(f"{benchmark}: crashed on the baseline: {scores}")
             continue
         baselines[benchmark] = scores
         problems += [f"{benchmark}:{check} tried nothing on the baseline" for check, score in scores.items() if not score.tried]
-    trials = [against(w, b, files, baselines[b], sabotaged or set()) for w in wrongs for b in w.applies_to if b in baselines]
+    trials = [against(w, b, runs[b], files, baselines[b], sabotaged or set()) for w in wrongs for b in w.applies_to if b in baselines]
     for v in trials:
         gap = (v.wrong.key, v.benchmark) in KNOWN_GAPS
         if not v.is_caught and not gap:
             problems.append(f"({v.wrong.key}) {v.wrong.title}: no check of {v.benchmark} caught it")
         elif v.is_caught and gap:
             problems.append(f"({v.wrong.key}) is caught by {v.benchmark} now: take it off KNOWN_GAPS in benchmarks/selfcheck.py")
-    return render(files, missing, baselines, trials, problems, time.perf_counter() - started), not problems
+    return render(files, missing, baselines, trials, problems, time.perf_counter() - started, polyglot), not problems
 
 
 def main() -> None:
@@ -191,8 +198,13 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated keys of the wrong implementations to try (default: all)")
     parser.add_argument("--sabotage", action="append", default=[], metavar="BENCHMARK:CHECK",
                         help="make one check lenient (it reports its baseline): the run must then fail")
+    parser.add_argument("--polyglot", type=Path, metavar="CHECKOUT", help="a clone of Aider-AI/polyglot-benchmark for the polyglot checks")
     args = parser.parse_args()
-    report, passed = selfcheck(set(args.only.split(",")) if args.only else None, set(args.sabotage))
+    if args.polyglot is not None and not (args.polyglot / "python" / "exercises").is_dir():
+        parser.error(f"{args.polyglot}: not a checkout of Aider-AI/polyglot-benchmark")
+    with tempfile.TemporaryDirectory(prefix="selfcheck-state-") as state:
+        os.environ["XDG_STATE_HOME"] = state  # what the removals remember stays out of the user's state
+        report, passed = selfcheck(set(args.only.split(",")) if args.only else None, set(args.sabotage), args.polyglot)
     print(report)
     sys.exit(0 if passed else 1)
 

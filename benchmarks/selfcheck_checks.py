@@ -9,6 +9,7 @@ failures it reported, one line each.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -21,9 +22,9 @@ from benchmarks.classify_latency import EDITS_PER_KIND, generate_edits, verdict_
 from benchmarks.hunks import ReplayEdit
 from benchmarks.matrix_ops import OPERATIONS, OperationTally, check_definition, check_symbols
 from benchmarks.oracle import AstOracle
-from benchmarks.polyglot_drive import Outcome, send_edit
-from benchmarks.polyglot_checks import outcome_problems
-from benchmarks.polyglot_edits import FilePair, definition_edits
+from benchmarks.polyglot_drive import Outcome
+from benchmarks.polyglot import send_exercise
+from benchmarks.polyglot_edits import Exercise, FilePair, exercises
 from benchmarks.replay import LanguageRun, OracleCache, judge
 from benchmarks.round_trips import Trips, round_trip_file
 from benchmarks.scale_cxx import header_edit, verdict_problem
@@ -180,21 +181,44 @@ def _stub(source: SampleFile) -> str:
     return stub
 
 
-def polyglot(files: list[SampleFile]) -> dict[str, Score]:
-    """polyglot_drive.send_edit on the edits polyglot_edits makes from a stub to the file itself."""
+# With a checkout of Aider-AI/polyglot-benchmark: one exercise per language, fixed by name.
+POLYGLOT_EXERCISES = {"python": "book-store", "go": "book-store", "javascript": "book-store", "java": "book-store", "rust": "book-store",
+                      "cpp": "clock"}
+
+
+def _built_in_exercises(files: list[SampleFile]) -> list[Exercise]:
+    """Each sample file as an exercise: its stub (`_stub`) to be turned into the file itself."""
+    return [Exercise(f.language, f"sample-{f.language}", Path(f.origin), (FilePair(f.name, _stub(f), f.text),)) for f in files]
+
+
+def _checkout_exercises(checkout: Path) -> list[Exercise]:
+    """The fixed exercises, named by language too (the same exercise of two languages shares a workspace)."""
+    return [dataclasses.replace(e, name=f"{language}-{name}") for language, name in POLYGLOT_EXERCISES.items()
+            for e in exercises(checkout, language) if e.name == name]
+
+
+def polyglot(files: list[SampleFile], checkout: Path | None = None) -> dict[str, Score]:
+    """polyglot.send_exercise (polyglot_edits' edits through polyglot_drive.send_edit, each checked by
+    polyglot_checks) on the built-in exercises, or on `checkout`'s fixed ones; then whether each
+    exercise reached its solution."""
+    chosen = _checkout_exercises(checkout) if checkout is not None else _built_in_exercises(files)
     outcomes: list[Outcome] = []
     problems: list[str] = []
-    with workspace(files) as (gateway, root):
-        for source in files:
-            pair = FilePair(source.name, _stub(source), source.text)
-            (root / source.name).write_text(pair.stub or "")
-            for edit in definition_edits(gateway.registry, pair):
-                before = (root / source.name).read_text()
-                outcome = send_edit(gateway, edit, source.language)
-                outcomes.append(outcome)
-                problems += outcome_problems(gateway, source.language, before, edit, outcome)
-            if (root / source.name).read_text() != source.text:
-                outcomes.append(Outcome(source.name, "file", source.name, "not_applied", "the solution was not reached", False, None, 0.0))
+    with workspace([]) as (gateway, root):
+        for exercise in chosen:
+            if checkout is not None:
+                shutil.copytree(exercise.directory, root / exercise.name, ignore=shutil.ignore_patterns(".*"))
+            for pair in exercise.files:
+                if checkout is None:
+                    (root / exercise.name).mkdir(exist_ok=True)
+                    (root / exercise.name / pair.path).write_text(pair.stub or "")
+            sent, found = send_exercise(gateway, exercise, "edits")
+            outcomes += sent
+            problems += found
+            for pair in exercise.files:
+                if (root / exercise.name / pair.path).read_text() != pair.solution:
+                    outcomes.append(Outcome(f"{exercise.name}/{pair.path}", "file", pair.path, "not_applied", "the solution was not reached",
+                                            False, None, 0.0))
     said = [f"{o.path}: {o.kind} {o.label}: {o.status} ({o.reason})" for o in outcomes]
     return {
         "exact": Score(len(outcomes), tuple(s for s, o in zip(said, outcomes, strict=True) if o.status == "not_applied" or o.exact is False)),
