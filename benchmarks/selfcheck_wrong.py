@@ -39,7 +39,7 @@ def swapped(owner: Any, name: str, replacement: Any) -> Iterator[None]:
     """`owner.name` replaced by `replacement`, in `owner` and in every loaded module that imported
     the same object by name; all put back on leaving."""
     original = getattr(owner, name)
-    holders = [owner] + [m for m in list(sys.modules.values()) if m is not owner and getattr(m, name, None) is original]
+    holders = [owner] + [m for m in list(sys.modules.values()) if m is not owner and vars(m).get(name) is original]
     for holder in holders:
         setattr(holder, name, replacement)
     try:
