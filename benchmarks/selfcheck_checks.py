@@ -68,16 +68,30 @@ def _spread(count: int) -> list[int]:
     return sorted(set(range(0, count, max(1, count // PER_FILE))))[:PER_FILE]
 
 
+def rename_judge() -> object | None:
+    """Python's rename judge (its compiler's symbol tables, in process), which the matrix's rename
+    check takes once issue 37's reference oracles are in (benchmarks/references_python.py, branch
+    i37-oracles); None before: the rename check then renames and renames back, and no more."""
+    try:
+        from benchmarks.references_python import PythonScopes  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return PythonScopes()
+
+
 def matrix(files: list[SampleFile]) -> dict[str, Score]:
     """matrix_ops's check_symbols (Python, against its `ast` oracle), check_definition (find,
-    replace, rename) and the round trip (remove+insert), as matrix.run_language calls them."""
+    replace, rename, judged for Python by `rename_judge` where there is one) and the round trip
+    (remove+insert), as matrix.run_language calls them."""
     tally = OperationTally()
+    judge = rename_judge()
     with workspace(files) as (gateway, root):
         for source in files:
             if source.language == "python":
                 check_symbols(gateway, source.name, AstOracle().definitions(root / source.name, source.text), tally)
+            judged = [judge] if judge is not None and source.language == "python" else []
             for index in _spread(definition_count(gateway, source.name)):
-                check_definition(gateway, root, source.name, index, tally)
+                check_definition(gateway, root, source.name, index, tally, *judged)
                 try:
                     outcome = round_trip(gateway, root, source.name, index)
                 except GatewayError as error:

@@ -31,7 +31,7 @@ def test_bench_selfcheck_passes() -> None:
     report, passed = selfcheck()
     assert passed, report
     assert "| (e) remove that leaves the decorator or the leading comment | round_trips | round trip | round trip (in " in report
-    assert report.count("**NOT CAUGHT**") == 2 and report.count("not caught on BASE") == 2, report
+    assert all("not caught on BASE" in line for line in report.splitlines() if "**NOT CAUGHT**" in line), report
 
 
 def test_the_swaps_are_undone() -> None:
