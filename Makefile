@@ -20,7 +20,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real bench-selfcheck clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real clean
 
 setup: python-env servers hosts
 
@@ -152,6 +152,7 @@ $(SERENA_DIR)/.installed: Makefile
 # check passes one of them. In process, on tree-sitter alone, on a fixed sample of six languages;
 # tests/test_selfcheck.py runs it in `make test`. docs/benchmarks.md lists what catches what.
 # `make bench-selfcheck [POLYGLOT=path/to/polyglot-benchmark]`: the polyglot checks on its exercises.
+.PHONY: bench-selfcheck
 bench-selfcheck: python-env
 	$(PY) benchmarks/selfcheck.py $(if $(POLYGLOT),--polyglot $(POLYGLOT))
 

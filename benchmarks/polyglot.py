@@ -35,7 +35,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.polyglot_checks import outcome_problems  # noqa: E402
 from benchmarks.polyglot_drive import Outcome, send_edit, send_write  # noqa: E402
 from benchmarks.polyglot_edits import LANGUAGES, Exercise, definition_edits, exercises, plain  # noqa: E402
 from benchmarks.polyglot_report import render  # noqa: E402
@@ -99,10 +98,8 @@ def _backend(gateway: Gateway, exercise: Exercise) -> str:
     return f"{backend} {version}" if version else backend
 
 
-def send_exercise(gateway: Gateway, exercise: Exercise, mode: str) -> tuple[list[Outcome], list[str]]:
-    """The outcomes, and what polyglot_checks finds wrong with those of edits (verdicts against
-    Python's `ast`, backend labels)."""
-    registry, outcomes, problems = gateway.registry, [], []
+def _send(gateway: Gateway, exercise: Exercise, mode: str) -> list[Outcome]:
+    registry, outcomes = gateway.registry, []
     for pair in exercise.files:
         path = f"{exercise.name}/{pair.path}"
         if pair.stub is None or mode == "write":
@@ -110,10 +107,8 @@ def send_exercise(gateway: Gateway, exercise: Exercise, mode: str) -> tuple[list
                 outcomes.append(send_write(gateway, path, pair.solution, exercise.language))
             continue
         for edit in definition_edits(registry, pair):
-            before = (gateway.workspace.root / path).read_bytes().decode("utf-8")
             outcomes.append(send_edit(gateway, replace(edit, path=path), exercise.language))
-            problems += outcome_problems(gateway, exercise.language, before, replace(edit, path=path), outcomes[-1])
-    return outcomes, problems
+    return outcomes
 
 
 def _files(root: Path, exercise: Exercise) -> dict[str, str]:
@@ -133,11 +128,9 @@ def _mode(language: str, mode: str, chosen: list[Exercise]) -> tuple[str, dict[s
         backend = _backend(gateway, chosen[0]) if chosen else "–"
         for index, exercise in enumerate(chosen):
             progress.at(mode, index, exercise.name)
-            outcomes, problems = send_exercise(gateway, exercise, mode)
+            outcomes = _send(gateway, exercise, mode)
             files = _files(root, exercise)
-            for problem in problems:
-                print(f"polyglot: check failed: {problem}", file=sys.stderr)
-            found[exercise.name] = {"outcomes": outcomes, "files": files, "problems": problems,
+            found[exercise.name] = {"outcomes": outcomes, "files": files,
                                     "solution": all(files[p.path] == p.solution for p in exercise.files)}
     progress.stop()
     return backend, found
@@ -169,7 +162,7 @@ def run_language(checkout: Path, language: str, limit: int | None, modes: list[s
         entry: dict[str, Any] = {"exercise": exercise.name}
         for mode in modes:
             done = runs[mode][exercise.name]
-            entry[mode] = {"outcomes": [o.to_json() for o in done["outcomes"]], "solution": done["solution"], "problems": done["problems"]}
+            entry[mode] = {"outcomes": [o.to_json() for o in done["outcomes"]], "solution": done["solution"]}
         entry["tests"] = {k: (v.to_json() if v else None) for k, v in tests.get(exercise.name, {}).items()}
         per_exercise.append(entry)
     return {"language": language, "backend": backends.get("edits") or next(iter(backends.values()), "–"),
@@ -195,7 +188,6 @@ def summarize(per_exercise: list[dict[str, Any]], modes: list[str]) -> dict[str,
             "not_applied": sum(o["status"] == "not_applied" for o in outcomes),
             "by_kind": dict(Counter(o["kind"] for o in outcomes)),
             "solution_reached": sum(e[mode]["solution"] for e in per_exercise),
-            "check_problems": sum(len(e[mode].get("problems", [])) for e in per_exercise),
             "ms_p50": statistics.median(times) if times else None,
         }
     variants = sorted({k for e in per_exercise for k in e["tests"]})

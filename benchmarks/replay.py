@@ -206,12 +206,12 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
     finally:
         tally.latency_ms.append((time.perf_counter() - started) * 1000)
     tally.backends[planned.backend] += 1
-    tally.mislabeled += claims_absent_server(gateway, planned.backend)
     if planned.exact and planned.result == effect.after:
         tally.exact += 1
         tally.exact_clean += clean
     else:
         tally.different += 1
+    tally.mislabeled += claims_absent_server(gateway, planned.backend)
 
 
 def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway: Gateway, path: Path) -> None:
@@ -345,8 +345,6 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
         t = r["routing"]
         refused = ", ".join(f"{k}: {v}" for k, v in sorted(t["refused"].items())) or "–"
         backends = ", ".join(sorted(t["backends"])) or "–"
-        if t.get("mislabeled"):
-            backends += f" ({t['mislabeled']} named a server that was not running)"
         ms = f"{t['route_ms']['p50']:.1f} / {t['route_ms']['p99']:.1f}" if t["route_ms"] else "–"
         out.append(f"| {r['language']} | {t['blocked']} | {t['clean']} | {t['exact']} | {t['exact_clean']} ({_pct(t['exact_rate_clean'])}) "
                    f"| {t['different']} | {refused} | {backends} | {ms} |")

@@ -22,9 +22,9 @@ from benchmarks.classify_latency import EDITS_PER_KIND, generate_edits, verdict_
 from benchmarks.hunks import ReplayEdit
 from benchmarks.matrix_ops import OPERATIONS, OperationTally, check_definition, check_symbols
 from benchmarks.oracle import AstOracle
-from benchmarks.polyglot_drive import Outcome
-from benchmarks.polyglot import send_exercise
-from benchmarks.polyglot_edits import Exercise, FilePair, exercises
+from benchmarks.polyglot_drive import Outcome, send_edit, send_write
+from benchmarks.polyglot_checks import outcome_problems
+from benchmarks.polyglot_edits import Exercise, FilePair, definition_edits, exercises
 from benchmarks.replay import LanguageRun, OracleCache, judge
 from benchmarks.round_trips import Trips, round_trip_file
 from benchmarks.scale_cxx import header_edit, verdict_problem
@@ -211,10 +211,27 @@ def _checkout_exercises(checkout: Path) -> list[Exercise]:
             for e in exercises(checkout, language) if e.name == name]
 
 
+def _send(gateway: Gateway, exercise: Exercise) -> tuple[list[Outcome], list[str]]:
+    """What polyglot's `edits` mode sends for the exercise (polyglot_edits' edits through
+    polyglot_drive.send_edit, a new file through send_write), each edit's outcome checked by
+    polyglot_checks."""
+    outcomes, problems = [], []
+    for pair in exercise.files:
+        path = f"{exercise.name}/{pair.path}"
+        if pair.stub is None:
+            outcomes.append(send_write(gateway, path, pair.solution, exercise.language))
+            continue
+        for edit in definition_edits(gateway.registry, pair):
+            edit = dataclasses.replace(edit, path=path)
+            before = (gateway.workspace.root / path).read_bytes().decode("utf-8")
+            outcomes.append(send_edit(gateway, edit, exercise.language))
+            problems += outcome_problems(gateway, exercise.language, before, edit, outcomes[-1])
+    return outcomes, problems
+
+
 def polyglot(files: list[SampleFile], checkout: Path | None = None) -> dict[str, Score]:
-    """polyglot.send_exercise (polyglot_edits' edits through polyglot_drive.send_edit, each checked by
-    polyglot_checks) on the built-in exercises, or on `checkout`'s fixed ones; then whether each
-    exercise reached its solution."""
+    """Polyglot's edits (`_send`) on the built-in exercises, or on `checkout`'s fixed ones; then
+    whether each exercise reached its solution."""
     chosen = _checkout_exercises(checkout) if checkout is not None else _built_in_exercises(files)
     outcomes: list[Outcome] = []
     problems: list[str] = []
@@ -226,7 +243,7 @@ def polyglot(files: list[SampleFile], checkout: Path | None = None) -> dict[str,
                 if checkout is None:
                     (root / exercise.name).mkdir(exist_ok=True)
                     (root / exercise.name / pair.path).write_text(pair.stub or "")
-            sent, found = send_exercise(gateway, exercise, "edits")
+            sent, found = _send(gateway, exercise)
             outcomes += sent
             problems += found
             for pair in exercise.files:
