@@ -148,6 +148,14 @@ $(SERENA_DIR)/.installed: Makefile
 	$(SERENA_DIR)/bin/pip install -q --disable-pip-version-check serena-agent==$(SERENA_VERSION)
 	touch $@
 
+# Every benchmark's checks against deliberately wrong operations (issue 37): fails (exit 1) when a
+# check passes one of them. In process, on tree-sitter alone, on a fixed sample of six languages;
+# tests/test_selfcheck.py runs it in `make test`. docs/benchmarks.md lists what catches what.
+# `make bench-selfcheck [POLYGLOT=path/to/polyglot-benchmark]`: the polyglot checks on its exercises.
+.PHONY: bench-selfcheck
+bench-selfcheck: python-env
+	$(PY) benchmarks/selfcheck.py $(if $(POLYGLOT),--polyglot $(POLYGLOT))
+
 bench-quick: setup corpus
 	$(PY) benchmarks/matrix.py --quick
 

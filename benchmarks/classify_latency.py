@@ -1,6 +1,7 @@
 """Latency of the gate on ~2,000-line real files, beside a keyword gate, in-process and as a process.
 
-Run with `make bench`. Prints a Markdown table and records it in benchmarks/RESULTS.md
+Run with `make bench`. Before timing, the verdicts known by construction are checked (a body-only
+edit allowed, a whole definition removed blocked): a wrong verdict fails the run. Prints a Markdown table and records it in benchmarks/RESULTS.md
 between the classify-latency markers, and the raw numbers in results/classify_latency.json.
 """
 
@@ -80,6 +81,25 @@ def generate_edits(language: str, name: str, content: str, seed: int = 0) -> lis
     for group in (whole, body, single):
         picked += rng.sample(group, min(len(group), EDITS_PER_KIND))
     return picked
+
+
+def verdict_problems(language: str, name: str, content: str, edits: list[Edit]) -> list[str]:
+    """The gate's verdicts checked where they are known by construction: each body-only edit (a
+    blank at the end of a body's line) allowed, and each whole definition removed (up to
+    EDITS_PER_KIND, generated here) blocked; what was judged otherwise, one line each."""
+    removals = []
+    for d in find_definitions(default_registry().get(language), content.encode()):
+        text = content.encode()[d.start_byte : d.end_byte].decode()
+        if "\n" in text and content.count(text) == 1:
+            removals.append(Edit("remove_definition", text, ""))
+    expected = [(e, False) for e in edits if e.kind == "body_only"] + [(e, True) for e in removals[:EDITS_PER_KIND]]
+    problems = []
+    for edit, blocks in expected:
+        verdict = classify_edit(name, edit.old, edit.new, content=content)
+        if verdict.blocked != blocks:
+            problems.append(f"{name}: {edit.kind} at line {content[: content.index(edit.old)].count(chr(10)) + 1} judged "
+                            f"{verdict.decision} ({verdict.reason})")
+    return problems
 
 
 def time_in_process(language: str, name: str, content: str, edits: list[Edit]) -> dict[str, float]:
@@ -224,6 +244,9 @@ def main() -> None:
             continue
         content = first_lines(path, LINES)
         edits = generate_edits(language, name, content)
+        problems = verdict_problems(language, name, content, edits)
+        if problems:  # a fast gate that judges wrong fails the benchmark
+            raise SystemExit(f"classify_latency: {len(problems)} verdict(s) wrong:\n" + "\n".join(problems[:20]))
         timings = time_in_process(language, name, content, edits)
         rows.append({"language": language, "file": path.name, "lines": content.count("\n"), "edits": len(edits), **timings})
         print(f"{language}: {timings}", file=sys.stderr)

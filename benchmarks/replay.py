@@ -31,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.backend_label import claims_absent_server  # noqa: E402
 from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
 from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
@@ -88,12 +89,13 @@ class RouteTally:
     refused: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     latency_ms: list[float] = field(default_factory=list)
     backends: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    mislabeled: int = 0  # routes whose backend names a language server that was not running
 
     def to_json(self) -> dict[str, Any]:
         lat = self.latency_ms
         return {
             "blocked": self.blocked, "clean": self.clean, "exact": self.exact, "exact_clean": self.exact_clean,
-            "different": self.different, "refused": dict(self.refused), "backends": dict(self.backends),
+            "different": self.different, "refused": dict(self.refused), "backends": dict(self.backends), "mislabeled": self.mislabeled,
             "exact_rate_clean": self.exact_clean / self.clean if self.clean else None,
             "route_ms": {"p50": statistics.median(lat), "p99": percentile(lat, 0.99)} if lat else None,
         }
@@ -209,6 +211,7 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
         tally.exact_clean += clean
     else:
         tally.different += 1
+    tally.mislabeled += claims_absent_server(gateway, planned.backend)
 
 
 def judge(run: LanguageRun, edit: ReplayEdit, cache: OracleCache | None, gateway: Gateway, path: Path) -> None:

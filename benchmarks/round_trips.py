@@ -4,8 +4,9 @@
 
 The language matrix's files (same sampler, same seed: real third-party source) and its
 choice of definitions (four per file, spread over the file), each round-tripped through
-the gateway's own remove_symbol and insert_code with the language server where one runs.
-A refused removal (a C++ header whose macros hide its structure) is counted apart.
+the gateway's own remove_symbol and insert_code with the language server where one runs
+(tests/roundtrip.py: exact also means the removal took the whole definition, and the code
+inserted afresh lands beside its anchor). A refused removal (a C++ header whose macros hide its structure) is counted apart.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,24 +38,41 @@ def run_language(lang: str) -> dict[str, object] | None:
     (root / "compile_flags.txt").write_text("-std=c++17\n" if lang == "cpp" else "-std=c11\n")
     for source in files:
         (root / source.name).write_text(source.text)
-    checked = exact = refused = 0
-    misses: list[str] = []
+    trips = Trips()
     with Gateway(root) as gateway:
         backend = gateway.symbols(files[0].name).to_json()["backend"]
         for source in files:
-            count = definition_count(gateway, source.name)
-            for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:
-                try:
-                    outcome = round_trip(gateway, root, source.name, index)
-                except GatewayError:
-                    refused += 1
-                    (root / source.name).write_text(source.text)
-                    continue
-                if outcome is not None:
-                    checked, exact = checked + 1, exact + outcome[1]
-                    misses += [] if outcome[1] else [f"{source.name}: {outcome[0]}"]
+            round_trip_file(gateway, root, source.name, profile["round_trips"], trips)
     shutil.rmtree(root, ignore_errors=True)
-    return {"language": lang, "backend": backend, "files": len(files), "checked": checked, "exact": exact, "refused": refused, "misses": misses}
+    return {"language": lang, "backend": backend, "files": len(files), "checked": trips.checked, "exact": trips.exact,
+            "refused": trips.refused, "misses": trips.misses}
+
+
+@dataclass
+class Trips:
+    """Round trips checked, exact, refused (the removal), and the ones not exact, saying why."""
+
+    checked: int = 0
+    exact: int = 0
+    refused: int = 0
+    misses: list[str] = field(default_factory=list)
+
+
+def round_trip_file(gateway: Gateway, root: Path, name: str, per_file: int, trips: Trips) -> None:
+    """Up to `per_file` definitions of the file, spread over it, each round-tripped; the file's
+    bytes are put back after each."""
+    text = (root / name).read_bytes()
+    count = definition_count(gateway, name)
+    for index in sorted(set(range(0, count, max(1, count // per_file))))[:per_file]:
+        try:
+            outcome = round_trip(gateway, root, name, index)
+        except GatewayError:
+            trips.refused += 1
+            (root / name).write_bytes(text)
+            continue
+        if outcome is not None:
+            trips.checked, trips.exact = trips.checked + 1, trips.exact + outcome[1]
+            trips.misses += [] if outcome[1] else [f"{name}: {outcome[0]}"]
 
 
 def render(rows: list[dict[str, object]]) -> str:

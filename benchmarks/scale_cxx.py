@@ -29,6 +29,7 @@ from tree_sitter_language_pack import get_parser  # noqa: E402
 
 from benchmarks.report import machine, record, result_path  # noqa: E402
 from gateway.gate.checker import Gate  # noqa: E402
+from gateway.gate.verdict import Classification  # noqa: E402
 
 RUNS = 15
 # Real C++ nobody here wrote, 1k–10k lines (headers judged as C++ by a .hpp name). libstdc++'s own
@@ -135,11 +136,20 @@ def measure(path: Path, workspace: Path) -> Row:
         started = time.perf_counter()
         _, verdict = gate.check_edit(name, before, edit.old, edit.new)
         gate_ms.append((time.perf_counter() - started) * 1000)
-        touched = [(t.name, t.change) for t in verdict.definitions]
-        if verdict.decision != "block" or verdict.reason != "definition" or touched != [(edit.method, "header")]:
-            raise AssertionError(f"{path}: adding a parameter to {edit.method} (line {edit.line}) was judged "
-                                 f"{verdict.decision}/{verdict.reason} {touched}: {verdict.message}")
+        problem = verdict_problem(path, edit, verdict)
+        if problem is not None:
+            raise AssertionError(problem)
     return Row(path.name, text.count("\n"), edit.method, edit.line, statistics.median(floor), statistics.median(gate_ms))
+
+
+def verdict_problem(path: Path, edit: HeaderEdit, verdict: Classification) -> str | None:
+    """What is wrong with the verdict on the header edit (blocked as structural, the method's
+    header the one touched definition), or None."""
+    touched = [(t.name, t.change) for t in verdict.definitions]
+    if verdict.decision != "block" or verdict.reason != "definition" or touched != [(edit.method, "header")]:
+        return (f"{path}: adding a parameter to {edit.method} (line {edit.line}) was judged "
+                f"{verdict.decision}/{verdict.reason} {touched}: {verdict.message}")
+    return None
 
 
 def render(rows: list[Row]) -> str:

@@ -43,6 +43,7 @@ LONGEST = {
     "tests/test_symbols_servers.py::test_the_symbols_and_every_operation": 8,
     "tests/test_cli_symbols.py::test_a_header_change_breaking": 12, "tests/test_mcp.py::test_a_preview_returns_the_delta": 12,
     "tests/test_daemon.py::test_a_writes_verification": 9,
+    "tests/test_selfcheck.py::test_bench_selfcheck_passes": 35, "tests/test_selfcheck.py::": 10,
 }
 
 
