@@ -2,8 +2,8 @@
 10,000-file workspace after 200 mixed operations"; the other half, after editing a 50k-line
 file, is `scale_hook.py`'s).
 
-A workspace of `scale_corpus.python_workspace` (standard-library Python files in a git
-repository), one daemon, and `daemon_memory.py`'s operations through it (`symbols`,
+A workspace of `scale_corpus.python_workspace` (standard-library Python files; the copy
+`daemon_memory.measure` works on leaves .git out), one daemon, and `daemon_memory.py`'s operations through it (`symbols`,
 `find_symbol` with a path and now and then over the whole workspace, `classify` of a header
 change, Claude Code's PreToolUse hook on a body edit then written, `edit`, `replace_symbol`)
 over 40 of its files. Memory: VmRSS summed over the daemon's process tree (daemon, reaper,
@@ -45,7 +45,7 @@ def report(files: int, run: Run) -> str:
     last, rest = run.samples[-2][1], run.samples[-1][1]
     rows = [("highest, after any operation", run.peak), ("after the last operation", last), ("3 s later, at rest", rest)]
     return "\n".join([
-        f"Machine: {machine()}. A workspace of {files:,} standard-library Python files (git), one daemon, {run.count} requests "
+        f"Machine: {machine()}. A workspace of {files:,} standard-library Python files (`scale_corpus.python_workspace`, copied without .git), one daemon, {run.count} requests "
         f"of `daemon_memory.py`'s mixed operations over {len(run.files)} of its files ({run.seconds:.0f} s); refused (counted, "
         f"not fatal): {run.failures or 'none'}. VmRSS summed over the daemon's process tree. Target: ≤ {TARGET_MIB:.0f} MiB.",
         "",
