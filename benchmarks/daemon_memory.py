@@ -61,7 +61,9 @@ def _name(pid: int) -> str:
             words = [w.decode(errors="replace") for w in handle.read().split(b"\0") if w]
     except OSError:
         return "?"
-    useful = [w for w in words if not w.startswith("-") and "reaper" not in w and not w.endswith(("python", "python3", "node"))]
+    if any(Path(w).name == "reaper.py" for w in words):
+        return "reaper"  # gateway.reaper, above each server (its arguments are a timeout and a pid)
+    useful = [w for w in words if not w.startswith("-") and not w.endswith(("python", "python3", "node"))]
     return Path(useful[0]).name if useful else Path(words[0]).name if words else "?"
 
 

@@ -8,7 +8,8 @@ corpus):
 - `scale_index.py`: workspace-wide `find-symbol` on 100, 1,000 and 10,000 files, cold and warm;
 - `scale_shell.py`: the check after each shell command on 1,000 and 10,000-file git workspaces;
 - `scale_cli.py`: warm CLI symbol commands against `python -c pass`;
-- `scale_cxx.py`: C++ classification against a bare tree-sitter parse.
+- `scale_cxx.py`: C++ classification against a bare tree-sitter parse;
+- `scale_memory.py`: the daemon's memory on a 10,000-file workspace after 200 mixed operations.
 
 `python benchmarks/scale.py [--record] [--only hook,index,...]`; `make bench` records them.
 A benchmark that fails (its own checks of what it measured) fails the run, after the others.
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("hook", "index", "shell", "cli", "cxx")
+PARTS = ("hook", "index", "shell", "cli", "cxx", "memory")
 
 
 def main() -> None:

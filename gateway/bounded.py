@@ -2,11 +2,15 @@
 of the texts they stand for. What is kept per text (a server's outline, its symbols read and
 normalised, a line index) grows with the text: 32 outlines of small files cost little, two of a
 50,000-line file tens of MiB. The two newest entries (a write's text before and after) are kept
-whatever their size."""
+whatever their size while a request runs; between requests (`settle_all`, the daemon's tidy)
+each keeps at most REST_CHARS of text, its newest entry whatever its size: the texts a long
+file had before its last write are not current any more, and ten caches keeping one each held
+tens of MiB of a daemon at rest."""
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
@@ -14,6 +18,10 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 KEPT_CHARS = 4 << 20  # characters of text stood for, across the entries (about two 50k-line files)
+REST_CHARS = 1 << 20  # between requests: a 10k-line file's few texts, but one of a 50k-line file
+
+_ALL: weakref.WeakSet[Bounded[object, object]] = weakref.WeakSet()
+_all_lock = threading.Lock()
 
 
 class Bounded(Generic[K, V]):
@@ -24,6 +32,8 @@ class Bounded(Generic[K, V]):
         self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._held = 0
         self._lock = threading.Lock()
+        with _all_lock:
+            _ALL.add(self)  # type: ignore[arg-type]
 
     def get(self, key: K) -> V | None:
         with self._lock:
@@ -41,8 +51,16 @@ class Bounded(Generic[K, V]):
                 self._held -= old[1]
             self._entries[key] = (value, chars)
             self._held += chars
-            while len(self._entries) > self.count or (self._held > self.chars and len(self._entries) > 2):
-                self._held -= self._entries.popitem(last=False)[1][1]
+            self._evict(self.chars, 2)
+
+    def settle(self, chars: int = REST_CHARS) -> None:
+        """Keep at most `chars` characters' worth, the newest entry whatever its size."""
+        with self._lock:
+            self._evict(chars, 1)
+
+    def _evict(self, chars: int, newest: int) -> None:
+        while len(self._entries) > self.count or (self._held > chars and len(self._entries) > newest):
+            self._held -= self._entries.popitem(last=False)[1][1]
 
     def values(self) -> list[V]:
         """What is kept, oldest first."""
@@ -52,3 +70,11 @@ class Bounded(Generic[K, V]):
     def newest(self) -> V | None:
         with self._lock:
             return next(reversed(self._entries.values()))[0] if self._entries else None
+
+
+def settle_all(chars: int = REST_CHARS) -> None:
+    """`settle` every Bounded of this process (a long-lived one, between its requests)."""
+    with _all_lock:
+        every = list(_ALL)
+    for kept in every:
+        kept.settle(chars)

@@ -98,6 +98,7 @@ PAST_THE_FACE = {
     # The daemon's own process: the servers' wait, their memory, their start ahead of the first call.
     ("gateway.surfaces.daemon", "gateway.lsp.manager"),
     ("gateway.surfaces.daemon", "gateway.lsp.session"),
+    ("gateway.surfaces.daemon", "gateway.bounded"),  # its own memory: the caches settle between its requests
     ("gateway.surfaces.daemon", "gateway.symbols.servers"),
     # `gateway enforce` and `gateway doctor` read and re-arm the typed-edit state, and list the servers found.
     ("gateway.surfaces.cli_enforce", "gateway.typed.service"),

@@ -9,7 +9,6 @@ process is alive (`LspSession.alive`), so a killed server is noticed as if it ha
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 import time
@@ -86,6 +85,14 @@ class Documents:
             self._answers.put((uri, _digest(text)), reply, len(text))
 
 
-@functools.lru_cache(maxsize=8)  # the last few texts: the same file's is asked for on every request
+# The last few texts' digests: the same file's is asked for on every request. Bounded by the
+# texts' size too: a digest holds its text alive as the key.
+_DIGESTS: Bounded[str, bytes] = Bounded(8)
+
+
 def _digest(text: str) -> bytes:
-    return blake2b(utf8(text), digest_size=16).digest()
+    found = _DIGESTS.get(text)
+    if found is None:
+        found = blake2b(utf8(text), digest_size=16).digest()
+        _DIGESTS.put(text, found, len(text))
+    return found

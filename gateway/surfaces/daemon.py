@@ -12,8 +12,10 @@ WORKSPACE_CHECK_SECONDS of its workspace's directory being deleted (or replaced)
 `gateway/stop` or SIGTERM, shutting its language servers down; if it is killed, they die
 with it (`gateway.lsp.session`). While a request runs it tells the caller every
 ALIVE_SECONDS that it is alive (`daemon_client`: a silent daemon is taken for hung and
-killed). Its memory is bounded between requests: the C heap's free pages go back to the
-system, and a language server whose caches have no bound of their own (jedi's;
+killed). Its memory is bounded between requests: what its caches keep of texts no longer
+current is dropped (`gateway.bounded.settle_all`), the C heap's free pages go back to the
+system (`_bound_heap` keeps large blocks out of the heap and the threads to few heaps, so that
+they can), and a language server whose caches have no bound of their own (jedi's;
 `Adapter.restart_when_grown`) is restarted once grown by more than `[daemon]
 server_growth_mib` since its first answer.
 """
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 from gateway import progress
 from gateway import callerenv
 from gateway.api import Gateway
+from gateway.bounded import settle_all
 from gateway.config import daemon_config
 from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
@@ -69,6 +72,26 @@ def _rss(pid: int) -> int:
 
 def _tree_rss(pid: int | None) -> int:
     return _rss(pid) + sum(_rss(child) for child in descendants(pid)) if pid else 0
+
+
+# glibc's mallopt parameters (malloc.h).
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8
+MMAP_BYTES = 256 << 10  # blocks this large are mapped on their own and unmapped when freed
+ARENAS = 2  # heaps for the daemon's threads (glibc makes up to 8 per core, each kept at its largest)
+
+
+def _bound_heap() -> None:
+    """Before any thread starts: a long file's texts (megabytes each, several per edit) are
+    mapped on their own and given back when freed, not left in the heap between smaller blocks
+    (glibc otherwise raises this threshold to the largest block freed, up to 32 MiB); and the
+    threads share ARENAS heaps. Measured on ten routed edits of a 50k-line file: the daemon's
+    RSS 261 MiB before the heap is trimmed, 207 with these."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
+        libc.mallopt(M_ARENA_MAX, ARENAS)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _trim_heap() -> None:
@@ -191,13 +214,15 @@ class DaemonServer(GatewayServer):
         self._tidying = self.loop.call_soon(self._tidy)
 
     def _tidy(self) -> None:
-        """Between requests (none running, none given up still running): trim the heap, and
+        """Between requests (none running, none given up still running): drop what the caches
+        keep beyond their rest bound, trim the heap, and
         restart the language servers that grew by more than `server_growth` since they first
         answered. Runs on the loop, so no request starts meanwhile; takes a few milliseconds."""
         self._tidying = None
         if self.active or self.pool.abandoned:
             return  # the end of the running request tidies again
         self._tidied = time.monotonic()
+        settle_all()
         _trim_heap()
         first_rss: dict[LspSession, int] = {}
         try:
@@ -327,6 +352,7 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
         raise UsageError(f"no workspace directory {root} ({error.strerror or error})") from None
     identity = (found.st_dev, found.st_ino)
     config = daemon_config(root)
+    _bound_heap()
     gateway = Gateway(root)
     gateway.symbol_service.asks_ahead = True
     server = DaemonServer(gateway, config.idle_minutes * 60, config.server_growth_mib, config.prestart_servers)

@@ -1,0 +1,98 @@
+"""What the caches keep of texts is bounded while requests run and settles to less between them
+(`gateway.bounded`): a long file's texts from before its last write are not kept at rest, the
+newest is, whatever its size; the daemon settles them, and its heap gives large blocks back."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+from pathlib import Path
+
+from gateway.api import Gateway
+from gateway.bounded import REST_CHARS, Bounded, settle_all
+from gateway.lsp import documents
+from gateway.surfaces import daemon
+
+LONG = REST_CHARS * 6 // 10  # two of these are more than the rest bound; one is not
+
+
+def _filled(sizes: list[int]) -> Bounded[str, str]:
+    kept: Bounded[str, str] = Bounded(8)
+    for n, size in enumerate(sizes):
+        kept.put(f"text {n}", f"worked out from text {n}", size)
+    return kept
+
+
+def test_a_request_keeps_the_two_newest_whatever_their_size() -> None:
+    kept = _filled([10, 3 * REST_CHARS, 5 * REST_CHARS, 5 * REST_CHARS])
+    assert kept.values() == ["worked out from text 2", "worked out from text 3"]
+    assert kept.get("text 1") is None
+    assert kept.get("text 3") == "worked out from text 3"
+
+
+def test_settling_keeps_the_newest_within_the_rest_bound() -> None:
+    kept = _filled([100, LONG, LONG, LONG])
+    assert len(kept.values()) == 4  # within KEPT_CHARS while requests run
+    kept.settle()
+    assert kept.values() == ["worked out from text 3"]
+    assert kept.get("text 2") is None  # asked again, it is worked out again
+
+
+def test_settling_keeps_small_texts() -> None:
+    kept = _filled([1000] * 8)
+    kept.settle()
+    assert len(kept.values()) == 8
+
+
+def test_settling_keeps_the_newest_even_if_larger_than_the_bound() -> None:
+    kept = _filled([10, 2 * REST_CHARS])
+    kept.get("text 0")  # used last: the newest
+    kept.settle()
+    assert kept.values() == ["worked out from text 0"]
+
+
+def test_settle_all_reaches_the_server_answers_digests() -> None:
+    """The digests of the texts sent to servers are keyed by those texts: settled, the older
+    long ones are let go."""
+    texts = [chr(ord("a") + n) * LONG for n in range(3)]
+    digests = [documents._digest(text) for text in texts]
+    assert len(set(digests)) == 3
+    settle_all()
+    assert documents._DIGESTS.values() == [digests[-1]]
+    assert documents._digest(texts[0]) == digests[0]  # worked out again, the same
+
+
+def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
+    kept = _filled([LONG, LONG, LONG])
+
+    async def tidied() -> None:
+        server = daemon.DaemonServer(Gateway(tmp_path), idle_seconds=60)
+        server._tidy()
+
+    asyncio.run(tidied())
+    assert kept.values() == ["worked out from text 2"]
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _mapped_bytes() -> int:
+    mallinfo2 = ctypes.CDLL(None).mallinfo2
+    mallinfo2.restype = _Mallinfo2
+    return int(mallinfo2().hblkhd)
+
+
+def test_the_daemons_heap_maps_a_long_texts_blocks_on_their_own() -> None:
+    """After a larger block was freed, glibc would put the next megabytes in its heap (where,
+    freed, they stay between smaller blocks); the daemon's heap maps them on their own, so that
+    freeing them gives them back."""
+    daemon._bound_heap()
+    freed = bytearray(16 << 20)
+    del freed
+    before = _mapped_bytes()
+    text = bytearray(4 << 20)
+    assert _mapped_bytes() - before >= len(text)
+    del text
+    assert _mapped_bytes() == before
