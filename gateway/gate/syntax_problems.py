@@ -209,9 +209,14 @@ def error_total(lang: Language, tree: Tree) -> int:
     return len(_errors(lang, tree))
 
 
+def errors_meeting(lang: Language, tree: Tree, start: int, end: int) -> list[_ErrorNode]:
+    """The tree's errors that meet [start, end)."""
+    return [e for e in _errors(lang, tree, (start, end)) if e.start_byte <= end and e.end_byte >= start]
+
+
 def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
     """Whether one of the tree's errors meets [start, end)."""
-    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree, (start, end)))
+    return bool(errors_meeting(lang, tree, start, end))
 
 
 def _around(source: bytes, start: int, end: int) -> Span:
