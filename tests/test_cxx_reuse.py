@@ -18,7 +18,7 @@ from gateway.langs import default_registry
 from gateway.namepath import address_for
 from gateway.preprocessor import views
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
-from gateway.syntax.trees import _input_after, _joined, _parse_input, _parser, _preprocessed
+from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed
 from gateway.textmemo import per_text
 
 REAL = Path(__file__).parent / "real_code"
@@ -176,3 +176,29 @@ def test_what_a_text_makes_is_kept_for_the_last_texts_only() -> None:
     assert length(texts[0]) == 0 and len(calls) == 21  # an older one is worked out again
     length.keep((b"made",), 99)
     assert length(b"made") == 99 and length.known(b"none") is None
+
+
+def _shapes(far: str) -> str:
+    """A header whose namespace holds two classes: `far` in the first, an edit's method in the second."""
+    return ("#ifndef SHAPES_H\n#define SHAPES_H\n\nnamespace shapes {\n\nclass Fast {\npublic:\n" + far + "};\n\n// " + "padding " * 40
+            + "\n\nclass Area {\npublic:\n  int scaled(int width,\n             int height) {\n    return width * height;\n  }\n};\n\n"
+            "}  // namespace shapes\n\n#endif\n")
+
+
+# LLVM's TargetLowering.h: an unnamed pointer parameter with a comment for its name, which the
+# grammar reads as an error that stays in its declaration; StringRef.h: a macro before a method,
+# which the grammar reads as closing the class early (a missing `}`), so what follows is misread.
+STAYS = "  virtual bool allowsMisaligned(unsigned Space = 0,\n      bool * /*Fast*/ = nullptr) const {\n    return false;\n  }\n"
+REGROUPS = "  LLVM_NODISCARD\n  std::string str() const {\n    if (!Data) return std::string();\n    return std::string(Data, Length);\n  }\n"
+
+
+@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, True)])
+def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks(far: str, viewed: bool) -> None:
+    text = _shapes(far)
+    assert parse(CPP, text.encode()).root_node.has_error
+    old, new = "             int height) {\n    return", "             int height, int depth) {\n    return"
+    verdict = classify_edit("shapes.hpp", old, new, content=text)
+    assert verdict.decision == "block" and [(d.change, d.name) for d in verdict.definitions] == [("header", "scaled")], verdict.message
+    assert CPP.preprocessor is not None
+    parsed = [_TREES.get(CPP.grammar, view.text) is not None for view in views(CPP.preprocessor, text.encode())]
+    assert parsed and all(p == viewed for p in parsed)
