@@ -117,6 +117,11 @@ def test_many_errors_read_in_one_query_as_one_query_each(lang, source: bytes, mo
     monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
+    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
+    tree = parse_once(lang, source)
+    assert len(syntax_problems._clusters(_kept(lang, tree, nodes))) < len(nodes)
+    tree = parse_once(lang, source)
+    assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
 
 
 OVERLOADS = """namespace ns {
