@@ -6,6 +6,7 @@ it, many errors read by one query, an address worked out among the definitions o
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from gateway.langs import default_registry
 from gateway.namepath import address_for
 from gateway.preprocessor import views
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
+from gateway.syntax.listing import _spelled
 from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed
 from gateway.textmemo import per_text
 
@@ -207,3 +209,11 @@ def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_b
     assert CPP.preprocessor is not None
     parsed = [_TREES.get(CPP.grammar, view.text) is not None for view in views(CPP.preprocessor, text.encode())]
     assert parsed and all(p == viewed for p in parsed)
+
+
+@pytest.mark.parametrize("name", ["put", "Box", "aa", "operator()", "operator new", "operator ==", "x"])
+def test_a_name_is_found_where_a_pattern_search_finds_it(name: str) -> None:
+    text = b"aaa aa put(x) Box::put  operator()() operator  new operator== operator ==aa x_x x\n" + OVERLOADS.encode()
+    pattern = rb"\s+".join(re.escape(word.encode()) for word in name.split())
+    edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
+    assert _spelled(text, name, name.split()) == [m.start() for m in re.finditer(edges[0] + pattern + edges[1], text)]
