@@ -163,11 +163,13 @@ def _readings(lang: Language, query: Query, tree: Tree, errors: list[_ErrorNode]
 
 
 def _clusters(errors: list[_ErrorNode]) -> list[tuple[int, int, list[_ErrorNode]]]:
-    """The errors in groups that lie at most `_BYTES_PER_QUERY` apart, each with the byte range
-    one query about them all asks about: a query's cost is mostly that of reaching the range."""
+    """The errors in groups that start at most `_BYTES_PER_QUERY` apart, each with the byte range
+    one query about them all asks about: a query's cost is mostly that of reaching the range,
+    and of the nodes in it. Only nodes that hold an error's start read it (`_read`), so the
+    range is around the starts (an error that holds most of a file is not read through)."""
     found: list[tuple[int, int, list[_ErrorNode]]] = []
     for error in sorted(errors, key=lambda e: e.start_byte):
-        start, end = max(error.start_byte - 1, 0), error.end_byte + 1
+        start, end = max(error.start_byte - 1, 0), error.start_byte + 1
         if found and start <= found[-1][1] + _BYTES_PER_QUERY:
             found[-1] = (found[-1][0], max(found[-1][1], end), [*found[-1][2], error])
         else:
