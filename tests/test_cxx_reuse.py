@@ -5,6 +5,7 @@ it, many errors read by one query, an address worked out among the definitions o
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ from gateway.namepath import address_for
 from gateway.preprocessor import views
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
 from gateway.syntax.listing import _spelled
-from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed
+from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed, _rewritten
 from gateway.textmemo import per_text
 
 REAL = Path(__file__).parent / "real_code"
@@ -56,6 +57,21 @@ def _edits(source: bytes, count: int, seed: int) -> list[tuple[int, int, bytes]]
             start = source.rfind(b"\n", 0, start) + 1
         found.append((start, min(len(source), start + rng.randrange(60)), rng.choice(INSERTED)))
     return found
+
+
+def test_a_rewrite_matches_only_where_a_word_it_needs_is_spelled() -> None:
+    assert CPP.preprocessor is not None
+    needing = [(pattern, needs) for pattern, _, needs in CPP.preprocessor.rewrites if needs]
+    assert needing
+    matched = 0
+    for pattern, needs in needing:
+        for match in pattern.finditer(QT + CATCH):
+            matched += 1
+            assert any(word in match.group(0) for word in needs), (pattern.pattern, match.group(0))
+    assert matched >= len(needing)
+    without = b"\n".join(line for line in QT.split(b"\n") if not any(word in line for _, needs in needing for word in needs))
+    assert _preprocessed.function(CPP.preprocessor, without) == functools.reduce(
+        lambda text, rewrite: rewrite[0].sub(lambda m: _rewritten(m, rewrite[1]), text), CPP.preprocessor.rewrites, without)
 
 
 @pytest.mark.parametrize("source", [QT, CATCH], ids=["qt", "catch2"])
