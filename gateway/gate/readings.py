@@ -31,15 +31,28 @@ def _errors(lang: Language, judgement: _Judgement) -> int:
     return error_total(lang, judgement.tree_b) + error_total(lang, judgement.tree_a)
 
 
-def _regroups(source: bytes, start: int, end: int, missing: str | None) -> bool:
+def _regroups(tree: Tree, source: bytes, start: int, end: int, missing: str | None) -> bool:
     """Whether an error at [start, end) of `source` may put text far from it in another block
     than the one it is in: a block the parser closed where the text does not (a missing `}` or
-    `#endif`), or text it skipped that opens or closes one (braces unbalanced, a conditional
-    directive)."""
+    `#endif`, also inside an ERROR), or text it skipped that opens or closes one (braces
+    unbalanced, a conditional directive)."""
     if missing is not None:
         return missing in _CLOSERS
     skipped = source[start:end]
-    return skipped.count(b"{") != skipped.count(b"}") or _CONDITIONAL_LINE.search(skipped) is not None
+    if skipped.count(b"{") != skipped.count(b"}") or _CONDITIONAL_LINE.search(skipped) is not None:
+        return True
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not node.is_error and node.parent is not None and (node.parent.start_byte, node.parent.end_byte) == (start, end):
+        node = node.parent
+    if node is None or not node.is_error:
+        return True  # not found as read: it may regroup
+    inside = [node]
+    while inside:
+        current = inside.pop()
+        if current.is_missing and current.type in _CLOSERS:
+            return True
+        inside += [child for child in current.children if child.has_error]
+    return False
 
 
 def _a_body(lang: Language, tree: Tree, node: Node) -> bool:
@@ -64,7 +77,7 @@ def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) 
     errors = errors_meeting(lang, tree, node.start_byte, node.end_byte)
     if not errors or not _a_body(lang, tree, node):
         return bool(errors)
-    return any(_regroups(source, e.start_byte, e.end_byte, e.missing) for e in errors)
+    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in errors)
 
 
 def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View]]:
