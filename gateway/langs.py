@@ -43,8 +43,10 @@ class Preprocessor:
     macro_line: re.Pattern[bytes]
     # Rewrites of what tree-sitter cannot read but every compiler of the language's builds
     # can (Qt's `signals:`, an export macro between `class` and its name): the span a pattern's
-    # `text` group matches becomes the given word, padded with blanks, offsets kept.
-    rewrites: tuple[tuple[re.Pattern[bytes], bytes], ...] = ()
+    # `text` group matches becomes the given word, padded with blanks, offsets kept. A
+    # pattern that names words it `needs` (every match spells one) is not run over a text
+    # that spells none of them: a search for a word costs a small part of one for a pattern.
+    rewrites: tuple[tuple[re.Pattern[bytes], bytes, tuple[bytes, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,8 @@ def _preprocessor(raw: dict[str, object] | None) -> Preprocessor | None:
         undefined=frozenset(raw.get("undefined", ())),  # type: ignore[arg-type]
         macro_line=re.compile(str(raw.get("macro_line", "")).encode(), re.MULTILINE),
         rewrites=tuple(
-            (re.compile(str(entry["pattern"]).encode(), re.MULTILINE), str(entry.get("with", "")).encode())
+            (re.compile(str(entry["pattern"]).encode(), re.MULTILINE), str(entry.get("with", "")).encode(),
+             tuple(str(word).encode() for word in entry.get("needs", ())))
             for entry in raw.get("rewrite", ())  # type: ignore[attr-defined]
         ),
     )

@@ -5,7 +5,9 @@ it, many errors read by one query, an address worked out among the definitions o
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,8 @@ from gateway.langs import default_registry
 from gateway.namepath import address_for
 from gateway.preprocessor import views
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
-from gateway.syntax.trees import _input_after, _joined, _parse_input, _parser, _preprocessed
+from gateway.syntax.listing import _spelled
+from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed, _rewritten
 from gateway.textmemo import per_text
 
 REAL = Path(__file__).parent / "real_code"
@@ -54,6 +57,21 @@ def _edits(source: bytes, count: int, seed: int) -> list[tuple[int, int, bytes]]
             start = source.rfind(b"\n", 0, start) + 1
         found.append((start, min(len(source), start + rng.randrange(60)), rng.choice(INSERTED)))
     return found
+
+
+def test_a_rewrite_matches_only_where_a_word_it_needs_is_spelled() -> None:
+    assert CPP.preprocessor is not None
+    needing = [(pattern, needs) for pattern, _, needs in CPP.preprocessor.rewrites if needs]
+    assert needing
+    matched = 0
+    for pattern, needs in needing:
+        for match in pattern.finditer(QT + CATCH):
+            matched += 1
+            assert any(word in match.group(0) for word in needs), (pattern.pattern, match.group(0))
+    assert matched >= len(needing)
+    without = b"\n".join(line for line in QT.split(b"\n") if not any(word in line for _, needs in needing for word in needs))
+    assert _preprocessed.function(CPP.preprocessor, without) == functools.reduce(
+        lambda text, rewrite: rewrite[0].sub(lambda m: _rewritten(m, rewrite[1]), text), CPP.preprocessor.rewrites, without)
 
 
 @pytest.mark.parametrize("source", [QT, CATCH], ids=["qt", "catch2"])
@@ -117,6 +135,11 @@ def test_many_errors_read_in_one_query_as_one_query_each(lang, source: bytes, mo
     monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
+    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
+    tree = parse_once(lang, source)
+    assert len(syntax_problems._clusters(_kept(lang, tree, nodes))) < len(nodes)
+    tree = parse_once(lang, source)
+    assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
 
 
 OVERLOADS = """namespace ns {
@@ -176,3 +199,37 @@ def test_what_a_text_makes_is_kept_for_the_last_texts_only() -> None:
     assert length(texts[0]) == 0 and len(calls) == 21  # an older one is worked out again
     length.keep((b"made",), 99)
     assert length(b"made") == 99 and length.known(b"none") is None
+
+
+def _shapes(far: str) -> str:
+    """A header whose namespace holds two classes: `far` in the first, an edit's method in the second."""
+    return ("#ifndef SHAPES_H\n#define SHAPES_H\n\nnamespace shapes {\n\nclass Fast {\npublic:\n" + far + "};\n\n// " + "padding " * 40
+            + "\n\nclass Area {\npublic:\n  int scaled(int width,\n             int height) {\n    return width * height;\n  }\n};\n\n"
+            "}  // namespace shapes\n\n#endif\n")
+
+
+# LLVM's TargetLowering.h: an unnamed pointer parameter with a comment for its name, which the
+# grammar reads as an error that stays in its declaration; StringRef.h: a macro before a method,
+# which the grammar reads as closing the class early (a missing `}`), so what follows is misread.
+STAYS = "  virtual bool allowsMisaligned(unsigned Space = 0,\n      bool * /*Fast*/ = nullptr) const {\n    return false;\n  }\n"
+REGROUPS = "  LLVM_NODISCARD\n  std::string str() const {\n    if (!Data) return std::string();\n    return std::string(Data, Length);\n  }\n"
+
+
+@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, True)])
+def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks(far: str, viewed: bool) -> None:
+    text = _shapes(far)
+    assert parse(CPP, text.encode()).root_node.has_error
+    old, new = "             int height) {\n    return", "             int height, int depth) {\n    return"
+    verdict = classify_edit("shapes.hpp", old, new, content=text)
+    assert verdict.decision == "block" and [(d.change, d.name) for d in verdict.definitions] == [("header", "scaled")], verdict.message
+    assert CPP.preprocessor is not None
+    parsed = [_TREES.get(CPP.grammar, view.text) is not None for view in views(CPP.preprocessor, text.encode())]
+    assert parsed and all(p == viewed for p in parsed)
+
+
+@pytest.mark.parametrize("name", ["put", "Box", "aa", "operator()", "operator new", "operator ==", "x"])
+def test_a_name_is_found_where_a_pattern_search_finds_it(name: str) -> None:
+    text = b"aaa aa put(x) Box::put  operator()() operator  new operator== operator ==aa x_x x\n" + OVERLOADS.encode()
+    pattern = rb"\s+".join(re.escape(word.encode()) for word in name.split())
+    edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
+    assert _spelled(text, name, name.split()) == [m.start() for m in re.finditer(edges[0] + pattern + edges[1], text)]

@@ -10,30 +10,74 @@ the changed regions (so it pairs the same definitions), and that keeps some of t
 
 from __future__ import annotations
 
-from tree_sitter import Tree
+import re
+
+from tree_sitter import Node, Tree
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.syntax_problems import error_total, errors_within
+from gateway.gate.syntax_problems import error_total, errors_meeting, errors_within
 from gateway.langs import Language
 from gateway.preprocessor import View, prefix_macros, views
 from gateway.gate.view_trees import view_tree
+from gateway.syntax import definitions
 
 Span = tuple[int, int]
 _AROUND = 200  # bytes either side of the judged window: a few lines
+_CLOSERS = ("}", "#endif")
+_CONDITIONAL_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 
 
 def _errors(lang: Language, judgement: _Judgement) -> int:
     return error_total(lang, judgement.tree_b) + error_total(lang, judgement.tree_a)
 
 
-def _misnested(lang: Language, tree: Tree, start: int, end: int) -> bool:
+def _regroups(tree: Tree, source: bytes, start: int, end: int, missing: str | None) -> bool:
+    """Whether an error at [start, end) of `source` may put text far from it in another block
+    than the one it is in: a block the parser closed where the text does not (a missing `}` or
+    `#endif`, also inside an ERROR), or text it skipped that opens or closes one (braces
+    unbalanced, a conditional directive)."""
+    if missing is not None:
+        return missing in _CLOSERS
+    skipped = source[start:end]
+    if skipped.count(b"{") != skipped.count(b"}") or _CONDITIONAL_LINE.search(skipped) is not None:
+        return True
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not node.is_error and node.parent is not None and (node.parent.start_byte, node.parent.end_byte) == (start, end):
+        node = node.parent
+    if node is None or not node.is_error:
+        return True  # not found as read: it may regroup
+    inside = [node]
+    while inside:
+        current = inside.pop()
+        if current.is_missing and current.type in _CLOSERS:
+            return True
+        inside += [child for child in current.children if child.has_error]
+    return False
+
+
+def _a_body(lang: Language, tree: Tree, node: Node) -> bool:
+    """Whether `node` is the body of one of the tree's definitions (a namespace's, a class's)."""
+    return any(d.body_start_byte == node.start_byte and d.body_end_byte == node.end_byte
+               for d in definitions(lang, tree, (node.start_byte, node.start_byte)))
+
+
+def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) -> bool:
     """Whether an error lies in a node (other than the file) that holds [start, end): an
     `extern "C" {` whose `}` is in another `#if` block nests everything after it in a block
-    whose error (a missing `#endif`) may stand far from the change."""
+    whose error (a missing `#endif`) may stand far from the change. In a definition's body,
+    only an error that regroups blocks counts: any other (a missing `;`, an unexpected token)
+    stays in the declaration that holds it, and the change is read in the same block either
+    way. Elsewhere (a conditional's branch, a function's body holding what reads as
+    definitions) any error may mean the block itself is misread."""
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None and node.parent is not None and not node.has_error:
         node = node.parent
-    return node is not None and node.parent is not None and errors_within(lang, tree, node.start_byte, node.end_byte)
+    if node is None or node.parent is None:
+        return False
+    errors = errors_meeting(lang, tree, node.start_byte, node.end_byte)
+    if not errors or not _a_body(lang, tree, node):
+        return bool(errors)
+    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in errors)
 
 
 def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View]]:
@@ -63,8 +107,8 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
         or errors_within(lang, raw.tree_b, *near_b)
         or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
         or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after))
-        or _misnested(lang, raw.tree_b, low, high_b)
-        or _misnested(lang, raw.tree_a, low, high_a)
+        or _misnested(lang, raw.tree_b, before, low, high_b)
+        or _misnested(lang, raw.tree_a, after, low, high_a)
     ):
         return raw
     raw_errors = _errors(lang, raw)

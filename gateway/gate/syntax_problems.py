@@ -147,16 +147,33 @@ _BYTES_PER_QUERY = 3000  # a query about one error costs about what one over thi
 
 
 def _readings(lang: Language, query: Query, tree: Tree, errors: list[_ErrorNode]) -> list[_Reading]:
-    """How `uncertain.scm` reads each error: each asks about its own surroundings, or, when
-    there are many for the file's size, one query over the whole file answers them all."""
+    """How `uncertain.scm` reads each error: errors close together ask about their surroundings
+    in one query, or, when there are many for the file's size, one query over the whole file
+    answers them all."""
     cursor = QueryCursor(query)
     if len(errors) * _BYTES_PER_QUERY > tree.root_node.end_byte:
         matches = [match for _, match in cursor.matches(tree.root_node)]
         return [_read(lang, matches, error) for error in errors]
-    found = []
-    for error in errors:
-        cursor.set_byte_range(max(error.start_byte - 1, 0), error.end_byte + 1)
-        found.append(_read(lang, [match for _, match in cursor.matches(tree.root_node)], error))
+    found: dict[int, _Reading] = {}
+    for start, end, near in _clusters(errors):
+        cursor.set_byte_range(start, end)
+        matches = [match for _, match in cursor.matches(tree.root_node)]
+        found.update((id(error), _read(lang, matches, error)) for error in near)
+    return [found[id(error)] for error in errors]
+
+
+def _clusters(errors: list[_ErrorNode]) -> list[tuple[int, int, list[_ErrorNode]]]:
+    """The errors in groups that start at most `_BYTES_PER_QUERY` apart, each with the byte range
+    one query about them all asks about: a query's cost is mostly that of reaching the range,
+    and of the nodes in it. Only nodes that hold an error's start read it (`_read`), so the
+    range is around the starts (an error that holds most of a file is not read through)."""
+    found: list[tuple[int, int, list[_ErrorNode]]] = []
+    for error in sorted(errors, key=lambda e: e.start_byte):
+        start, end = max(error.start_byte - 1, 0), error.start_byte + 1
+        if found and start <= found[-1][1] + _BYTES_PER_QUERY:
+            found[-1] = (found[-1][0], max(found[-1][1], end), [*found[-1][2], error])
+        else:
+            found.append((start, end, [error]))
     return found
 
 
@@ -209,9 +226,14 @@ def error_total(lang: Language, tree: Tree) -> int:
     return len(_errors(lang, tree))
 
 
+def errors_meeting(lang: Language, tree: Tree, start: int, end: int) -> list[_ErrorNode]:
+    """The tree's errors that meet [start, end)."""
+    return [e for e in _errors(lang, tree, (start, end)) if e.start_byte <= end and e.end_byte >= start]
+
+
 def errors_within(lang: Language, tree: Tree, start: int, end: int) -> bool:
     """Whether one of the tree's errors meets [start, end)."""
-    return any(e.start_byte <= end and e.end_byte >= start for e in _errors(lang, tree, (start, end)))
+    return bool(errors_meeting(lang, tree, start, end))
 
 
 def _around(source: bytes, start: int, end: int) -> Span:

@@ -50,10 +50,8 @@ def definitions_named(lang: Language, tree: Tree, name: str) -> list[Definition]
     words = name.split()
     spellings = []
     if whole is None and words:
-        pattern = rb"\s+".join(re.escape(word.encode("utf-8", "surrogatepass")) for word in words)
-        edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
         root = tree.root_node  # its text starts where its first node does
-        spellings = [root.start_byte + m.start() for m in re.finditer(edges[0] + pattern + edges[1], root.text or b"")]
+        spellings = [root.start_byte + at for at in _spelled(root.text or b"", name, words)]
     if whole is not None or not words or len(spellings) > _MOST_SPELLINGS:
         return [d for d in _whole(lang, tree) if d.name == name]
     found: dict[tuple[int, str], Definition] = {}
@@ -62,6 +60,23 @@ def definitions_named(lang: Language, tree: Tree, name: str) -> list[Definition]
             if d.name == name and d.name_start_byte <= at < d.name_end_byte:
                 found.setdefault((d.start_byte, d.name_path), d)
     return sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
+
+
+def _spelled(text: bytes, name: str, words: list[str]) -> list[int]:
+    """Where `name` (its words apart by any blanks) is spelled in `text`, not inside a longer
+    word: the matches `re.finditer` finds, each tried only where the first word stands (a
+    pattern led by a look-behind is tried at every byte)."""
+    encoded = [word.encode("utf-8", "surrogatepass") for word in words]
+    edges = (rb"(?<!\w)" if re.match(r"\w", name) else b"", rb"(?!\w)" if re.search(r"\w$", name) else b"")
+    pattern = re.compile(edges[0] + rb"\s+".join(map(re.escape, encoded)) + edges[1])
+    found: list[int] = []
+    at = text.find(encoded[0])
+    while at >= 0 and len(found) <= _MOST_SPELLINGS:
+        match = pattern.match(text, at)
+        if match is not None:
+            found.append(at)
+        at = text.find(encoded[0], match.end() if match is not None else at + 1)
+    return found
 
 
 def definitions_near(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> list[Definition]:

@@ -77,8 +77,9 @@ def _preprocessed(spec: Preprocessor, source: bytes) -> bytes:
     """The language's rewrites made (once per text: a judgement parses its texts more than once)."""
     if b"\\" in source:
         source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
-    for pattern, word in spec.rewrites:
-        source = pattern.sub(lambda m: _rewritten(m, word), source)
+    for pattern, word, needs in spec.rewrites:
+        if not needs or any(needed in source for needed in needs):
+            source = pattern.sub(lambda m: _rewritten(m, word), source)
     return source
 
 
