@@ -23,15 +23,17 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, lstat_at, _read, keep, listed, listed_and_stats, opened_directory, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, Mark, lstat_at, _read, keep, listed, opened_directory, previous_bytes, prune_objects
 from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
+from gateway.watcher import look
 
 MAX_SOURCES = 20_000
 MAX_WALKED = 50_000
@@ -65,11 +67,13 @@ class Seen:
 @dataclass
 class Record:
     """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
-    command finds in the config afterwards does not decide: it may have changed it)."""
+    command finds in the config afterwards does not decide: it may have changed it); `mark`:
+    the workspace watch's moment the files hold at, in this process only (never saved)."""
 
     files: dict[str, Seen]
     taken_ns: int
     setting: str = ""
+    mark: Mark | None = field(default=None, compare=False)
 
     def to_json(self, key: str = "") -> dict[str, Any]:
         return {"key": key, "taken_ns": self.taken_ns, "setting": self.setting, "files": {p: s.to_json() for p, s in self.files.items()}}
@@ -161,7 +165,7 @@ def _walked(root: Path) -> set[str]:
     return found
 
 
-def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None = None) -> set[str]:
+def sources(root: Path, judged: Callable[[str], bool], listing: AbstractSet[str] | None = None) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
     files; outside git, every file, at most MAX_WALKED; `listing`: `listed(root)` when the
     caller has it) whose name the gate judges. TooManySources past the bounds."""
@@ -175,18 +179,24 @@ def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None 
 
 def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Record | None, also: frozenset[str] = frozenset()) -> Record:
     """Every source file (and the paths in `also`) as it is now, read only where its stat says
-    it may differ from `known`; the bytes of each file read are kept in the objects directory."""
+    it may differ from `known` (where the workspace is watched, only those with an event since
+    `known`'s mark are stat-ed); the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
     previous = known.files if known is not None else {}
-    listing, stats = listed_and_stats(root, previous.keys() | also) if previous and _in_git(root) else (None, {})
+    seen = look(root, previous.keys() | also, known.mark if known is not None else None) if _in_git(root) else None
+    listing, stats = (seen.listing, seen.stats) if seen is not None else (None, {})
+    changed = seen.changed if seen is not None else None
     with opened_directory(root) as root_fd:
         for path in sources(root, judged, listing) | also:
+            old = previous.get(path)
+            if old is not None and changed is not None and path not in changed:
+                files[path] = old
+                continue
             info = stats[path] if path in stats else lstat_at(root_fd, path)
             if info is None or not stat.S_ISREG(info.st_mode):
                 continue
             key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-            old = previous.get(path)
             if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
                 files[path] = old
             elif info.st_size > max_bytes:
@@ -195,7 +205,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
                 read = _read(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
-    return Record(files, taken)
+    return Record(files, taken, mark=seen.mark if seen is not None else None)
 
 
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:

@@ -74,10 +74,22 @@ class FileState:
         return cls(int(value[0]), str(value[1]), str(value[2]) if len(value) > 2 else "", key)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A moment of one workspace watch (gateway.watcher): every event up to it was read."""
+
+    watch: int
+    seq: int
+
+
 @dataclass
 class Snapshot:
+    """`mark`: the watch's moment its states hold at, in this process only (never saved: a
+    snapshot read back has none, and is stat-ed again whole)."""
+
     files: dict[str, FileState]
     taken_at: float = field(default_factory=time.time)
+    mark: Mark | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"files": {p: s.to_json() for p, s in self.files.items()}, "taken_at": self.taken_at}
@@ -246,12 +258,15 @@ def listed_and_stats(root: Path, paths: AbstractSet[str]) -> tuple[set[str], Sta
 
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
-         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None) -> dict[str, FileState]:
+         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None,
+         changed: AbstractSet[str] | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
     taken again where the stat says the file is unchanged (its bytes are kept already).
-    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them."""
+    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them. `changed`: the
+    paths with an event since `known`'s mark (gateway.watcher); the others are taken again
+    unstat-ed. None: every file is stat-ed."""
     files: dict[str, FileState] = {}
     previous = known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
@@ -265,6 +280,9 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
             # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
             old = previous.get(path)
             if old is not None and old.stat and (mirrored is None or old.blob):
+                if changed is not None and path not in changed:
+                    files[path] = old
+                    continue
                 info = stats[path] if path in stats else lstat_at(root_fd, path)
                 if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
                     files[path] = old
