@@ -53,7 +53,20 @@ class Review:
 
 def _judged_by_name(gate: Gate) -> Callable[[str], bool]:
     """Whether the gate judges a file by its name (once per extension or known file name);
-    an extensionless file told by its `#!` line is not read for it."""
+    an extensionless file told by its `#!` line is not read for it. The same function for the
+    same gate (the daemon's warm one), so that the sources of an unchanged listing are kept."""
+    last = _judged.get("last")
+    if last is not None and last[0] is gate:
+        return last[1]
+    judged = _by_name(gate)
+    _judged["last"] = (gate, judged)
+    return judged
+
+
+_judged: dict[str, tuple[Gate, Callable[[str], bool]]] = {}
+
+
+def _by_name(gate: Gate) -> Callable[[str], bool]:
     named = {name for lang in gate.registry.languages.values() for name in lang.filenames}
     known: dict[str, bool] = {}
 

@@ -75,8 +75,23 @@ class Record:
     setting: str = ""
     mark: Mark | None = field(default=None, compare=False)
 
-    def to_json(self, key: str = "") -> dict[str, Any]:
-        return {"key": key, "taken_ns": self.taken_ns, "setting": self.setting, "files": {p: s.to_json() for p, s in self.files.items()}}
+    def encoded(self, key: str = "") -> bytes:
+        """The record as JSON; each file's entry made once while its Seen is the same (a record
+        takes most of them from the one before it)."""
+        parts = []
+        for path, seen in self.files.items():
+            found = _entries.get(path)
+            if found is None or found[0] is not seen:
+                found = _entries[path] = (seen, f"{json.dumps(path)}:{json.dumps(seen.to_json(), separators=(',', ':'))}")
+            parts.append(found[1])
+        if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
+            for path in _entries.keys() - self.files.keys():
+                _entries.pop(path, None)
+        head = json.dumps({"key": key, "taken_ns": self.taken_ns, "setting": self.setting}, separators=(",", ":"))
+        return f'{head[:-1]},"files":{{{",".join(parts)}}}}}'.encode()
+
+
+_entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)
 
 
 @dataclass(frozen=True)
@@ -142,7 +157,7 @@ def _skipped(path: Path) -> str | None:
 
 
 def _save(record: Record, *paths: Path, key: str = "") -> None:
-    data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
+    data = record.encoded(key)
     for path in paths:
         private_file(path, data, durable=False)
         _records.put(path, record)
@@ -165,13 +180,22 @@ def _walked(root: Path) -> set[str]:
     return found
 
 
+_last_sources: dict[str, tuple[frozenset[str], Callable[[str], bool], set[str]]] = {}
+
+
 def sources(root: Path, judged: Callable[[str], bool], listing: AbstractSet[str] | None = None) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
     files; outside git, every file, at most MAX_WALKED; `listing`: `listed(root)` when the
     caller has it) whose name the gate judges. TooManySources past the bounds."""
     if listing is None:
         listing = listed(root) if _in_git(root) else _walked(root)
-    found = {p for p in listing if judged(p)}
+    last = _last_sources.get("last")
+    if last is not None and last[0] is listing and last[1] is judged:
+        found = last[2]  # the watch's listing, unchanged since (callers do not change it)
+    else:
+        found = {p for p in listing if judged(p)}
+        if isinstance(listing, frozenset):
+            _last_sources["last"] = (listing, judged, found)
     if len(found) > MAX_SOURCES:
         raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
     return found
@@ -242,7 +266,8 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
-    for name in sorted(before.files.keys() | now.files.keys()):
+    differ = {p for p, seen in now.files.items() if before.files.get(p) is not seen} | (before.files.keys() - now.files.keys())
+    for name in sorted(differ):
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):
             changes.append(FileChange(name, old, new))

@@ -78,6 +78,7 @@ class Watcher:
         self._valid_from = 0  # marks before it are of no use
         self._changed: dict[str, int] = {}  # path -> seq of its last event
         self._listing: set[str] = set()
+        self._frozen: frozenset[str] | None = None  # the listing given out, while unchanged
         self._tracked: set[str] = set()
         self._walked_at = 0.0
         self._doubt = "not watched yet"
@@ -112,7 +113,9 @@ class Watcher:
             now = Mark(self._token, self._seq)
             known = mark is not None and mark.watch == self._token and mark.seq >= self._valid_from
             changed = frozenset(p for p, seq in self._changed.items() if seq > mark.seq) if known and mark else None
-            return Since(frozenset(self._listing), changed, now)
+            if self._frozen is None:
+                self._frozen = frozenset(self._listing)
+            return Since(self._frozen, changed, now)
 
     @property
     def unwatched(self) -> str:
@@ -136,6 +139,7 @@ class Watcher:
         self._watch_tree("", ignored, ())
         self._watch_git()
         self._listing = set(listed(self.root))
+        self._frozen = None
         self._tracked = _tracked(self.root) or set()
         self._walked_at = time.monotonic()
         self._doubt = ""
@@ -247,24 +251,27 @@ class Watcher:
 
     def _update_listing(self, appeared: set[str], index: bool) -> None:
         """The paths that appeared (and those git's index took in or let go) listed as `listed` would."""
+        taken_in: set[str] = set()
+        let_go: set[str] = set()
         if index:
             tracked = _tracked(self.root)
             if tracked is None:
                 self._doubt = "git could not list its index"
                 return
-            self._listing |= tracked - self._tracked
-            untracked = self._tracked - tracked
+            taken_in, let_go = tracked - self._tracked, self._tracked - tracked
             self._tracked = tracked
-            appeared = appeared | untracked
-            self._listing -= untracked  # listed again below unless ignored now
-        candidates = sorted(p for p in appeared if p not in self._listing and _present(self.root / p))
+        candidates = sorted(p for p in appeared | let_go if (p in let_go or p not in self._listing) and _present(self.root / p))
         direct = [p for p in candidates if p in self._tracked or p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
-        asked = [p for p in candidates if p not in direct]
+        asked = [p for p in candidates if p not in self._tracked and not p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
         ignored = _check_ignore(self.root, asked)
         if ignored is None:
             self._doubt = "git could not say which new files it ignores"
             return
-        self._listing.update(direct, (p for p in asked if p not in ignored))
+        listed_now = {*direct, *(p for p in asked if p not in ignored)}
+        added, removed = (taken_in | listed_now) - self._listing, (let_go - listed_now) & self._listing
+        if added or removed:
+            self._listing = (self._listing | added) - removed
+            self._frozen = None
 
 
 _MASK = 0
