@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import stat
 import time
@@ -92,11 +93,31 @@ class Snapshot:
     mark: Mark | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": {p: s.to_json() for p, s in self.files.items()}, "taken_at": self.taken_at}
+        return {"files": {p: _entry(p, s)[1] for p, s in self.files.items()}, "taken_at": self.taken_at}
+
+    def canonical(self) -> bytes:
+        """`userstate.canonical(self.to_json())`, each file's part made once while its state is the
+        same (a snapshot takes most of them from the one before it)."""
+        files = ",".join(_entry(path, self.files[path])[2] for path in sorted(self.files))
+        if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
+            for path in _entries.keys() - self.files.keys():
+                _entries.pop(path, None)
+        return f'{{"files":{{{files}}},"taken_at":{json.dumps(self.taken_at)}}}'.encode()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
         return cls({p: FileState.from_json(v) for p, v in data["files"].items()}, float(data["taken_at"]))
+
+
+_entries: dict[str, tuple[FileState, list[Any], str]] = {}  # path -> (its last state, as JSON, its canonical `"path":[...]`)
+
+
+def _entry(path: str, state: FileState) -> tuple[FileState, list[Any], str]:
+    found = _entries.get(path)
+    if found is None or found[0] is not state:
+        value = state.to_json()
+        found = _entries[path] = (state, value, f"{json.dumps(path)}:{json.dumps(value, separators=(',', ':'))}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -327,7 +348,8 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
     """Every file changed, created or deleted from `before` to `now` (mode changes included);
     `listing`: `listed(root)` when the caller has it."""
     changes = []
-    for path in sorted(p for p in before.keys() | now.keys() if before.get(p) is not now.get(p)):  # a state taken again is the same
+    differ = {p for p, state in now.items() if before.get(p) is not state} | (before.keys() - now.keys())  # a state taken again is the same
+    for path in sorted(differ):
         old, new = before.get(path), now.get(path)
         if old is None:
             if new is not None:

@@ -24,7 +24,7 @@ from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
 from gateway.statcache import StatCache, read_stated
 from gateway.watcher import look
-from gateway.userstate import canonical, key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
+from gateway.userstate import key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
 
 if TYPE_CHECKING:
     from gateway.typed.stateful import TypedState
@@ -86,7 +86,7 @@ _last_saved: dict[str, tuple[Snapshot, bytes]] = {}  # "last": the baseline this
 def serialized(snapshot: Snapshot) -> bytes:
     """The canonical JSON of `snapshot`, not made again for the baseline this process last saved."""
     last = _last_saved.get("last")
-    return last[1] if last is not None and last[0] is snapshot else canonical(snapshot.to_json())
+    return last[1] if last is not None and last[0] is snapshot else snapshot.canonical()
 
 
 def load_baseline(typed: TypedState) -> Snapshot | None:
@@ -116,7 +116,7 @@ def witness_path(root: Path) -> Path:
 def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     """The baseline in the state directory, and a signed copy of it in the witness."""
     data = snapshot.to_json()
-    text = canonical(data)  # once for both records (a large workspace's is megabytes)
+    text = snapshot.canonical()  # once for both records (a large workspace's is megabytes)
     write_new_text(typed.state / BASELINE, signed_canonical(text, SIGNED_AS))
     _baselines.put(typed.state / BASELINE, snapshot, user_key())
     _last_saved["last"] = (snapshot, text)
