@@ -6,14 +6,18 @@ between the host's hooks; the watch is the daemon's own class, registered in thi
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from gateway import shell_record, watcher
+from tests.test_daemon import _start, _status, _wait_for, env, gateway  # noqa: F401 (env: a fixture)
 from tests.test_security_shell import run_through_hooks
 from tests.test_shell_report import GIT, SED_HEADER, TS, through_hooks
 from tests.hosts.sample import SOURCE
@@ -148,3 +152,25 @@ def test_git_index_changes_list_what_git_lists(either: Path) -> None:
     said = through_hooks(either, f"git add -f gen_old.py && {GIT[0]} rm -q --cached pkg/util.py", use_id="toolu_2")
     assert "gen_old.py line 1: added function `old`" in said
     assert "- pkg/util.py" not in said and "other source file" not in said  # untracked now, not ignored: listed, unchanged
+
+
+def _watches(pid: int) -> bool:
+    """Whether the process holds an inotify descriptor."""
+    with contextlib.suppress(OSError):
+        return any(os.readlink(fd) == "anon_inode:inotify" for fd in Path(f"/proc/{pid}/fd").iterdir())
+    return False
+
+
+def test_the_daemon_watches_its_workspace_and_answers_through_the_watch(env: dict[str, str], workspace: Path) -> None:  # noqa: F811
+    """A real daemon, the hooks as the host runs them: it watches the workspace as it starts."""
+    pid = _start(env, workspace)["pid"]
+    assert _wait_for(lambda: _watches(pid))
+    command = f"mkdir -p lib/deep && {HELPER.format('lib/deep/mod.py')} && {SED_HEADER}"
+    for number, (run, expected) in enumerate([("true", []), (command, [ADDED_HELPER.format("lib/deep/mod.py"), "changed the header"])]):
+        payload = {"tool_name": "Bash", "tool_use_id": f"toolu_{number}", "session_id": "s", "cwd": str(workspace), "tool_input": {"command": run}}
+        before = gateway(env, "hook", "claude-code", stdin=json.dumps({**payload, "hook_event_name": "PreToolUse"}))
+        assert before.returncode == 0 and before.stdout == ""
+        subprocess.run(["bash", "-c", run], cwd=workspace, check=True, timeout=60)
+        after = gateway(env, "hook", "claude-code", stdin=json.dumps({**payload, "hook_event_name": "PostToolUse"}))
+        assert after.returncode == 0 and all(line in after.stdout for line in expected), after.stdout
+    assert _status(workspace)["requests"] >= 4  # the hooks were answered by the daemon
