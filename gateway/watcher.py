@@ -41,7 +41,9 @@ from gateway.snapshot import GATEWAY_DIR, Mark, Stats, listed, listed_and_stats,
 try:
     from inotify_simple import INotify, flags
 except ImportError:  # not Linux: every check walks
-    INotify = None  # type: ignore[assignment,misc]
+    INOTIFY = False
+else:
+    INOTIFY = True
 
 FULL_WALK_SECONDS = 600.0
 MAX_WATCHES = 100_000
@@ -275,7 +277,7 @@ class Watcher:
 
 
 _MASK = 0
-if INotify is not None:
+if INOTIFY:
     _MASK = (flags.CREATE | flags.DELETE | flags.MODIFY | flags.ATTRIB | flags.CLOSE_WRITE | flags.MOVED_FROM | flags.MOVED_TO
              | flags.DELETE_SELF | flags.MOVE_SELF | flags.ONLYDIR | flags.DONT_FOLLOW | flags.EXCL_UNLINK)
 
@@ -322,7 +324,7 @@ _watchers: dict[Path, Watcher] = {}
 def watch(root: Path) -> Watcher | None:
     """Start watching the git workspace `root` (the daemon, at its start); None where inotify
     is not there (not Linux) or `root` is not in a git work tree."""
-    if INotify is None or git(root, "rev-parse", "--is-inside-work-tree") is None:
+    if not INOTIFY or git(root, "rev-parse", "--is-inside-work-tree") is None:
         return None
     watcher = Watcher(root)
     _watchers[root] = watcher

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tests.test_security_shell import run_through_hooks
 from tests.test_shell_report import GIT, SED_HEADER, TS, through_hooks
 from tests.hosts.sample import SOURCE
 
-pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.skipif(watcher.INotify is None, reason="inotify is Linux's"),
+pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's"),
               pytest.mark.workspace(copy=None, git="commit", files={
                   "prices.py": SOURCE, "shapes.ts": TS, "README.md": "notes\n", "pkg/util.py": "def util():\n    return 1\n",
                   ".gitignore": "gen_*.py\nbuild/\n", "gen_old.py": "def old():\n    return 0\n", "build/out.py": "x = 1\n"})]
@@ -173,4 +174,4 @@ def test_the_daemon_watches_its_workspace_and_answers_through_the_watch(env: dic
         subprocess.run(["bash", "-c", run], cwd=workspace, check=True, timeout=60)
         after = gateway(env, "hook", "claude-code", stdin=json.dumps({**payload, "hook_event_name": "PostToolUse"}))
         assert after.returncode == 0 and all(line in after.stdout for line in expected), after.stdout
-    assert _status(workspace)["requests"] >= 4  # the hooks were answered by the daemon
+    assert (_status(workspace) or {}).get("requests", 0) >= 4  # the hooks were answered by the daemon
