@@ -381,28 +381,6 @@ def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) 
     return data if data is not None and sha256(data) == state.sha256 else None
 
 
-def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
-    """The paths whose bytes `objects` no longer holds (removed or altered since kept). The
-    directory is listed again unless its stat is the one it had when last listed and was then
-    already RACY_NS old (removing a file changes its ctime, which no user process can set back;
-    a removal in the clock tick of the listing would leave it as it was)."""
-    try:
-        info = os.stat(objects)
-    except OSError:
-        return sorted(files)
-    key, now = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns), time.time_ns()
-    before = _listed_objects.get(str(objects))
-    if before is not None and before[0] == key and key[3] < before[1] - RACY_NS:
-        kept = before[2]
-    else:
-        kept = _names(objects)
-        _listed_objects[str(objects)] = (key, now, kept)  # the stat from before listing: a change meanwhile lists it again
-    return sorted(p for p, s in files.items() if s.sha256 not in kept)
-
-
-_listed_objects: dict[str, tuple[tuple[int, int, int, int], int, set[str]]] = {}
-
-
 def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
     """Put each changed file back (remove the created ones); the paths that could not be."""
     failed, mirror = [], mirror_dir(root)
