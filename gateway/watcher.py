@@ -17,8 +17,9 @@ cannot be added (the user's `fs.inotify.max_user_watches`, or MAX_WATCHES) leave
 unwatched: every check walks, as without a daemon. A directory created (or moved in) meanwhile is
 watched, and everything under it counts as changed. Directories git ignores are not watched.
 
-Not seen by inotify: a write through a shared memory map (`mmap`) and one through a hard link
-from outside the workspace. The full walk every FULL_WALK_SECONDS catches those.
+Not seen by inotify: a write through a shared memory map (`mmap`), and one through another hard
+link to the file (the event names the path written). The full walk every FULL_WALK_SECONDS
+catches those.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def test_past_the_watch_limit_every_check_walks(workspace: Path, monkeypatch: py
 
 def test_a_write_inotify_misses_is_caught_by_the_periodic_walk(workspace: Path, watched: watcher.Watcher, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write through a hard link from outside the workspace raises no event in it; the full
+    """A write through another hard link (here from outside the workspace) raises no event for it; the full
     walk every FULL_WALK_SECONDS sees it."""
     link = tmp_path / "prices-link.py"
     os.link(workspace / "prices.py", link)
