@@ -77,10 +77,12 @@ class FileState:
 
 @dataclass(frozen=True)
 class Mark:
-    """A moment of one workspace watch (gateway.watcher): every event up to it was read."""
+    """A moment of one workspace watch (gateway.watcher): every event up to it was read;
+    `stat_at`: when the states it stands for were last stat-ed whole (time.monotonic())."""
 
     watch: int
     seq: int
+    stat_at: float = 0.0
 
 
 @dataclass

@@ -9,7 +9,8 @@ events), the paths with an event since `mark`, and the mark of now. A record kee
 memory only: one read back from disk, or from another daemon, has none.
 
 Any doubt answers `changed=None` (every listed file is stat-ed again, the walk the check does
-without a daemon), and the watch and the listing are made again from the files: the event queue
+without a daemon), and so does a mark whose states were last stat-ed whole more than
+STAT_WALK_SECONDS ago. On doubt the watch and the listing are made again from the files: the event queue
 overflowed; a directory was moved, or a `.gitignore`, `.git/config` or `.git/info/exclude`
 changed (what git lists may have changed with no event on the files); a `.git` appeared below
 the root; more than MAX_APPEARED new paths; FULL_WALK_SECONDS since the last walk. A watch that
@@ -18,8 +19,8 @@ unwatched: every check walks, as without a daemon. A directory created (or moved
 watched, and everything under it counts as changed. Directories git ignores are not watched.
 
 Not seen by inotify: a write through a shared memory map (`mmap`), and one through another hard
-link to the file (the event names the path written). The full walk every FULL_WALK_SECONDS
-catches those.
+link to the file (the event names the path written). The stat walk at most STAT_WALK_SECONDS
+after the last one catches those.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ else:
     INOTIFY = True
 
 FULL_WALK_SECONDS = 600.0
+STAT_WALK_SECONDS = 60.0
 MAX_WATCHES = 100_000
 MAX_APPEARED = 1000
 MAX_CHANGED = 200_000
@@ -113,9 +115,12 @@ class Watcher:
                     self._inotify.close()
                     self._inotify = None
                 return None
-            now = Mark(self._token, self._seq)
-            known = mark is not None and mark.watch == self._token and mark.seq >= self._valid_from
-            changed = frozenset(p for p, seq in self._changed.items() if seq > mark.seq) if known and mark else None
+            clock = time.monotonic()
+            if mark is not None and mark.watch == self._token and mark.seq >= self._valid_from and clock - mark.stat_at <= STAT_WALK_SECONDS:
+                changed: frozenset[str] | None = frozenset(p for p, seq in self._changed.items() if seq > mark.seq)
+                now = Mark(self._token, self._seq, mark.stat_at)
+            else:
+                changed, now = None, Mark(self._token, self._seq, clock)
             if self._frozen is None:
                 self._frozen = frozenset(self._listing)
             return Since(self._frozen, changed, now)

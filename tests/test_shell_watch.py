@@ -123,12 +123,12 @@ def test_past_the_watch_limit_every_check_walks(workspace: Path, monkeypatch: py
 
 def test_a_write_inotify_misses_is_caught_by_the_periodic_walk(workspace: Path, watched: watcher.Watcher, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write through another hard link (here from outside the workspace) raises no event for it; the full
-    walk every FULL_WALK_SECONDS sees it."""
+    """A write through another hard link (here from outside the workspace) raises no event for it; the stat
+    walk at most STAT_WALK_SECONDS after the last one sees it."""
     link = tmp_path / "prices-link.py"
     os.link(workspace / "prices.py", link)
     assert through_hooks(workspace, "true") == ""
-    monkeypatch.setattr(watcher, "FULL_WALK_SECONDS", 0.0)
+    monkeypatch.setattr(watcher, "STAT_WALK_SECONDS", 0.0)
     write = f"python3 -c \"p = '{link}'; s = open(p).read(); open(p, 'w').write(s.replace('def total(self, tax):', 'def total(self, tax, rate=1):'))\""
     said = through_hooks(workspace, write, use_id="toolu_2")
     assert "prices.py line 9: changed the header of method `PriceList/total`" in said
