@@ -180,8 +180,7 @@ class Watcher:
             for entry in entries:
                 path = f"{relative}/{entry.name}" if relative else entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name != ".git" and path not in ignored and path != f"{GATEWAY_DIR}/{STATE_DIR_NAME}" \
-                            and not os.path.lexists(os.path.join(entry.path, ".git")):
+                    if _watched_directory(path, entry.path, ignored):
                         pending.append(path)
                 elif isinstance(found, list):
                     found.append(path)
@@ -286,6 +285,14 @@ _MASK = 0
 if INOTIFY:
     _MASK = (flags.CREATE | flags.DELETE | flags.MODIFY | flags.ATTRIB | flags.CLOSE_WRITE | flags.MOVED_FROM | flags.MOVED_TO
              | flags.DELETE_SELF | flags.MOVE_SELF | flags.ONLYDIR | flags.DONT_FOLLOW | flags.EXCL_UNLINK)
+
+
+def _watched_directory(path: str, full: str, ignored: set[str]) -> bool:
+    """Whether to watch the directory at `path`: not `.git`, the gateway's state nor another
+    repository; not what git ignores, but for `.gateway/` (the snapshot lists it whatever git says)."""
+    own = path == GATEWAY_DIR or path.startswith(f"{GATEWAY_DIR}/")
+    return path.rsplit("/", 1)[-1] != ".git" and (own or path not in ignored) and path != f"{GATEWAY_DIR}/{STATE_DIR_NAME}" \
+        and not os.path.lexists(os.path.join(full, ".git"))
 
 
 def _present(path: Path) -> bool:

@@ -175,3 +175,12 @@ def test_the_daemon_watches_its_workspace_and_answers_through_the_watch(env: dic
         after = gateway(env, "hook", "claude-code", stdin=json.dumps({**payload, "hook_event_name": "PostToolUse"}))
         assert after.returncode == 0 and all(line in after.stdout for line in expected), after.stdout
     assert (_status(workspace) or {}).get("requests", 0) >= 4  # the hooks were answered by the daemon
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, ".gitignore": ".gateway/\n"})
+def test_the_gateways_own_configuration_is_watched_even_where_git_ignores_it(workspace: Path, watched: watcher.Watcher) -> None:
+    config = (workspace / ".gateway" / "config.toml").read_bytes()
+    assert run_through_hooks(workspace, "true") == ("ran", None)  # the checks after it are the watch's
+    ran, answer = run_through_hooks(workspace, "printf '[typed_edits]\\nenforce = false\\n' > .gateway/config.toml")
+    assert ran == "ran" and ".gateway/config.toml" in str(answer), answer
+    assert (workspace / ".gateway" / "config.toml").read_bytes() == config
