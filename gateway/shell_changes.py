@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gateway.errors import GatewayError, Stale
 from gateway.gate.checker import Gate
+from gateway.langs import LanguageRegistry
 from gateway.gate.command_changes import CommandChange, judge_change, undone
 from gateway.snapshot import FileState
 from gateway.shell_record import FileChange, Seen, changes_after, kept_bytes, record_before
@@ -53,7 +54,21 @@ class Review:
 
 def _judged_by_name(gate: Gate) -> Callable[[str], bool]:
     """Whether the gate judges a file by its name (once per extension or known file name);
-    an extensionless file told by its `#!` line is not read for it."""
+    an extensionless file told by its `#!` line is not read for it. The same function for the
+    same language registry (it alone decides; the daemon's stays), so that the sources of an
+    unchanged listing are kept (gateway.shell_record.sources)."""
+    last = _judged.get("last")
+    if last is not None and last[0] is gate.registry:
+        return last[1]
+    judged = _by_name(gate)
+    _judged["last"] = (gate.registry, judged)
+    return judged
+
+
+_judged: dict[str, tuple[LanguageRegistry, Callable[[str], bool]]] = {}
+
+
+def _by_name(gate: Gate) -> Callable[[str], bool]:
     named = {name for lang in gate.registry.languages.values() for name in lang.filenames}
     known: dict[str, bool] = {}
 

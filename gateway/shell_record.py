@@ -23,15 +23,17 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, lstat_at, _read, keep, listed, listed_and_stats, opened_directory, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, Mark, lstat_at, _read, keep, listed, opened_directory, previous_bytes, prune_objects
 from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
+from gateway.watcher import look
 
 MAX_SOURCES = 20_000
 MAX_WALKED = 50_000
@@ -65,14 +67,31 @@ class Seen:
 @dataclass
 class Record:
     """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
-    command finds in the config afterwards does not decide: it may have changed it)."""
+    command finds in the config afterwards does not decide: it may have changed it); `mark`:
+    the workspace watch's moment the files hold at, in this process only (never saved)."""
 
     files: dict[str, Seen]
     taken_ns: int
     setting: str = ""
+    mark: Mark | None = field(default=None, compare=False)
 
-    def to_json(self, key: str = "") -> dict[str, Any]:
-        return {"key": key, "taken_ns": self.taken_ns, "setting": self.setting, "files": {p: s.to_json() for p, s in self.files.items()}}
+    def encoded(self, key: str = "") -> bytes:
+        """The record as JSON; each file's entry made once while its Seen is the same (a record
+        takes most of them from the one before it)."""
+        parts = []
+        for path, seen in self.files.items():
+            found = _entries.get(path)
+            if found is None or found[0] is not seen:
+                found = _entries[path] = (seen, f"{json.dumps(path)}:{json.dumps(seen.to_json(), separators=(',', ':'))}")
+            parts.append(found[1])
+        if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
+            for path in _entries.keys() - self.files.keys():
+                _entries.pop(path, None)
+        head = json.dumps({"key": key, "taken_ns": self.taken_ns, "setting": self.setting}, separators=(",", ":"))
+        return f'{head[:-1]},"files":{{{",".join(parts)}}}}}'.encode()
+
+
+_entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)
 
 
 @dataclass(frozen=True)
@@ -138,7 +157,7 @@ def _skipped(path: Path) -> str | None:
 
 
 def _save(record: Record, *paths: Path, key: str = "") -> None:
-    data = json.dumps(record.to_json(key), separators=(",", ":")).encode()
+    data = record.encoded(key)
     for path in paths:
         private_file(path, data, durable=False)
         _records.put(path, record)
@@ -161,13 +180,22 @@ def _walked(root: Path) -> set[str]:
     return found
 
 
-def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None = None) -> set[str]:
+_last_sources: dict[str, tuple[frozenset[str], Callable[[str], bool], set[str]]] = {}
+
+
+def sources(root: Path, judged: Callable[[str], bool], listing: AbstractSet[str] | None = None) -> set[str]:
     """The workspace's source files: those the snapshot lists (git's tracked and not-ignored
     files; outside git, every file, at most MAX_WALKED; `listing`: `listed(root)` when the
     caller has it) whose name the gate judges. TooManySources past the bounds."""
     if listing is None:
         listing = listed(root) if _in_git(root) else _walked(root)
-    found = {p for p in listing if judged(p)}
+    last = _last_sources.get("last")
+    if last is not None and last[0] is listing and last[1] is judged:
+        found = last[2]  # the watch's listing, unchanged since (callers do not change it)
+    else:
+        found = {p for p in listing if judged(p)}
+        if isinstance(listing, frozenset):
+            _last_sources["last"] = (listing, judged, found)
     if len(found) > MAX_SOURCES:
         raise TooManySources(f"the workspace has {len(found)} source files, more than the {MAX_SOURCES} a shell command is checked over")
     return found
@@ -175,18 +203,24 @@ def sources(root: Path, judged: Callable[[str], bool], listing: set[str] | None 
 
 def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Record | None, also: frozenset[str] = frozenset()) -> Record:
     """Every source file (and the paths in `also`) as it is now, read only where its stat says
-    it may differ from `known`; the bytes of each file read are kept in the objects directory."""
+    it may differ from `known` (where the workspace is watched, only those with an event since
+    `known`'s mark are stat-ed); the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
     previous = known.files if known is not None else {}
-    listing, stats = listed_and_stats(root, previous.keys() | also) if previous and _in_git(root) else (None, {})
+    seen = look(root, previous.keys() | also, known.mark if known is not None else None) if _in_git(root) else None
+    listing, stats = (seen.listing, seen.stats) if seen is not None else (None, {})
+    changed = seen.changed if seen is not None else None
     with opened_directory(root) as root_fd:
         for path in sources(root, judged, listing) | also:
+            old = previous.get(path)
+            if old is not None and changed is not None and path not in changed:
+                files[path] = old
+                continue
             info = stats[path] if path in stats else lstat_at(root_fd, path)
             if info is None or not stat.S_ISREG(info.st_mode):
                 continue
             key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-            old = previous.get(path)
             if old is not None and old.stat == key and info.st_ctime_ns < trusted_before:
                 files[path] = old
             elif info.st_size > max_bytes:
@@ -195,7 +229,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
                 read = _read(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
-    return Record(files, taken)
+    return Record(files, taken, mark=seen.mark if seen is not None else None)
 
 
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
@@ -232,7 +266,8 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
-    for name in sorted(before.files.keys() | now.files.keys()):
+    differ = {p for p, seen in now.files.items() if before.files.get(p) is not seen} | (before.files.keys() - now.files.keys())
+    for name in sorted(differ):
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):
             changes.append(FileChange(name, old, new))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import stat
 import time
@@ -74,17 +75,51 @@ class FileState:
         return cls(int(value[0]), str(value[1]), str(value[2]) if len(value) > 2 else "", key)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A moment of one workspace watch (gateway.watcher): every event up to it was read;
+    `stat_at`: when the states it stands for were last stat-ed whole (time.monotonic())."""
+
+    watch: int
+    seq: int
+    stat_at: float = 0.0
+
+
 @dataclass
 class Snapshot:
+    """`mark`: the watch's moment its states hold at, in this process only (never saved: a
+    snapshot read back has none, and is stat-ed again whole)."""
+
     files: dict[str, FileState]
     taken_at: float = field(default_factory=time.time)
+    mark: Mark | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": {p: s.to_json() for p, s in self.files.items()}, "taken_at": self.taken_at}
+        return {"files": {p: _entry(p, s)[1] for p, s in self.files.items()}, "taken_at": self.taken_at}
+
+    def canonical(self) -> bytes:
+        """`userstate.canonical(self.to_json())`, each file's part made once while its state is the
+        same (a snapshot takes most of them from the one before it)."""
+        files = ",".join(_entry(path, self.files[path])[2] for path in sorted(self.files))
+        if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
+            for path in _entries.keys() - self.files.keys():
+                _entries.pop(path, None)
+        return f'{{"files":{{{files}}},"taken_at":{json.dumps(self.taken_at)}}}'.encode()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Snapshot:
         return cls({p: FileState.from_json(v) for p, v in data["files"].items()}, float(data["taken_at"]))
+
+
+_entries: dict[str, tuple[FileState, list[Any], str]] = {}  # path -> (its last state, as JSON, its canonical `"path":[...]`)
+
+
+def _entry(path: str, state: FileState) -> tuple[FileState, list[Any], str]:
+    found = _entries.get(path)
+    if found is None or found[0] is not state:
+        value = state.to_json()
+        found = _entries[path] = (state, value, f"{json.dumps(path)}:{json.dumps(value, separators=(',', ':'))}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -246,12 +281,15 @@ def listed_and_stats(root: Path, paths: AbstractSet[str]) -> tuple[set[str], Sta
 
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
-         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None) -> dict[str, FileState]:
+         known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None,
+         changed: AbstractSet[str] | None = None) -> dict[str, FileState]:
     """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
     taken again where the stat says the file is unchanged (its bytes are kept already).
-    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them."""
+    `listing`, `stats`: `listed_and_stats(root, ...)` when the caller has them. `changed`: the
+    paths with an event since `known`'s mark (gateway.watcher); the others are taken again
+    unstat-ed. None: every file is stat-ed."""
     files: dict[str, FileState] = {}
     previous = known.files if known is not None else {}
     trusted_before_ns = int(known.taken_at * 1e9) - RACY_NS if known is not None else 0
@@ -265,6 +303,9 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
             # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
             old = previous.get(path)
             if old is not None and old.stat and (mirrored is None or old.blob):
+                if changed is not None and path not in changed:
+                    files[path] = old
+                    continue
                 info = stats[path] if path in stats else lstat_at(root_fd, path)
                 if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
                     files[path] = old
@@ -309,7 +350,8 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
     """Every file changed, created or deleted from `before` to `now` (mode changes included);
     `listing`: `listed(root)` when the caller has it."""
     changes = []
-    for path in sorted(p for p in before.keys() | now.keys() if before.get(p) is not now.get(p)):  # a state taken again is the same
+    differ = {p for p, state in now.items() if before.get(p) is not state} | (before.keys() - now.keys())  # a state taken again is the same
+    for path in sorted(differ):
         old, new = before.get(path), now.get(path)
         if old is None:
             if new is not None:
@@ -339,12 +381,6 @@ def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) 
         return None
     data = _from_mirror(mirror, state.blob)
     return data if data is not None and sha256(data) == state.sha256 else None
-
-
-def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
-    """The paths whose bytes `objects` no longer holds (removed or altered since kept)."""
-    kept = _names(objects)
-    return sorted(p for p, s in files.items() if s.sha256 not in kept)
 
 
 def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:

@@ -100,6 +100,8 @@ PAST_THE_FACE = {
     ("gateway.surfaces.daemon", "gateway.lsp.session"),
     ("gateway.surfaces.daemon", "gateway.bounded"),  # its own memory: the caches settle between its requests
     ("gateway.surfaces.daemon", "gateway.symbols.servers"),
+    # ... and its watch of the workspace (inotify), which the check after each shell command reads.
+    ("gateway.surfaces.daemon", "gateway.watcher"),
     # `gateway enforce` and `gateway doctor` read and re-arm the typed-edit state, and list the servers found.
     ("gateway.surfaces.cli_enforce", "gateway.typed.service"),
     ("gateway.surfaces.cli_enforce", "gateway.typed.arming"),

@@ -46,6 +46,7 @@ from gateway.lsp.manager import waiting_at_most
 from gateway.surfaces.daemon_client import ALIVE, ALIVE_SECONDS, DaemonUnavailable, daemon_file
 from gateway.surfaces.rpc import _REQUESTER, GatewayProtocol, GatewayServer, plain, run_until_stopped
 from gateway.userstate import private_file
+from gateway.watcher import watch
 
 if TYPE_CHECKING:
     from gateway.lsp.session import LspSession
@@ -366,7 +367,7 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
     private_file(pid_path, f"{os.getpid()}\n".encode())
 
     def serving() -> None:
-        threading.Thread(target=lambda: (_warm(gateway), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
+        threading.Thread(target=lambda: (watch(root), _warm(gateway), server.start_servers(for_file)), daemon=True, name="gateway-warm").start()
         server.watch_idle()
         server.watch_workspace(identity)
         print(f"gateway daemon: serving {root} on {socket_path} (pid {os.getpid()})", file=sys.stderr, flush=True)

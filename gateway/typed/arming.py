@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gateway.atomic import sha256, write_new_text
 from gateway.errors import Forged
-from gateway.snapshot import Snapshot, missing_copies, scan
+from gateway.snapshot import RACY_NS, FileState, Snapshot, scan
 from gateway.typed.audit import locked
 from gateway.typed.state import objects_dir
 from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_baseline, lock, save_baseline, verify, witness_path
@@ -159,6 +159,31 @@ def check(typed: TypedState) -> Armed:
     if problems:
         return Armed("tampered", "; ".join(dict.fromkeys(problems)), True, baseline)
     return Armed("armed", baseline=baseline)
+
+
+def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
+    """The paths whose bytes `objects` no longer holds (removed or altered since kept). The
+    directory is listed again unless its stat is the one it had when last listed and was then
+    already RACY_NS old (removing a file changes its ctime, which no user process can set back;
+    a removal in the clock tick of the listing would leave it as it was)."""
+    try:
+        info = os.stat(objects)
+    except OSError:
+        return sorted(files)
+    key, now = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns), time.time_ns()
+    before = _listed_objects.get(str(objects))
+    if before is not None and before[0] == key and key[3] < before[1] - RACY_NS:
+        kept = before[2]
+    else:
+        try:
+            kept = set(os.listdir(objects))
+        except OSError:
+            kept = set()
+        _listed_objects[str(objects)] = (key, now, kept)  # the stat from before listing: a change meanwhile lists it again
+    return sorted(p for p, s in files.items() if s.sha256 not in kept)
+
+
+_listed_objects: dict[str, tuple[tuple[int, int, int, int], int, set[str]]] = {}
 
 
 def _recorded_key(typed: TypedState, record: dict[str, Any] | None) -> str | None:

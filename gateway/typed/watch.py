@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from gateway.atomic import write_new_text
 from gateway.config import CONFIG_PATH, STATE_DIR
 from gateway.errors import Forged, UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, listed_and_stats, mirror_dir, previous_bytes, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
 from gateway.statcache import StatCache, read_stated
-from gateway.userstate import canonical, key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
+from gateway.watcher import look
+from gateway.userstate import key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
 
 if TYPE_CHECKING:
     from gateway.typed.stateful import TypedState
@@ -85,7 +86,7 @@ _last_saved: dict[str, tuple[Snapshot, bytes]] = {}  # "last": the baseline this
 def serialized(snapshot: Snapshot) -> bytes:
     """The canonical JSON of `snapshot`, not made again for the baseline this process last saved."""
     last = _last_saved.get("last")
-    return last[1] if last is not None and last[0] is snapshot else canonical(snapshot.to_json())
+    return last[1] if last is not None and last[0] is snapshot else snapshot.canonical()
 
 
 def load_baseline(typed: TypedState) -> Snapshot | None:
@@ -115,7 +116,7 @@ def witness_path(root: Path) -> Path:
 def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     """The baseline in the state directory, and a signed copy of it in the witness."""
     data = snapshot.to_json()
-    text = canonical(data)  # once for both records (a large workspace's is megabytes)
+    text = snapshot.canonical()  # once for both records (a large workspace's is megabytes)
     write_new_text(typed.state / BASELINE, signed_canonical(text, SIGNED_AS))
     _baselines.put(typed.state / BASELINE, snapshot, user_key())
     _last_saved["last"] = (snapshot, text)
@@ -157,10 +158,11 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     """Compare the workspace with `before`; put back and log every change no grant covers; the
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
-    listing, stats = listed_and_stats(root, before.files.keys())
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=listing, stats=stats)
+    seen = look(root, before.files.keys(), before.mark)
+    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=seen.listing,
+               stats=seen.stats, changed=seen.changed)
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
-    for change in differences(before.files, now, root, listing):
+    for change in differences(before.files, now, root, seen.listing):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
     unrestored = restore(root, bypassing, objects)
     files: dict[str, FileState] = dict(now)
@@ -171,7 +173,7 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
             files.pop(change.path, None)
         else:
             files[change.path] = change.before
-    save_baseline(typed, Snapshot(files, started))
+    save_baseline(typed, Snapshot(files, started, seen.mark))
     outcome = Outcome(kept, [c for c in bypassing if c.path not in unrestored], unrestored)
     if outcome.bypassed:
         entries: list[dict[str, Any]] = [

@@ -1,0 +1,379 @@
+"""A git workspace watched with inotify in the daemon (Linux), so that the check after a shell
+command (gateway.shell_record; enforcement's gateway.snapshot.scan) stats and reads again only
+the paths with events since the check before it, and lists the workspace without git walking it.
+
+Each check asks `since(root, mark)`: the watch's events are read until the queue is empty (the
+kernel queues an event within the write that causes it, so a command that has exited has left
+all of its own), and the answer is the listing now (`snapshot.listed`, kept current from the
+events), the paths with an event since `mark`, and the mark of now. A record keeps its mark in
+memory only: one read back from disk, or from another daemon, has none.
+
+Any doubt answers `changed=None` (every listed file is stat-ed again, the walk the check does
+without a daemon), and so does a mark whose states were last stat-ed whole more than
+STAT_WALK_SECONDS ago. On doubt the watch and the listing are made again from the files: the event queue
+overflowed; a directory was moved, or a `.gitignore`, `.git/config` or `.git/info/exclude`
+changed (what git lists may have changed with no event on the files); a `.git` appeared below
+the root; more than MAX_APPEARED new paths; FULL_WALK_SECONDS since the last walk. A watch that
+cannot be added (the user's `fs.inotify.max_user_watches`, or MAX_WATCHES) leaves the workspace
+unwatched: every check walks, as without a daemon. A directory created (or moved in) meanwhile is
+watched, and everything under it counts as changed. Directories git ignores are not watched.
+
+Not seen by inotify: a write through a shared memory map (`mmap`), and one through another hard
+link to the file (the event names the path written). The stat walk at most STAT_WALK_SECONDS
+after the last one catches those.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import os
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway.gitcalls import GIT_TIMEOUT_SECONDS, git
+from gateway.snapshot import GATEWAY_DIR, Mark, Stats, listed, listed_and_stats, lstat_at, opened_directory
+
+try:
+    from inotify_simple import INotify, flags
+except ImportError:  # not Linux: every check walks
+    INOTIFY = False
+else:
+    INOTIFY = True
+
+FULL_WALK_SECONDS = 600.0
+STAT_WALK_SECONDS = 60.0
+MAX_WATCHES = 100_000
+MAX_APPEARED = 1000
+MAX_CHANGED = 200_000
+STATE_DIR_NAME = "state"
+_tokens = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Since:
+    """The listing now, the paths with an event since the mark asked about (None: not known, stat
+    every one), and the mark of now."""
+
+    listing: frozenset[str]
+    changed: frozenset[str] | None
+    mark: Mark
+
+
+class Unwatched(Exception):
+    """The watch cannot go on (no watch could be added)."""
+
+
+class Watcher:
+    """One workspace's directories under inotify, and its listing kept current from their events."""
+
+    def __init__(self, root: Path, max_watches: int = MAX_WATCHES) -> None:
+        self.root = root
+        self.max_watches = max_watches
+        self._lock = threading.Lock()
+        self._inotify: INotify | None = None
+        self._dirs: dict[int, str] = {}  # watch descriptor -> directory relative to root ("" the root)
+        self._seq = 0
+        self._valid_from = 0  # marks before it are of no use
+        self._changed: dict[str, int] = {}  # path -> seq of its last event
+        self._listing: set[str] = set()
+        self._frozen: frozenset[str] | None = None  # the listing given out, while unchanged
+        self._tracked: set[str] = set()
+        self._walked_at = 0.0
+        self._doubt = "not watched yet"
+        self._unwatched = ""
+        self._token = next(_tokens)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._inotify is not None:
+                self._inotify.close()
+                self._inotify = None
+            self._unwatched = "closed"
+
+    def since(self, mark: Mark | None) -> Since | None:
+        """What changed since `mark` (see the module); None when the workspace is not watched."""
+        with self._lock:
+            if self._unwatched:
+                return None
+            try:
+                if not self._doubt:
+                    self._read()
+                if not self._doubt and time.monotonic() - self._walked_at > FULL_WALK_SECONDS:
+                    self._doubt = "the periodic full walk"
+                if self._doubt:
+                    self._rebuild()
+            except Unwatched as error:
+                self._unwatched = str(error)
+                if self._inotify is not None:
+                    self._inotify.close()
+                    self._inotify = None
+                return None
+            clock = time.monotonic()
+            if mark is not None and mark.watch == self._token and mark.seq >= self._valid_from and clock - mark.stat_at <= STAT_WALK_SECONDS:
+                changed: frozenset[str] | None = frozenset(p for p, seq in self._changed.items() if seq > mark.seq)
+                now = Mark(self._token, self._seq, mark.stat_at)
+            else:
+                changed, now = None, Mark(self._token, self._seq, clock)
+            if self._frozen is None:
+                self._frozen = frozenset(self._listing)
+            return Since(self._frozen, changed, now)
+
+    @property
+    def unwatched(self) -> str:
+        """Why the workspace is not watched ("" while it is)."""
+        return self._unwatched
+
+    def _rebuild(self) -> None:
+        """Watch every directory again and list the workspace (git walks it): the answer is a full walk."""
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify = None
+        try:
+            self._inotify = INotify()
+        except OSError as error:  # the user's fs.inotify.max_user_instances
+            raise Unwatched(f"no inotify instance ({error.strerror or error})") from None
+        self._dirs = {}
+        self._seq += 1
+        self._valid_from = self._seq
+        self._changed = {}
+        ignored = _ignored_directories(self.root)
+        self._watch_tree("", ignored, ())
+        self._watch_git()
+        self._listing = set(listed(self.root))
+        self._frozen = None
+        self._tracked = _tracked(self.root) or set()
+        self._walked_at = time.monotonic()
+        self._doubt = ""
+
+    def _add(self, relative: str, mask: int) -> bool:
+        assert self._inotify is not None
+        if len(self._dirs) >= self.max_watches:
+            raise Unwatched(f"more than {self.max_watches} directories to watch")
+        try:
+            wd = self._inotify.add_watch(self.root / relative if relative else self.root, mask)
+        except OSError as error:
+            if error.errno == errno.ENOSPC:
+                raise Unwatched("the user's inotify watches are used up (fs.inotify.max_user_watches)") from None
+            return False  # gone meanwhile, or not a directory
+        self._dirs[wd] = relative
+        return True
+
+    def _watch_tree(self, top: str, ignored: set[str], found: list[str] | tuple[()]) -> None:
+        """Watch `top` and the directories under it (not `.git`, the gateway's state, another
+        repository, nor what git ignores); each file found under it is added to `found` (when a list)."""
+        pending = [top]
+        while pending:
+            relative = pending.pop()
+            if not self._add(relative, _MASK):
+                continue
+            try:
+                entries = list(os.scandir(self.root / relative if relative else self.root))
+            except OSError:
+                continue
+            for entry in entries:
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if _watched_directory(path, entry.path, ignored):
+                        pending.append(path)
+                elif isinstance(found, list):
+                    found.append(path)
+
+    def _watch_git(self) -> None:
+        """`.git` itself (its index, config), `.git/info` and `.git/hooks`: what the listing depends on or watches."""
+        git_dir = self.root / ".git"
+        if git_dir.is_dir() and not git_dir.is_symlink():
+            self._add(".git", _MASK)
+            self._add(".git/info", _MASK)
+            self._watch_tree(".git/hooks", set(), ())
+
+    def _read(self) -> None:
+        """Every queued event, taken into the listing and the changed paths."""
+        assert self._inotify is not None
+        appeared: set[str] = set()
+        index = False
+        while True:
+            events = self._inotify.read(timeout=0)
+            if not events:
+                break
+            for event in events:
+                index = self._event(event.wd, event.mask, event.name, appeared) or index
+                if self._doubt:
+                    return
+        if len(self._changed) > MAX_CHANGED or len(appeared) > MAX_APPEARED:
+            self._doubt = "too many changes"
+            return
+        self._update_listing(appeared, index)
+
+    def _event(self, wd: int, mask: int, name: str, appeared: set[str]) -> bool:
+        """Take one event in; True when it says git's index changed."""
+        if mask & flags.Q_OVERFLOW:
+            self._doubt = "the event queue overflowed"
+            return False
+        directory = self._dirs.get(wd)
+        if mask & flags.IGNORED:
+            self._dirs.pop(wd, None)
+            return False
+        if directory is None:
+            return False
+        if mask & (flags.DELETE_SELF | flags.MOVE_SELF) and directory == "":
+            self._doubt = "the workspace's directory was moved or deleted"
+            return False
+        if not name:
+            return False
+        path = f"{directory}/{name}" if directory else name
+        if directory == ".git" or directory.startswith(".git/info"):
+            return self._git_event(path, mask)
+        if name in (".gitignore", ".git"):
+            self._doubt = f"{path} changed (what git lists may have changed)"
+            return False
+        self._seq += 1
+        if mask & flags.ISDIR:
+            if mask & flags.MOVED_FROM:
+                self._doubt = f"the directory {path} was moved"
+            elif mask & (flags.CREATE | flags.MOVED_TO):
+                found: list[str] = []
+                self._watch_tree(path, set(), found)
+                for file in found:
+                    self._changed[file] = self._seq
+                appeared.update(found)
+            return False
+        self._changed[path] = self._seq
+        if mask & (flags.CREATE | flags.MOVED_TO) and path not in self._listing:
+            appeared.add(path)
+        return False
+
+    def _git_event(self, path: str, mask: int) -> bool:
+        if path == ".git/index":
+            return True
+        if path == ".git/config" or path.startswith(".git/info/exclude") or path == ".git/info" and mask & flags.ISDIR:
+            self._doubt = f"{path} changed (what git lists may have changed)"
+        return False
+
+    def _update_listing(self, appeared: set[str], index: bool) -> None:
+        """The paths that appeared (and those git's index took in or let go) listed as `listed` would."""
+        taken_in: set[str] = set()
+        let_go: set[str] = set()
+        if index:
+            tracked = _tracked(self.root)
+            if tracked is None:
+                self._doubt = "git could not list its index"
+                return
+            taken_in, let_go = tracked - self._tracked, self._tracked - tracked
+            self._tracked = tracked
+        candidates = sorted(p for p in appeared | let_go if (p in let_go or p not in self._listing) and _present(self.root / p))
+        direct = [p for p in candidates if p in self._tracked or p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
+        asked = [p for p in candidates if p not in self._tracked and not p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
+        ignored = _check_ignore(self.root, asked)
+        if ignored is None:
+            self._doubt = "git could not say which new files it ignores"
+            return
+        listed_now = {*direct, *(p for p in asked if p not in ignored)}
+        added, removed = (taken_in | listed_now) - self._listing, (let_go - listed_now) & self._listing
+        if added or removed:
+            self._listing = (self._listing | added) - removed
+            self._frozen = None
+
+
+_MASK = 0
+if INOTIFY:
+    _MASK = (flags.CREATE | flags.DELETE | flags.MODIFY | flags.ATTRIB | flags.CLOSE_WRITE | flags.MOVED_FROM | flags.MOVED_TO
+             | flags.DELETE_SELF | flags.MOVE_SELF | flags.ONLYDIR | flags.DONT_FOLLOW | flags.EXCL_UNLINK)
+
+
+def _watched_directory(path: str, full: str, ignored: set[str]) -> bool:
+    """Whether to watch the directory at `path`: not `.git`, the gateway's state nor another
+    repository; not what git ignores, but for `.gateway/` (the snapshot lists it whatever git says)."""
+    own = path == GATEWAY_DIR or path.startswith(f"{GATEWAY_DIR}/")
+    return path.rsplit("/", 1)[-1] != ".git" and (own or path not in ignored) and path != f"{GATEWAY_DIR}/{STATE_DIR_NAME}" \
+        and not os.path.lexists(os.path.join(full, ".git"))
+
+
+def _present(path: Path) -> bool:
+    """Whether something that is not a directory is at `path` (git lists files and links)."""
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _tracked(root: Path) -> set[str] | None:
+    done = git(root, "ls-files", "-z", "--cached", "--", ".")
+    return None if done is None else {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def _ignored_directories(root: Path) -> set[str]:
+    """The directories git ignores whole (nothing in them tracked), relative to `root`."""
+    done = git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", ".")
+    if done is None:
+        raise Unwatched("git could not list what it ignores")
+    return {p.rstrip("/") for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p.endswith("/")}
+
+
+def _check_ignore(root: Path, paths: Iterable[str]) -> set[str] | None:
+    """Those of `paths` git ignores; None when git cannot say."""
+    paths = list(paths)
+    if not paths:
+        return set()
+    try:
+        done = subprocess.run(["git", "check-ignore", "-z", "--stdin"], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_SECONDS,
+                              input="\0".join(paths).encode("utf-8", "surrogateescape"))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+_watchers: dict[Path, Watcher] = {}
+
+
+def watch(root: Path) -> Watcher | None:
+    """Start watching the git workspace `root` (the daemon, at its start); None where inotify
+    is not there (not Linux) or `root` is not in a git work tree."""
+    if not INOTIFY or git(root, "rev-parse", "--is-inside-work-tree") is None:
+        return None
+    watcher = Watcher(root)
+    _watchers[root] = watcher
+    watcher.since(None)
+    return watcher
+
+
+def since(root: Path, mark: Mark | None) -> Since | None:
+    """`Watcher.since` of the watch on `root`; None when it is not watched (no daemon, or in doubt's stead)."""
+    watcher = _watchers.get(root)
+    if watcher is None:
+        resolved = root.resolve()
+        watcher = next((w for r, w in _watchers.items() if r == resolved), None)
+    return watcher.since(mark) if watcher is not None else None
+
+
+@dataclass(frozen=True)
+class Look:
+    """What a check starts from: the listing; the lstat of the paths to stat again (every one
+    asked about when `changed` is None); the paths with an event since the mark asked about
+    (None: not known); the mark of now (None: the workspace is not watched)."""
+
+    listing: AbstractSet[str]
+    stats: Stats
+    changed: frozenset[str] | None
+    mark: Mark | None
+
+
+def look(root: Path, paths: AbstractSet[str], mark: Mark | None) -> Look:
+    """The listing and what to stat again of `paths` since `mark`: from the watch on `root`,
+    else as without one (`listed_and_stats`: git lists, every path is stat-ed)."""
+    found = since(root, mark)
+    if found is None:
+        listing, stats = listed_and_stats(root, paths)
+        return Look(listing, stats, None, None)
+    if found.changed is None:
+        with opened_directory(root) as root_fd:
+            return Look(found.listing, {path: lstat_at(root_fd, path) for path in paths}, None, found.mark)
+    return Look(found.listing, {}, found.changed, found.mark)
