@@ -33,6 +33,7 @@ class Language:
     parameter: str  # a parameter added to a header, as the language spells one
     indented: bool = False  # the body is the lines indented past the header (Python)
     upper_constructors: bool = False  # a capitalised name is a constructor (Java, C++): left alone
+    tests_suffix: str = ""  # files of `sources` that are tests, whose definitions are not edited
 
 
 LANGUAGES = {
@@ -43,7 +44,7 @@ LANGUAGES = {
     "go": Language(
         "go", ("*.go",), ("**/*.go",),
         re.compile(r"^(?P<indent>)func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*\((?P<params>[^()]*)\).*\{\s*$"),
-        "//", "", "extraArgument int"),
+        "//", "", "extraArgument int", tests_suffix="_test.go"),
     "typescript": Language(
         "typescript", ("source/**/*.ts",), ("source/**/*.ts", "test/**/*.ts"),
         re.compile(r"^(?P<indent>\t*)(?:export\s+)?(?:async\s+)?(?:function\s+(?P<name>\w+)|const\s+(?P<cname>\w+)\s*=\s*(?:async\s*)?)"
@@ -240,6 +241,8 @@ def cases(root: Path, language: Language, limit: int, seed: int = 37) -> list[Ca
     pool: dict[str, list[Case]] = {}
     for pattern in language.sources:
         for file in sorted(root.glob(pattern)):
+            if language.tests_suffix and file.name.endswith(language.tests_suffix):
+                continue
             text = file.read_text(encoding="utf-8")
             path = file.relative_to(root).as_posix()
             found = definitions(language, path, text)
