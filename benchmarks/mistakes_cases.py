@@ -34,6 +34,8 @@ class Language:
     indented: bool = False  # the body is the lines indented past the header (Python)
     upper_constructors: bool = False  # a capitalised name is a constructor (Java, C++): left alone
     tests_suffix: str = ""  # files of `sources` that are tests, whose definitions are not edited
+    name_line: re.Pattern[str] | None = None  # a header's name line where the type stands on the line above
+    type_above: re.Pattern[str] | None = None  # such a line above (a return type, `template <...>`)
 
 
 LANGUAGES = {
@@ -59,7 +61,9 @@ LANGUAGES = {
         "cpp", ("include/*.hpp",), ("include/*.hpp", "test/*.cpp", "src/*.cpp"),
         re.compile(r"^(?P<indent>[ ]*)(?:(?:inline|static|virtual|explicit|constexpr|CXXOPTS_NODISCARD)\s+)*[\w:<>*&]+(?:\s+[\w:<>*&]+)*\s+[*&]?"
                    r"(?P<name>\w+)\s*\((?P<params>[^()]*)\)\s*(?:const\s*)?(?:override\s*)?(?:noexcept\s*)?\{?\s*$"),
-        "//", "[[", "int extraArgument", upper_constructors=True),
+        "//", "[[", "int extraArgument", upper_constructors=True,
+        name_line=re.compile(r"^(?P<indent>[ ]*)(?P<name>\w+)\s*\((?P<params>[^()]*)\)\s*(?:const\s*)?(?:override\s*)?(?:noexcept\s*)?$"),
+        type_above=re.compile(r"^[ ]*(?:template\s*<.*>|(?:inline\s+|static\s+|virtual\s+|CXXOPTS_NODISCARD\s+)*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*)\s*$")),
     "rust": Language(
         "rust", ("src/*.rs",), ("src/**/*.rs", "tests/**/*.rs", "benches/**/*.rs"),
         re.compile(r"^(?P<indent>[ ]*)(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(?P<name>\w+)\s*\((?P<params>[^()]*)\)[^{;]*\{\s*$"),
@@ -70,13 +74,16 @@ LANGUAGES = {
 @dataclass(frozen=True)
 class Definition:
     """A function or method as the line reader finds it: lines are 0-based indexes into the
-    file's lines; `first` is the first decorator (or the header), `open` the line holding the
-    body's opening (the header, or the `{` line after it), `last` the closing line."""
+    file's lines; `header` holds the name, `top` is the header's first line (above the name's,
+    where a C++ return type stands on its own line), `first` the first decorator (or `top`),
+    `open` the line holding the body's opening (the header, or the `{` line after it), `last`
+    the closing line."""
 
     path: str
     name: str
     indent: str
     first: int
+    top: int
     header: int
     open: int
     last: int
@@ -109,7 +116,7 @@ def definitions(language: Language, path: str, text: str) -> list[Definition]:
     lines = text.split("\n")
     found = []
     for at, line in enumerate(lines):
-        match = language.header.match(line)
+        match = language.header.match(line) or (language.name_line.match(line) if language.name_line else None)
         if not match:
             continue
         name = match.groupdict().get("name") or match.groupdict().get("cname") or ""
@@ -122,11 +129,15 @@ def definitions(language: Language, path: str, text: str) -> list[Definition]:
         last = _last_line(lines, at, opened, indent, language.indented)
         if last is None or last - opened < 2:
             continue
-        first = at
+        top = at
+        while language.type_above and top > 0 and language.type_above.match(lines[top - 1]) and lines[top - 1].startswith(indent) \
+                and at - top < 2:
+            top -= 1
+        first = top
         while language.decorator and first > 0 and lines[first - 1].startswith(indent + language.decorator) \
                 and not lines[first - 1][len(indent):len(indent) + 1].isspace():
             first -= 1
-        found.append(Definition(path, name, indent, first, at, opened, last, match["params"]))
+        found.append(Definition(path, name, indent, first, top, at, opened, last, match["params"]))
     return found
 
 
@@ -184,7 +195,7 @@ def _body_comment(language: Language, lines: list[str], d: Definition) -> str:
 def _commented(language: Language, lines: list[str], d: Definition) -> str:
     """The definition's text from its header, with a comment as the body's first line: the
     intended edit of the kinds that rewrite a definition."""
-    return "\n".join([*lines[d.header:d.open + 1], _body_comment(language, lines, d), *lines[d.open + 1:d.last + 1]])
+    return "\n".join([*lines[d.top:d.open + 1], _body_comment(language, lines, d), *lines[d.open + 1:d.last + 1]])
 
 
 def _copy(lines: list[str], d: Definition, name: str) -> str:
@@ -202,9 +213,9 @@ def kind_edits(language: Language, text: str, d: Definition, nxt: Definition | N
     """Each kind this definition can give: (the edit, whether it is the correct one of its kind)."""
     lines = text.split("\n")
     header = lines[d.header]
-    whole, from_header = _joined(lines, d.first, d.last), _joined(lines, d.header, d.last)
-    decorators = _joined(lines, d.first, d.header - 1) + "\n" if d.first < d.header else ""
-    opening = _joined(lines, d.header, d.open)
+    whole, from_header = _joined(lines, d.first, d.last), _joined(lines, d.top, d.last)
+    decorators = _joined(lines, d.first, d.top - 1) + "\n" if d.first < d.top else ""
+    opening = _joined(lines, d.top, d.open)
     first_body = lines[d.open + 1]
     referenced = uses_of.get(d.name, 0) > 1
     renamed = d.name + ("_renamed" if language.name in ("python", "rust") else "Renamed")
@@ -220,7 +231,7 @@ def kind_edits(language: Language, text: str, d: Definition, nxt: Definition | N
     out["splices_into_wrong_body"] = (Edit(d.path, opening + "\n" + first_body, opening + "\n" + copy + "\n" + first_body), False)
     out["splices_into_wrong_body/correct"] = (Edit(d.path, whole, whole + "\n\n" + copy), True)
     if nxt is not None and nxt.indent == d.indent and all(not line.strip() for line in lines[d.last + 1:nxt.first]):
-        out["deletes_neighbour"] = (Edit(d.path, _joined(lines, d.header, nxt.last), _commented(language, lines, d)), False)
+        out["deletes_neighbour"] = (Edit(d.path, _joined(lines, d.top, nxt.last), _commented(language, lines, d)), False)
         out["deletes_neighbour/correct"] = (Edit(d.path, from_header, _commented(language, lines, d)), True)
     suffix = "/correct" if not referenced else ""
     out["rename_declaration_only" + suffix] = (Edit(d.path, header, _renamed_header(header, d.name, renamed)), not referenced)
