@@ -7,6 +7,7 @@ Nothing is started: a process started here fails the test."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,7 @@ def _refuse_everything(engine: object, root: Path, edit: Edit) -> Through:
     return Through("refused", "Refused.", (root / edit.path).read_text())
 
 
-def _rows(roots: tuple[Path, Path], through: object = None) -> list[Row]:
+def _rows(roots: tuple[Path, Path], through: Callable[[object, Path, Edit], Through] | None = None) -> list[Row]:
     gateway_root, judge_root = roots
     baseline = _judge(judge_root)
     assert not baseline.failures
