@@ -27,6 +27,7 @@ KY_TSCONFIG = """{"compilerOptions": {"strict": true, "exactOptionalPropertyType
  "lib": ["es2023", "dom", "dom.iterable"], "module": "nodenext", "moduleResolution": "nodenext", "skipLibCheck": true,
  "noEmit": true}, "include": ["source"]}
 """
+ERRORPRONE = Path("/usr/share/java/error_prone_annotations.jar")  # Debian's liberror-prone-java
 COMPILER_LINE = re.compile(r"^(?P<path>[^\s:(][^:(]*?)(?::\d+(?::\d+)?:|\(\d+,\d+\):) (?:fatal )?error(?:\[\w+\])?:? (?P<message>.*)$")
 
 
@@ -106,10 +107,16 @@ def ts_judge(root: Path) -> Verdict:
 
 
 def java_judge(root: Path) -> Verdict:
-    sources = sorted(str(p) for p in (root / "gson" / "src" / "main" / "java").rglob("*.java") if p.name != "module-info.java")
+    """javac on gson's main sources and its build-time template (GsonBuildConfig), with Debian's
+    errorprone annotations: without them javac stops at the missing imports and never reports a
+    missing method."""
+    main = root / "gson" / "src" / "main"
+    sources = sorted(str(p) for folder in ("java", "java-templates") for p in (main / folder).rglob("*.java") if p.name != "module-info.java")
+    classpath = ["-cp", str(ERRORPRONE)] if ERRORPRONE.exists() else []
     with tempfile.TemporaryDirectory(prefix="javac-") as out:
-        done = _run(["javac", "-proc:none", "-Xmaxerrs", "10000", "-d", out, *sources], root)
-    return Verdict(frozenset(compiler_errors(done.stdout + done.stderr, root)), "javac (17) on gson/src/main/java")
+        done = _run(["javac", "-proc:none", "-Xmaxerrs", "10000", *classpath, "-d", out, *sources], root)
+    return Verdict(frozenset(compiler_errors(done.stdout + done.stderr, root)),
+                   "javac (17) on gson/src/main/java and java-templates, errorprone annotations on the classpath")
 
 
 def cpp_prepare(root: Path) -> None:
