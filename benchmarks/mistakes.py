@@ -272,6 +272,9 @@ def main() -> None:
                          f"(known: {', '.join(REPOSITORIES)}; not: {', '.join(unknown)})")
     wanted = set(filter(None, languages.split(",")))
     checkouts = [c for c in checkouts if not wanted or REPOSITORIES[c.name] in wanted]
+    if not checkouts:
+        raise SystemExit(f"mistakes.py: no checkout of {', '.join(sorted(wanted))} given (checkouts are recognised by name: "
+                         f"{', '.join(f'{name} ({lang})' for name, lang in REPOSITORIES.items())})")
     base = Path(tempfile.mkdtemp(prefix="gw-mistakes-"))
     rows: list[Row] = []
     labels: dict[str, str] = {}
