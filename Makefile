@@ -176,7 +176,7 @@ bench-real: setup
 # only a run without LIMIT or LANGUAGES records (RESULTS.md), any other writes under results/local/.
 bench-mistakes: setup
 	@test -n "$(REAL)" || { echo "usage: make bench-mistakes REAL=\"path/to/requests path/to/cobra ...\" [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
-	$(PY) benchmarks/mistakes.py $(if $(LIMIT)$(LANGUAGES),,--record) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT)) $(REAL)
+	$(PY) benchmarks/mistakes.py $(if $(LIMIT)$(LANGUAGES),, --record ) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT)) $(REAL)
 
 # The C++ exercises gigasecond and meetup build their tests against Boost.Date_Time (Debian's).
 .PHONY: polyglot-deps
