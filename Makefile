@@ -20,7 +20,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real clean
+.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real bench-mistakes clean
 
 setup: python-env servers hosts
 
@@ -177,6 +177,14 @@ bench-polyglot: setup polyglot-deps
 bench-real: setup
 	@test -n "$(REAL)" || { echo "usage: make bench-real REAL=\"path/to/requests path/to/cobra ...\" [BUDGET_MS=N]"; exit 2; }
 	$(PY) benchmarks/verify_real.py --record $(if $(BUDGET_MS),--budget-ms $(BUDGET_MS)) $(REAL)
+
+# The mistakes agents make with old_string/new_string, plain and through the gateway (issue 37), on
+# checkouts never copied here (their directory names say the language: requests, cobra, ky, gson,
+# cxxopts, semver): `make bench-mistakes REAL="path/to/requests ..." [LANGUAGES=python,go] [LIMIT=N]`;
+# only a run without LIMIT or LANGUAGES records (RESULTS.md), any other writes under results/local/.
+bench-mistakes: setup
+	@test -n "$(REAL)" || { echo "usage: make bench-mistakes REAL=\"path/to/requests path/to/cobra ...\" [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
+	$(PY) benchmarks/mistakes.py $(if $(LIMIT)$(LANGUAGES),, --record ) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT)) $(REAL)
 
 # The C++ exercises gigasecond and meetup build their tests against Boost.Date_Time (Debian's).
 .PHONY: polyglot-deps

@@ -43,8 +43,9 @@ def _runs(target: str) -> list[str]:
 
 def test_make_bench_records_every_benchmark() -> None:
     """`make bench` records every benchmark but those that need third-party checkouts
-    (`make bench-polyglot POLYGLOT=path`, `make bench-real REAL=paths`), which record too."""
-    bench, checkouts = _runs("bench"), _runs("bench-polyglot") + _runs("bench-real")
+    (`make bench-polyglot POLYGLOT=path`, `make bench-real REAL=paths`, `make bench-mistakes
+    REAL=paths`), which record too."""
+    bench, checkouts = _runs("bench"), _runs("bench-polyglot") + _runs("bench-real") + _runs("bench-mistakes")
     assert bench and all(line.endswith("--record") for line in bench), bench
     assert checkouts and all("--record" in line.split() for line in checkouts), checkouts
     runs = {Path(line.split()[1]).name for line in bench + checkouts}
