@@ -279,3 +279,28 @@ def test_the_lift_near_a_change_is_the_lift_of_the_whole_file() -> None:
             near_lifts += 1
             assert patches == lift(before, symbols_b, after, structure.structure(lang, after, tree_a), regions), (path, after)
     assert near_lifts > 50
+
+
+def test_symbols_are_carried_over_from_a_text_whose_tree_the_cache_has_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edit after edit on a long file, the tree cache keeps the newest two trees only: the
+    symbols of a text are still carried over from its base's (kept with the text's tree), not
+    built again for every definition, and they are those of the whole text."""
+    from gateway.syntax import trees
+
+    monkeypatch.setattr(trees, "_TREES", trees._TreeCache(2, 1 << 30))
+    built: list[int] = []
+    real_build = structure.build_symbols
+    monkeypatch.setattr(structure, "build_symbols", lambda lang, text_, tree, found, raws: built.append(len(found)) or real_build(lang, text_, tree, found, raws))
+    path = STDLIB / "textwrap.py"
+    first = path.read_text(encoding="utf-8")
+    second = first.replace("    def _split_chunks(self, text):", "    def _split_chunks(self, text, keep=None):")
+    third = second.replace("    def _split_chunks(self, text, keep=None):", "    def _split_chunks(self, text, keep=None, more=None):")
+    lang = language_for(REGISTRY, path, first)
+    assert lang is not None
+    tree_1, tree_2, _ = _incremental(lang, first, second)
+    structure.structure(lang, first, tree_1)
+    _, tree_3, _ = _incremental(lang, second, third)  # the first text's tree is let go
+    assert trees._TREES.get(lang.grammar, utf8(first)) is None
+    built.clear()
+    assert structure.structure(lang, second, tree_2) == _whole(lang, path, second, tree_2)
+    assert max(built) <= 2, built  # the edited method (and what holds it) only, not the file's every definition

@@ -149,6 +149,9 @@ class _Cached:
     # both), and the edit.
     base: tuple[bytes, list[tuple[int, int]], TextEdit] | None = None
     attached: dict[str, Any] = field(default_factory=dict)  # what other modules work out once per tree
+    # The base's `attached`, held: what was worked out from the base outlives its tree here
+    # (a long file's trees are evicted an edit after they are made), one level deep.
+    base_attached: dict[str, Any] | None = None
 
 
 class _TreeCache:
@@ -195,9 +198,10 @@ class _TreeCache:
 
     def derive(self, grammar: str, tree: Tree, base: bytes, changed: list[tuple[int, int]], edit: TextEdit) -> None:
         with self._lock:
-            entry = self._entry(tree)
+            entry, base_entry = self._entry(tree), self._entries.get((grammar, base))
             if entry is not None:
                 entry.base = (base, changed, edit)
+                entry.base_attached = base_entry.attached if base_entry is not None else None
 
     def base(self, grammar: str, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
         """`tree`'s base, when both are cached: the base source's tree now (if it was parsed
@@ -209,6 +213,15 @@ class _TreeCache:
             source, changed, edit = entry.base
             old = self._entries.get((grammar, source))
             return (old.tree, changed, edit) if old is not None else None
+
+    def attached_to_base(self, tree: Tree, key: str) -> tuple[Any, list[tuple[int, int]], TextEdit] | None:
+        """What was attached under `key` to the tree `tree` was parsed from (whether or not that
+        tree is still cached), with `base`'s changed ranges and edit."""
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is None or entry.base is None or entry.base_attached is None or key not in entry.base_attached:
+                return None
+            return entry.base_attached[key], entry.base[1], entry.base[2]
 
     def attached(self, tree: Tree, key: str) -> Any:
         with self._lock:
@@ -420,6 +433,12 @@ def base_of(lang: Language, tree: Tree) -> tuple[Tree, list[tuple[int, int]], Te
     where the edit or the syntax changed (outside them, every character has the same ancestors
     in both trees), and the edit; None when not known (or no longer cached)."""
     return _TREES.base(lang.grammar, tree)
+
+
+def attached_to_base(lang: Language, tree: Tree, key: str) -> tuple[Any, list[tuple[int, int]], TextEdit] | None:
+    """What was attached under `key` to the tree `tree` was parsed from incrementally, with
+    `base_of`'s changed ranges and edit; known while `tree` is cached, even once that tree is not."""
+    return _TREES.attached_to_base(tree, key)
 
 
 def changes_since(lang: Language, tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
