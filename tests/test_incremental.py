@@ -21,7 +21,7 @@ from gateway.symbols import nearby, structure, text
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import lift
 from gateway.symbols.normalize import build_symbols
-from gateway.syntax import _definitions, base_of, edited_tree, language_for, parse, utf8
+from gateway.syntax import _definitions, base_of, definitions, edited_tree, language_for, parse, utf8
 
 HERE = Path(__file__).parent
 REGISTRY = default_registry()
@@ -172,6 +172,7 @@ def test_definitions_and_symbols_after_an_edit_are_those_of_the_whole_text(chain
             before, after = after, _edit(after.splitlines(keepends=True), random.Random(len(after)))
         tree_b, tree_a, _ = _incremental(lang, before, after)
         structure.structure(lang, before, tree_b)
+        assert definitions(lang, tree_a) == _definitions(lang, tree_a, None), (path, after)
         assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a), (path, after)
 
 
