@@ -116,7 +116,7 @@ def _carried(lang: Language, text: str, tree: Tree, found: list[Definition]) -> 
                     symbol = None
         elif definition.end_byte < low_byte:  # before it: B's
             was = old_defs.get(name_start)
-            if was is not None and _same(was, definition, 0):
+            if was is not None and (was is definition or _same(was, definition, 0)):  # the same one, kept by the derived list
                 symbol = old_symbols.get(to_char(name_start))
                 if symbol is not None and symbol.end + 1 < low:
                     reach[symbol.name_start] = old_reach[symbol.name_start]

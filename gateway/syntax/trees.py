@@ -12,11 +12,12 @@ from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 from collections.abc import Sequence
-from typing import Any, AnyStr
+from typing import Any
 
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
+from gateway.edits import common_prefix, common_suffix
 from gateway.incremental import TextEdit
 from gateway.langs import Language, Preprocessor
 from gateway.textmemo import per_text
@@ -246,8 +247,10 @@ _encoded_lock = threading.Lock()
 
 def utf8(text: str) -> bytes:
     """`text` in UTF-8 (lone surrogates passed through), kept for the last few texts: one
-    write's B and A are encoded by the gate, the routing and the verification alike."""
-    if text.isascii():
+    write's B and A are encoded by the gate, the routing and the verification alike (and the
+    same bytes object keeps its hash, which the tree cache's look-ups would otherwise work out
+    again over the whole text)."""
+    if len(text) < 4096 and text.isascii():
         return text.encode()
     with _encoded_lock:
         found = _ENCODED.get(text)
@@ -380,40 +383,6 @@ def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end
     prefix = common_prefix(before, after)
     suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
     return min(start, prefix), max(old_end, len(before) - suffix), max(new_end, len(after) - suffix)
-
-
-_STEP = 4096
-
-
-def common_prefix(a: AnyStr, b: AnyStr) -> int:
-    """The length of the longest prefix they share (texts or bytes): in steps, then by halving
-    within the step that differs (slices this short cost nothing to compare)."""
-    limit, at = min(len(a), len(b)), 0
-    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
-        middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
-    """The length of the longest suffix they share, at most `limit`."""
-    at = 0
-    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
