@@ -101,10 +101,15 @@ def _nesting_of_kept(definitions: Sequence[Located]) -> _Nesting:
     """`_nesting` of a list that is kept (a tree's whole list), worked out once per list."""
     found = _kept_nesting.get(id(definitions))
     if found is None or found[0] is not definitions:
-        if len(_kept_nesting) >= 8:
-            _kept_nesting.clear()
-        found = _kept_nesting[id(definitions)] = (definitions, _nesting(definitions))
+        return _keep_nesting(definitions, _nesting(definitions))
     return found[1]
+
+
+def _keep_nesting(definitions: Sequence[Located], nesting: _Nesting) -> _Nesting:
+    if len(_kept_nesting) >= 8:
+        _kept_nesting.clear()
+    _kept_nesting[id(definitions)] = (definitions, nesting)
+    return nesting
 
 
 def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: TextEdit, part: tuple[int, int] | None = None) -> list[D]:
@@ -126,7 +131,19 @@ def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: 
     head = nesting.tops[first] if first < len(nesting.tops) else len(before)
     tail = nesting.tops[last] if last < len(nesting.tops) else len(before)
     moved = [d.shifted(edit.shift, edit.lines) for d in before[tail:]] if edit.shift or edit.lines else list(before[tail:])
-    return [*before[:head], *_renested(before[head:tail], nesting.names[head:tail], window, low, high, edit), *moved]
+    middle = _renested(before[head:tail], nesting.names[head:tail], window, low, high, edit)
+    result = [*before[:head], *middle, *moved]
+    inner = _nesting(middle)
+    if inner.regular:  # the new list's nesting, from the old one's: the next edit's derivation starts from it
+        after = len(middle) - (tail - head)
+        _keep_nesting(result, _Nesting(
+            [*nesting.names[:head], *inner.names, *nesting.names[tail:]],
+            [*nesting.tops[:first], *map(head.__add__, inner.tops), *map(after.__add__, nesting.tops[last:])],
+            [*nesting.top_starts[:first], *inner.top_starts, *map(edit.shift.__add__, nesting.top_starts[last:])],
+            [*nesting.top_ends[:first], *inner.top_ends, *map(edit.shift.__add__, nesting.top_ends[last:])],
+            True,
+        ))
+    return result
 
 
 def _renested(before: Sequence[D], kept_names: Sequence[str], window: Sequence[D], low: int, high: int, edit: TextEdit) -> list[D]:

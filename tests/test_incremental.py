@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway import incremental
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import default_registry
@@ -172,7 +173,9 @@ def test_definitions_and_symbols_after_an_edit_are_those_of_the_whole_text(chain
             before, after = after, _edit(after.splitlines(keepends=True), random.Random(len(after)))
         tree_b, tree_a, _ = _incremental(lang, before, after)
         structure.structure(lang, before, tree_b)
-        assert definitions(lang, tree_a) == _definitions(lang, tree_a, None), (path, after)
+        derived = definitions(lang, tree_a)
+        assert derived == _definitions(lang, tree_a, None), (path, after)
+        assert incremental._nesting_of_kept(derived) == incremental._nesting(derived), (path, after)  # carried over, when it is
         assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a), (path, after)
 
 

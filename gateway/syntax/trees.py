@@ -182,16 +182,29 @@ class _TreeCache:
 
     def put(self, grammar: str, source: bytes, tree: Tree) -> None:
         with self._lock:
-            old = self._entries.pop((grammar, source), None)
-            if old is not None:
-                del self._by_tree[id(old.tree)]
-                self._bytes -= len(source)
-            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source)
-            self._bytes += len(source)
-            while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
-                (_, evicted), entry = self._entries.popitem(last=False)
-                del self._by_tree[id(entry.tree)]
-                self._bytes -= len(evicted)
+            self._put(grammar, source, tree)
+
+    def first(self, grammar: str, source: bytes, tree: Tree) -> Tree:
+        """`tree` put, unless another thread has put one for `source` meanwhile: then that one, so
+        that both work from one tree (and what is attached to it)."""
+        with self._lock:
+            entry = self._entries.get((grammar, source))
+            if entry is not None:
+                return entry.tree
+            self._put(grammar, source, tree)
+            return tree
+
+    def _put(self, grammar: str, source: bytes, tree: Tree) -> None:
+        old = self._entries.pop((grammar, source), None)
+        if old is not None:
+            del self._by_tree[id(old.tree)]
+            self._bytes -= len(source)
+        self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source)
+        self._bytes += len(source)
+        while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
+            (_, evicted), entry = self._entries.popitem(last=False)
+            del self._by_tree[id(entry.tree)]
+            self._bytes -= len(evicted)
 
     def _entry(self, tree: Tree) -> _Cached | None:
         entry = self._by_tree.get(id(tree))
@@ -267,8 +280,7 @@ def utf8(text: str) -> bytes:
 def parse(lang: Language, source: bytes) -> Tree:
     tree = _TREES.get(lang.grammar, source)
     if tree is None:
-        tree = _parser(lang.grammar).parse(_parse_input(lang, source))
-        _TREES.put(lang.grammar, source, tree)
+        tree = _TREES.first(lang.grammar, source, _parser(lang.grammar).parse(_parse_input(lang, source)))
     return tree
 
 
