@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from operator import attrgetter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -110,6 +111,20 @@ def _keep_nesting(definitions: Sequence[Located], nesting: _Nesting) -> _Nesting
         _kept_nesting.clear()
     _kept_nesting[id(definitions)] = (definitions, nesting)
     return nesting
+
+
+def named_within(definitions: Sequence[D], low: int, high: int) -> list[D]:
+    """The definitions of a kept list (in order, an enclosing one first) whose names start
+    within [low, high): looked for from the outermost definition that holds `low` on, not over
+    the whole list."""
+    nesting = _nesting_of_kept(definitions)
+    first = 0
+    if nesting.regular:
+        top = bisect_right(nesting.top_starts, low) - 1
+        holds = top >= 0 and nesting.top_ends[top] > low  # a definition that starts before `low` may name itself after it
+        first = nesting.tops[top] if holds else bisect_left(definitions, low, key=attrgetter("start_byte"))
+    last = bisect_left(definitions, high, key=attrgetter("start_byte"), lo=first)
+    return [d for d in definitions[first:last] if low <= d.name_start_byte < high]
 
 
 def merged(before: Sequence[D], window: Sequence[D], low: int, high: int, edit: TextEdit, part: tuple[int, int] | None = None) -> list[D]:

@@ -176,6 +176,8 @@ def test_definitions_and_symbols_after_an_edit_are_those_of_the_whole_text(chain
         derived = definitions(lang, tree_a)
         assert derived == _definitions(lang, tree_a, None), (path, after)
         assert incremental._nesting_of_kept(derived) == incremental._nesting(derived), (path, after)  # carried over, when it is
+        for low, high in [(0, 0), *((d.start_byte + 1, d.name_end_byte + 5) for d in derived[:: max(len(derived) // 5, 1)])]:
+            assert incremental.named_within(derived, low, high) == [d for d in derived if low <= d.name_start_byte < high], (path, after)
         assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a), (path, after)
 
 

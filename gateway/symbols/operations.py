@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tree_sitter import Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.gate.judgement import Mapping
+from gateway.incremental import named_within
 from gateway.gate.syntax_problems import error_lines, first_problem, new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
@@ -272,8 +274,10 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
     to_byte = char_to_byte(text)
     low, high = to_byte(region[0]), to_byte(region[1])  # a name starts on a character's first byte
     found = definitions(lang, tree)
-    outside = Counter(d.name_path for d in found if not low <= d.name_start_byte < high)
-    return outside, len(found) - sum(outside.values())
+    inside = named_within(found, low, high)
+    outside = Counter(map(attrgetter("name_path"), found))
+    outside.subtract(map(attrgetter("name_path"), inside))  # zero counts left in compare as missing ones
+    return outside, len(inside)
 
 
 def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool, trees: tuple[Tree, Tree] | None = None) -> None:
