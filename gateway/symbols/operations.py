@@ -21,7 +21,7 @@ from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, char_to_byte, reindent
-from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, parse_from, utf8
+from gateway.syntax import Definition, definitions, find_definitions, header_tokens, kept_definitions, parse, parse_from, utf8
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,7 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
     """Definitions outside `region` (by name path) and how many lie inside it."""
     to_byte = char_to_byte(text)
     low, high = to_byte(region[0]), to_byte(region[1])  # a name starts on a character's first byte
-    found = definitions(lang, tree)
+    found = kept_definitions(lang, tree)
     inside = named_within(found, low, high)
     outside = Counter(map(attrgetter("name_path"), found))
     outside.subtract(map(attrgetter("name_path"), inside))  # zero counts left in compare as missing ones
