@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import AnyStr
 
 from gateway.errors import Ambiguous, NotFound, UsageError
 
@@ -62,3 +63,37 @@ def nearest_lines(text: str, old: str, limit: int = 50_000) -> str:
     if not numbers:
         return ""
     return "; nearest: " + ", ".join(f"line {n} {stripped[n - 1][:60]!r}" for n in numbers)
+
+
+_STEP = 4096
+
+
+def common_prefix(a: AnyStr, b: AnyStr) -> int:
+    """The length of the longest prefix they share (texts or bytes): in steps, then by halving
+    within the step that differs (slices this short cost nothing to compare)."""
+    limit, at = min(len(a), len(b)), 0
+    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
+    """The length of the longest suffix they share, at most `limit`."""
+    at = 0
+    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
+        at = min(at + _STEP, limit)
+    low, high = at, min(at + _STEP, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -48,14 +48,18 @@ class NamePath:
 def address_for(name_paths: Sequence[str], position: int) -> str:
     """The shortest name path that resolves to `name_paths[position]` among `name_paths` (in file order)."""
     target = name_paths[position]
+    # A path can match only if it ends with the pattern's last segment: the others are passed
+    # over without being split (a long file has thousands).
+    last = NamePath.parse(target).segments[-1:] or ("",)
+    named = [(i, path) for i, path in enumerate(name_paths) if path.endswith(last[0])]
     for candidate in (target, "/" + target):
         pattern = NamePath.parse(candidate)
-        matching = [i for i, path in enumerate(name_paths) if pattern.matches(path)]
+        matching = [i for i, path in named if pattern.matches(path)]
         if matching == [position]:
             return candidate
     exact = NamePath.parse("/" + target)
-    suffix = [i for i, path in enumerate(name_paths) if NamePath.parse(target).matches(path)]
-    same = [i for i, path in enumerate(name_paths) if exact.matches(path)]
+    suffix = [i for i, path in named if NamePath.parse(target).matches(path)]
+    same = [i for i, path in named if exact.matches(path)]
     if position in same:
         return f"{target}[{same.index(position)}]" if suffix == same else f"/{target}[{same.index(position)}]"
     # A name holding the separator itself (a C++ `operator/`): count the exact spellings.

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway import incremental
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import default_registry
@@ -21,7 +22,7 @@ from gateway.symbols import nearby, structure, text
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import lift
 from gateway.symbols.normalize import build_symbols
-from gateway.syntax import _definitions, base_of, edited_tree, language_for, parse, utf8
+from gateway.syntax import _definitions, base_of, definitions, edited_tree, language_for, parse, utf8
 
 HERE = Path(__file__).parent
 REGISTRY = default_registry()
@@ -172,6 +173,11 @@ def test_definitions_and_symbols_after_an_edit_are_those_of_the_whole_text(chain
             before, after = after, _edit(after.splitlines(keepends=True), random.Random(len(after)))
         tree_b, tree_a, _ = _incremental(lang, before, after)
         structure.structure(lang, before, tree_b)
+        derived = definitions(lang, tree_a)
+        assert derived == _definitions(lang, tree_a, None), (path, after)
+        assert incremental._nesting_of_kept(derived) == incremental._nesting(derived), (path, after)  # carried over, when it is
+        for low, high in [(0, 0), *((d.start_byte + 1, d.name_end_byte + 5) for d in derived[:: max(len(derived) // 5, 1)])]:
+            assert incremental.named_within(derived, low, high) == [d for d in derived if low <= d.name_start_byte < high], (path, after)
         assert structure.structure(lang, after, tree_a) == _whole(lang, path, after, tree_a), (path, after)
 
 
@@ -279,3 +285,28 @@ def test_the_lift_near_a_change_is_the_lift_of_the_whole_file() -> None:
             near_lifts += 1
             assert patches == lift(before, symbols_b, after, structure.structure(lang, after, tree_a), regions), (path, after)
     assert near_lifts > 50
+
+
+def test_symbols_are_carried_over_from_a_text_whose_tree_the_cache_has_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edit after edit on a long file, the tree cache keeps the newest two trees only: the
+    symbols of a text are still carried over from its base's (kept with the text's tree), not
+    built again for every definition, and they are those of the whole text."""
+    from gateway.syntax import trees
+
+    monkeypatch.setattr(trees, "_TREES", trees._TreeCache(2, 1 << 30))
+    built: list[int] = []
+    real_build = structure.build_symbols
+    monkeypatch.setattr(structure, "build_symbols", lambda lang, text_, tree, found, raws: built.append(len(found)) or real_build(lang, text_, tree, found, raws))
+    path = STDLIB / "textwrap.py"
+    first = path.read_text(encoding="utf-8")
+    second = first.replace("    def _split_chunks(self, text):", "    def _split_chunks(self, text, keep=None):")
+    third = second.replace("    def _split_chunks(self, text, keep=None):", "    def _split_chunks(self, text, keep=None, more=None):")
+    lang = language_for(REGISTRY, path, first)
+    assert lang is not None
+    tree_1, tree_2, _ = _incremental(lang, first, second)
+    structure.structure(lang, first, tree_1)
+    _, tree_3, _ = _incremental(lang, second, third)  # the first text's tree is let go
+    assert trees._TREES.get(lang.grammar, utf8(first)) is None
+    built.clear()
+    assert structure.structure(lang, second, tree_2) == _whole(lang, path, second, tree_2)
+    assert max(built) <= 2, built  # the edited method (and what holds it) only, not the file's every definition

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gateway.edits import apply_string_edit
+from gateway.edits import apply_string_edit, common_prefix, common_suffix
 from gateway.errors import UsageError
 
 # What counts as a line break when deciding whether a write is multi-line.
@@ -74,22 +74,11 @@ class Effect:
         return self.before != self.after
 
 
-def _common_prefix(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
-    step, at = 4096, 0
-    while at < limit and a[at : at + step] == b[at : at + step]:
-        at += step
-    end = min(at + step, limit)
-    while at < end and a[at] == b[at]:
-        at += 1
-    return at
-
-
 def _trimmed(before: str, after: str, b: tuple[int, int], a: tuple[int, int]) -> Region:
     """A region shrunk to where the two sides really differ."""
-    head = _common_prefix(before[b[0] : b[1]], after[a[0] : a[1]])
+    head = common_prefix(before[b[0] : b[1]], after[a[0] : a[1]])
     b0, a0 = b[0] + head, a[0] + head
-    tail = _common_prefix(before[b0 : b[1]][::-1], after[a0 : a[1]][::-1])
+    tail = common_suffix(before[b0 : b[1]], after[a0 : a[1]], min(b[1] - b0, a[1] - a0))
     return Region((b0, b[1] - tail), (a0, a[1] - tail))
 
 
@@ -104,8 +93,8 @@ def diff(before: str, after: str) -> tuple[tuple[Region, ...], int]:
     """The changed regions from B to A and how many lines the change touches (on the larger side)."""
     if before == after:
         return (), 0
-    head = _common_prefix(before, after)
-    tail = _common_prefix(before[head:][::-1], after[head:][::-1])
+    head = common_prefix(before, after)
+    tail = common_suffix(before, after, min(len(before), len(after)) - head)
     # Whole lines around the change, so the line diff sees lines as the file has them.
     start = max(before.rfind(ch, 0, head) for ch in _BREAKS) + 1
     b_lines = before[start : len(before) - tail].splitlines(keepends=True)

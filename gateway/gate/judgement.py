@@ -5,6 +5,7 @@ are those of the texts as given (the file itself, or a view of it the preprocess
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,15 @@ from gateway.syntax import Definition, common_prefix, common_suffix, definitions
 Span = tuple[int, int]
 
 
+@functools.lru_cache(maxsize=1)
+def _one_region(before: bytes, after: bytes) -> tuple[Span, Span]:
+    """Where two texts differ, from the first difference to the last (a routed write's texts are
+    compared by the routing and by its verification alike: once)."""
+    prefix = common_prefix(before, after)
+    suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
+    return (prefix, len(before) - suffix), (prefix, len(after) - suffix)
+
+
 class Mapping:
     """Byte offsets of B carried to A through the changed regions (None: inside one)."""
 
@@ -27,9 +37,7 @@ class Mapping:
     def between(cls, before: bytes, after: bytes) -> Mapping:
         """The mapping of a write known only by its two texts: one region, from the first
         difference to the last."""
-        prefix = common_prefix(before, after)
-        suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
-        return cls([((prefix, len(before) - suffix), (prefix, len(after) - suffix))])
+        return cls([_one_region(before, after)])
 
     def reversed(self) -> Mapping:
         """A's byte offsets carried back to B."""

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tree_sitter import Tree
 
 from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.gate.judgement import Mapping
+from gateway.incremental import named_within
 from gateway.gate.syntax_problems import error_lines, first_problem, new_syntax_problem
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator
 from gateway.symbols.text import LineIndex, as_taken_from_column, byte_to_char, char_to_byte, reindent
-from gateway.syntax import Definition, definitions, find_definitions, header_tokens, parse, parse_from, utf8
+from gateway.syntax import Definition, definitions, find_definitions, header_tokens, kept_definitions, parse, parse_from, utf8
 
 
 @dataclass(frozen=True)
@@ -271,9 +273,14 @@ def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tu
     """Definitions outside `region` (by name path) and how many lie inside it."""
     to_byte = char_to_byte(text)
     low, high = to_byte(region[0]), to_byte(region[1])  # a name starts on a character's first byte
-    found = definitions(lang, tree)
-    outside = Counter(d.name_path for d in found if not low <= d.name_start_byte < high)
-    return outside, len(found) - sum(outside.values())
+    found = kept_definitions(lang, tree)
+    inside = named_within(found, low, high)
+    outside = Counter(map(attrgetter("name_path"), found))
+    for definition in inside:
+        outside[definition.name_path] -= 1
+        if not outside[definition.name_path]:
+            del outside[definition.name_path]  # no zero counts: two such Counters are equal as dicts are
+    return outside, len(inside)
 
 
 def verify(lang: Language, where: str, before: str, change: TextChange, expect_inside: bool, trees: tuple[Tree, Tree] | None = None) -> None:
@@ -286,7 +293,7 @@ def verify(lang: Language, where: str, before: str, change: TextChange, expect_i
         raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")
     old_outside, _ = _names(lang, before, old_tree, change.replaced)
     new_outside, inside = _names(lang, change.text, new_tree, change.region)
-    if old_outside != new_outside:
+    if old_outside.items() != new_outside.items():  # as dicts (compared in C), not Counter's own comparison over every name
         moved = sorted(((old_outside - new_outside) + (new_outside - old_outside)).elements())
         raise SyntaxBroken(f"{where}: the result would change other definitions ({', '.join(moved[:5])}); nothing written")
     if expect_inside and not inside:

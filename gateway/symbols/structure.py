@@ -23,21 +23,22 @@ from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.text import LineIndex, byte_to_char, char_to_byte
-from gateway.syntax import Definition, attach, attached, base_of, definitions, definitions_near, parse, utf8
+from gateway.syntax import Definition, attach, attached, attached_to_base, definitions, definitions_near, parse, utf8
 
 @dataclass
 class _Structure:
     length: int
     symbols: list[Symbol]
     reach: dict[int, int]  # by name_start: where what a symbol was built from starts (the line above its doc comment)
+    definitions: list[Definition]  # the tree's, which the symbols were built from
     by_name: dict[int, Symbol] | None = None
     by_definition: dict[int, Definition] | None = None
     outermost: list[tuple[int, int]] | None = None
 
-    def named_definitions(self, lang: Language, tree: Tree) -> dict[int, Definition]:
-        """The definitions of `tree` (the one this structure is kept with) by where their names start."""
+    def named_definitions(self) -> dict[int, Definition]:
+        """The definitions the symbols were built from, by where their names start."""
         if self.by_definition is None:
-            self.by_definition = {d.name_start_byte: d for d in definitions(lang, tree)}
+            self.by_definition = {d.name_start_byte: d for d in self.definitions}
         return self.by_definition
 
     def named(self) -> dict[int, Symbol]:
@@ -89,17 +90,14 @@ def _moved(symbol: Symbol, by: int, lines: int, name_path: str) -> Symbol:
 def _carried(lang: Language, text: str, tree: Tree, found: list[Definition]) -> tuple[list[Symbol], dict[int, int]] | None:
     """The symbols of `found` (definitions of a text parsed incrementally from a kept one), from
     that one's where nothing they were built from changed; None when its symbols are not known."""
-    base = base_of(lang, tree)
-    if base is None:
+    base = attached_to_base(lang, tree, _key(lang))  # held with `tree`: its own tree may be gone from the cache
+    if base is None or not isinstance(base[0], _Structure):
         return None
-    base_tree, changed, edit = base
-    old = _recall(lang, base_tree)
-    if old is None:
-        return None
+    old, changed, edit = base
     to_char = byte_to_char(text)
     low_byte, high_byte = min([edit.start] + [s for s, _ in changed]), max([edit.new_end] + [e for _, e in changed])
     low, high, shift = to_char(low_byte), to_char(high_byte), len(text) - old.length
-    old_defs = old.named_definitions(lang, base_tree)
+    old_defs = old.named_definitions()
     old_symbols, old_reach = old.named(), old.reach
     index = LineIndex.of(text)
     symbols, reach = [], {}
@@ -118,7 +116,7 @@ def _carried(lang: Language, text: str, tree: Tree, found: list[Definition]) -> 
                     symbol = None
         elif definition.end_byte < low_byte:  # before it: B's
             was = old_defs.get(name_start)
-            if was is not None and _same(was, definition, 0):
+            if was is not None and (was is definition or _same(was, definition, 0)):  # the same one, kept by the derived list
                 symbol = old_symbols.get(to_char(name_start))
                 if symbol is not None and symbol.end + 1 < low:
                     reach[symbol.name_start] = old_reach[symbol.name_start]
@@ -189,7 +187,7 @@ def _worked_out(lang: Language, text: str, tree: Tree) -> _Structure:
         symbols = _built(lang, text, tree, found)
         index = LineIndex.of(text)
         reach = {s.name_start: _reach(index, s) for s in symbols}
-    kept = _Structure(len(text), symbols, reach)
+    kept = _Structure(len(text), symbols, reach, found)
     attach(tree, _key(lang), kept)
     return kept
 

@@ -12,11 +12,12 @@ from gateway.syntax.definitions import (
     header_tokens,
     widened_range,
 )
-from gateway.syntax.listing import definitions, definitions_named, definitions_near, find_definitions
+from gateway.syntax.listing import definitions, definitions_named, definitions_near, find_definitions, kept_definitions
 from gateway.syntax.trees import (
     _parser,
     attach,
     attached,
+    attached_to_base,
     base_of,
     changes_since,
     common_prefix,
@@ -31,7 +32,7 @@ from gateway.syntax.trees import (
 )
 
 __all__ = [
-    "Definition", "_definitions", "_parser", "attach", "attached", "base_of", "changes_since", "common_prefix", "common_suffix",
-    "definitions", "definitions_named", "definitions_near", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "language_for",
+    "Definition", "_definitions", "_parser", "attach", "attached", "attached_to_base", "base_of", "changes_since", "common_prefix", "common_suffix",
+    "definitions", "definitions_named", "definitions_near", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "kept_definitions", "language_for",
     "parse", "parse_blanked", "parse_from", "parse_once", "pick", "reparse", "utf8", "widened_range",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from operator import attrgetter
 
 from tree_sitter import Tree
@@ -25,6 +26,12 @@ def definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None =
     `in_error`: an ERROR node swallowed it. A whole tree's list is kept with the tree.
     """
     return _definitions(lang, tree, byte_range) if byte_range is not None else list(_whole(lang, tree))
+
+
+def kept_definitions(lang: Language, tree: Tree) -> Sequence[Definition]:
+    """`definitions(lang, tree)` as kept with the tree (not a copy: read only), so that what is
+    worked out per list (gateway.incremental) is found again."""
+    return _whole(lang, tree)
 
 
 def _whole(lang: Language, tree: Tree) -> list[Definition]:

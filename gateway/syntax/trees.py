@@ -12,11 +12,12 @@ from importlib import import_module
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 from collections.abc import Sequence
-from typing import Any, AnyStr
+from typing import Any
 
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
+from gateway.edits import common_prefix, common_suffix
 from gateway.incremental import TextEdit
 from gateway.langs import Language, Preprocessor
 from gateway.textmemo import per_text
@@ -150,6 +151,9 @@ class _Cached:
     # both), and the edit.
     base: tuple[bytes, list[tuple[int, int]], TextEdit] | None = None
     attached: dict[str, Any] = field(default_factory=dict)  # what other modules work out once per tree
+    # The base's `attached`, held: what was worked out from the base outlives its tree here
+    # (a long file's trees are evicted an edit after they are made), one level deep.
+    base_attached: dict[str, Any] | None = None
 
 
 class _TreeCache:
@@ -179,16 +183,29 @@ class _TreeCache:
 
     def put(self, grammar: str, source: bytes, tree: Tree) -> None:
         with self._lock:
-            old = self._entries.pop((grammar, source), None)
-            if old is not None:
-                del self._by_tree[id(old.tree)]
-                self._bytes -= len(source)
-            self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source)
-            self._bytes += len(source)
-            while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
-                (_, evicted), entry = self._entries.popitem(last=False)
-                del self._by_tree[id(entry.tree)]
-                self._bytes -= len(evicted)
+            self._put(grammar, source, tree)
+
+    def first(self, grammar: str, source: bytes, tree: Tree) -> Tree:
+        """`tree` put, unless another thread has put one for `source` meanwhile: then that one, so
+        that both work from one tree (and what is attached to it)."""
+        with self._lock:
+            entry = self._entries.get((grammar, source))
+            if entry is not None:
+                return entry.tree
+            self._put(grammar, source, tree)
+            return tree
+
+    def _put(self, grammar: str, source: bytes, tree: Tree) -> None:
+        old = self._entries.pop((grammar, source), None)
+        if old is not None:
+            del self._by_tree[id(old.tree)]
+            self._bytes -= len(source)
+        self._entries[(grammar, source)] = self._by_tree[id(tree)] = _Cached(tree, source)
+        self._bytes += len(source)
+        while len(self._entries) > self.size or (self._bytes > self.max_bytes and len(self._entries) > 2):
+            (_, evicted), entry = self._entries.popitem(last=False)
+            del self._by_tree[id(entry.tree)]
+            self._bytes -= len(evicted)
 
     def _entry(self, tree: Tree) -> _Cached | None:
         entry = self._by_tree.get(id(tree))
@@ -196,9 +213,10 @@ class _TreeCache:
 
     def derive(self, grammar: str, tree: Tree, base: bytes, changed: list[tuple[int, int]], edit: TextEdit) -> None:
         with self._lock:
-            entry = self._entry(tree)
+            entry, base_entry = self._entry(tree), self._entries.get((grammar, base))
             if entry is not None:
                 entry.base = (base, changed, edit)
+                entry.base_attached = base_entry.attached if base_entry is not None else None
 
     def base(self, grammar: str, tree: Tree) -> tuple[Tree, list[tuple[int, int]], TextEdit] | None:
         """`tree`'s base, when both are cached: the base source's tree now (if it was parsed
@@ -210,6 +228,15 @@ class _TreeCache:
             source, changed, edit = entry.base
             old = self._entries.get((grammar, source))
             return (old.tree, changed, edit) if old is not None else None
+
+    def attached_to_base(self, tree: Tree, key: str) -> tuple[Any, list[tuple[int, int]], TextEdit] | None:
+        """What was attached under `key` to the tree `tree` was parsed from (whether or not that
+        tree is still cached), with `base`'s changed ranges and edit."""
+        with self._lock:
+            entry = self._entry(tree)
+            if entry is None or entry.base is None or entry.base_attached is None or key not in entry.base_attached:
+                return None
+            return entry.base_attached[key], entry.base[1], entry.base[2]
 
     def attached(self, tree: Tree, key: str) -> Any:
         with self._lock:
@@ -234,8 +261,10 @@ _encoded_lock = threading.Lock()
 
 def utf8(text: str) -> bytes:
     """`text` in UTF-8 (lone surrogates passed through), kept for the last few texts: one
-    write's B and A are encoded by the gate, the routing and the verification alike."""
-    if text.isascii():
+    write's B and A are encoded by the gate, the routing and the verification alike (and the
+    same bytes object keeps its hash, which the tree cache's look-ups would otherwise work out
+    again over the whole text)."""
+    if len(text) < 4096 and text.isascii():
         return text.encode()
     with _encoded_lock:
         found = _ENCODED.get(text)
@@ -252,8 +281,7 @@ def utf8(text: str) -> bytes:
 def parse(lang: Language, source: bytes) -> Tree:
     tree = _TREES.get(lang.grammar, source)
     if tree is None:
-        tree = _parser(lang.grammar).parse(_parse_input(lang, source))
-        _TREES.put(lang.grammar, source, tree)
+        tree = _TREES.first(lang.grammar, source, _parser(lang.grammar).parse(_parse_input(lang, source)))
     return tree
 
 
@@ -370,40 +398,6 @@ def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end
     return min(start, prefix), max(old_end, len(before) - suffix), max(new_end, len(after) - suffix)
 
 
-_STEP = 4096
-
-
-def common_prefix(a: AnyStr, b: AnyStr) -> int:
-    """The length of the longest prefix they share (texts or bytes): in steps, then by halving
-    within the step that differs (slices this short cost nothing to compare)."""
-    limit, at = min(len(a), len(b)), 0
-    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
-        middle = (low + high + 1) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
-    """The length of the longest suffix they share, at most `limit`."""
-    at = 0
-    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
 def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
     """The tree of `source`, parsed incrementally from the tree of `base` where they differ
     (a text an operation made from another): the result is the same tree as `parse`, and
@@ -421,6 +415,12 @@ def base_of(lang: Language, tree: Tree) -> tuple[Tree, list[tuple[int, int]], Te
     where the edit or the syntax changed (outside them, every character has the same ancestors
     in both trees), and the edit; None when not known (or no longer cached)."""
     return _TREES.base(lang.grammar, tree)
+
+
+def attached_to_base(lang: Language, tree: Tree, key: str) -> tuple[Any, list[tuple[int, int]], TextEdit] | None:
+    """What was attached under `key` to the tree `tree` was parsed from incrementally, with
+    `base_of`'s changed ranges and edit; known while `tree` is cached, even once that tree is not."""
+    return _TREES.attached_to_base(tree, key)
 
 
 def changes_since(lang: Language, tree: Tree, base: Tree) -> list[tuple[int, int]] | None:
