@@ -3,7 +3,8 @@ from PyPI carries clang 18's library; the machine has gcc but no clang binary, s
 `clang -Xclang -ast-dump=json`: the AST it would dump is the one read here).
 
 - `ClangOracle`: definitions (namespaces, classes, structs, unions, enums, functions, methods,
-  constructors, typedefs and aliases declared in the file), header and body as clang's tokens
+  constructors, typedefs and aliases declared in the file outside function bodies), header and
+  body as clang's tokens
   (comments and layout are no change);
 - `ClangReferences`: every identifier token resolved to the declaration clang binds it to
   (`referencedDecl`, keyed by USR; a constructor's or destructor's name by its class's), and
@@ -102,6 +103,7 @@ _DEFINITION_KINDS = {
     "CONVERSION_FUNCTION": "method", "TYPEDEF_DECL": "type", "TYPE_ALIAS_DECL": "type",
 }
 _BODY_OPENERS = {"COMPOUND_STMT"}
+_FUNCTION_KINDS = {name for name, kind in _DEFINITION_KINDS.items() if kind in ("function", "method")}
 
 
 class ClangOracle:
@@ -120,7 +122,8 @@ class ClangOracle:
                 entry = self._entry(parsed, child, prefix)
                 if entry is not None:
                     found.append(entry)
-                visit(child, prefix + entry.name_path.rsplit("/", 1)[-1] + "/" if entry else prefix)
+                if child.kind.name not in _FUNCTION_KINDS:  # what a function declares inside is local, not a definition
+                    visit(child, prefix + entry.name_path.rsplit("/", 1)[-1] + "/" if entry else prefix)
 
         visit(parsed.unit.cursor, "")
         return sorted(found, key=lambda d: d.start)

@@ -2,7 +2,9 @@
 // compiler API of the `typescript` package `make setup` installs), sharing nothing with the
 // gateway. Usage: node ts_references.js PATH_TO_TYPESCRIPT KIND < source (KIND: ts, tsx, js,
 // jsx). Prints one line: {"errors": n, "names": [[offset, key], ...]} (UTF-16 offsets; the key
-// is the same for two identifiers exactly when the checker binds them to the same symbol), or
+// is the same for two identifiers exactly when the checker binds them to the same symbol: its
+// first declaration, as a symbol merged with others (a JavaScript function given properties by
+// assignment) is a new symbol object with the same declarations), or
 // null when the source has syntax errors. Errors: the file's syntactic and semantic
 // diagnostics, the file checked alone with the standard library (imports that do not resolve
 // count the same before and after a change).
@@ -26,6 +28,13 @@ function resolve(source) {
   if (program.getSyntacticDiagnostics(file).length) return null;
   const checker = program.getTypeChecker();
   const ids = new Map();
+  const key = (symbol) => {
+    const declarations = (symbol.declarations || []).map((d) => [d.getSourceFile().fileName, d.pos])
+      .sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1));
+    if (declarations.length) return declarations[0].join("@");
+    if (!ids.has(symbol)) ids.set(symbol, "symbol" + ids.size);
+    return ids.get(symbol);
+  };
   const names = [];
   const visit = (node) => {
     if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
@@ -33,10 +42,7 @@ function resolve(source) {
       if (!symbol && node.parent && ts.isShorthandPropertyAssignment(node.parent)) {
         symbol = checker.getShorthandAssignmentValueSymbol(node.parent);
       }
-      if (symbol) {
-        if (!ids.has(symbol)) ids.set(symbol, "s" + ids.size);
-        names.push([node.getStart(file), ids.get(symbol)]);
-      }
+      if (symbol) names.push([node.getStart(file), key(symbol)]);
     }
     ts.forEachChild(node, visit);
   };
