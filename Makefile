@@ -80,15 +80,21 @@ go-server:
 		fi; \
 	fi
 
-# The language matrix's Go oracle (benchmarks/gooracle: go/parser and go/types, standard library
-# only), built offline with the machine's Go; the benchmark builds it again into a temporary
-# folder when it runs (Go's build cache makes that quick), as verify_real.py builds gotypecheck.
+# The language matrix's oracles: Go's (benchmarks/gooracle: go/parser and go/types, standard
+# library only), built offline with the machine's Go (the benchmark builds it again into a
+# temporary folder when it runs, quick from Go's build cache, as verify_real.py builds
+# gotypecheck); Kotlin's compiler for its PSI (benchmarks/kotlinpsi), resolved from Maven Central.
 .PHONY: oracles
 oracles:
 	@if command -v go >/dev/null 2>&1; then \
 		cd benchmarks/gooracle && GOFLAGS=-mod=mod GOTOOLCHAIN=local GOPROXY=off GO111MODULE=off go build -o /dev/null . ; \
 	else \
 		echo "go not found: the language matrix judges Go with gopls's documentSymbol instead of benchmarks/gooracle"; \
+	fi
+	@if command -v mvn >/dev/null 2>&1; then \
+		mvn -q -B -f benchmarks/kotlinpsi/pom.xml dependency:resolve >/dev/null || echo "mvn could not resolve kotlin-compiler-embeddable: the language matrix judges Kotlin with jdtls's documentSymbol"; \
+	else \
+		echo "mvn not found: the language matrix judges Kotlin with jdtls's documentSymbol instead of the Kotlin compiler's PSI"; \
 	fi
 
 demo: setup

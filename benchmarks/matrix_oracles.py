@@ -3,10 +3,11 @@
 Definitions (`Oracle`), per language, each in a process of its own or in this one, never the
 gateway's session: Python's `ast`; TypeScript's compiler API for TypeScript, TSX and
 JavaScript; Go's go/parser (benchmarks/gooracle); clang's AST (the libclang wheel) for C and
-C++; Ruby's Ripper; javac's parser; bash's own. Where no parser of the language is reachable
-here (Kotlin: no kotlinc; Rust, C#), the language server's documentSymbol, from a server
-process and session started for the oracle alone, on a copy of the files: not independent of
-the server the gateway uses, and labelled so.
+C++; the Kotlin compiler's PSI (kotlin-compiler-embeddable from Maven Central); Ruby's Ripper;
+javac's parser; bash's own. Where no parser of the language is reachable here (Rust, C#;
+Kotlin when Maven could not resolve its compiler), the language server's documentSymbol,
+from a server process and session started for the oracle alone, on a copy of the files: not
+independent of the server the gateway uses, and labelled so.
 
 Renames (`ReferenceOracle`): Python's symtable, go/types, TypeScript's checker, clang's
 referencedDecl. Other languages' renames are checked by the rename back alone.
@@ -23,6 +24,7 @@ from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDe
 from benchmarks.oracle_bash import BashOracle
 from benchmarks.oracle_clang import ClangOracle, ClangReferences
 from benchmarks.oracle_clang import available as clang_available
+from benchmarks.oracle_kotlin import KotlinOracle, kotlin_classpath
 from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, TypeScriptReferences, go_oracle
 from benchmarks.references import ReferenceOracle
 from benchmarks.references_python import PythonScopes
@@ -70,6 +72,8 @@ def definition_oracle(stack: ExitStack, lang_name: str) -> Oracle | None:
         return GoOracle(binary)
     if lang_name in ("c", "cpp") and clang_available():
         return ClangOracle(cpp=lang_name == "cpp")
+    if lang_name == "kotlin" and javac and java and (classpath := kotlin_classpath()):
+        return KotlinOracle(javac, java, classpath)
     server = OwnServerOracle(stack, lang_name)
     return server if server.inner else None
 

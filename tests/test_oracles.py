@@ -18,6 +18,7 @@ from benchmarks.matrix_ops import OperationTally, check_definition
 from benchmarks.matrix_oracles import OwnServerOracle, definition_oracle, reference_oracle
 from benchmarks.oracle import label
 from benchmarks.oracle_clang import ClangOracle, ClangReferences
+from benchmarks.oracle_kotlin import KotlinOracle, kotlin_classpath
 from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, TypeScriptReferences, go_oracle
 from benchmarks.references import ReferenceOracle, judge_rename, renamed_occurrences
 from benchmarks.references_python import PythonScopes
@@ -84,6 +85,24 @@ class B { helper(): string { return "b"; } }
 function helper(n: number) { const helper = n; return helper; }
 new A().helper(helper(2));
 new B().helper();
+"""
+
+KOTLIN = """\
+package demo
+
+/** A box. */
+class Box<T>(val item: T) {
+    constructor() : this(null as T)
+    fun get(): T = item
+    companion object { fun make() = Box(1) }
+}
+
+typealias Boxes = List<Box<Int>>
+val twice = { x: Int -> x * 2 }
+fun top(a: Int): Int {
+    fun local() = a
+    return local()
+}
 """
 
 CPP = """\
@@ -197,6 +216,22 @@ def test_typescript_compiler_definitions_are_at_their_names_past_astral_characte
         found = oracle.definitions(Path("m.ts"), TS)
     assert found is not None
     assert [TS[d.name_start : d.name_end] for d in found] == ["A", "run", "helper", "B", "helper", "helper"]
+
+
+def test_kotlin_compiler_psi_lists_definitions_at_their_names_in_crlf_text_too(processes: None) -> None:
+    classpath, javac, java = kotlin_classpath(), shutil.which("javac"), shutil.which("java")
+    assert classpath and javac and java, "make setup resolves kotlin-compiler-embeddable (benchmarks/kotlinpsi/pom.xml)"
+    oracle = KotlinOracle(javac, java, classpath)
+    for text in (KOTLIN, KOTLIN.replace("\n", "\r\n")):
+        found = oracle.definitions(Path("m.kt"), text)
+        assert found is not None
+        assert [d.name_path for d in found] == ["Box", "Box/constructor", "Box/get", "Box/make", "Boxes", "twice", "top", "top/local"]
+        assert [text[d.name_start : d.name_end] for d in found][-2:] == ["top", "local"]
+        assert text[found[0].start :].startswith("class Box")  # the doc comment is not the header
+    assert oracle.definitions(Path("m.kt"), "fun broken( {\n") is None
+    reheaded = oracle.definitions(Path("m.kt"), KOTLIN.replace("fun get(): T", "fun get(): T?"))
+    first = oracle.definitions(Path("m.kt"), KOTLIN)
+    assert reheaded is not None and first is not None and label(first, reheaded) == "header"
 
 
 def test_clang_oracle_lists_definitions_past_a_missing_header(processes: None) -> None:
