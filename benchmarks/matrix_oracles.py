@@ -10,7 +10,8 @@ from a server process and session started for the oracle alone, on a copy of the
 independent of the server the gateway uses, and labelled so.
 
 Renames (`ReferenceOracle`): Python's symtable, go/types, TypeScript's checker, clang's
-referencedDecl. Other languages' renames are checked by the rename back alone.
+referencedDecl, javac's attribution of the file alone. Other languages' renames (Kotlin, Rust,
+C#, Ruby, Bash) are checked by the rename back alone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from benchmarks.oracle_bash import BashOracle
 from benchmarks.oracle_clang import ClangOracle, ClangReferences
 from benchmarks.oracle_clang import available as clang_available
 from benchmarks.oracle_kotlin import KotlinOracle, kotlin_classpath
-from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, TypeScriptReferences, go_oracle
+from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, JavaReferences, TypeScriptReferences, go_oracle
 from benchmarks.references import ReferenceOracle
 from benchmarks.references_python import PythonScopes
 
@@ -80,9 +81,11 @@ def definition_oracle(stack: ExitStack, lang_name: str) -> Oracle | None:
 
 def reference_oracle(lang_name: str) -> ReferenceOracle | None:
     """The language's rename judge; None where renames are checked by the rename back alone."""
-    node = shutil.which("node")
+    node, javac, java = shutil.which("node"), shutil.which("javac"), shutil.which("java")
     if lang_name == "python":
         return PythonScopes()
+    if lang_name == "java" and javac and java:
+        return JavaReferences(javac, java)
     if lang_name in TYPESCRIPT_LIKE and node and TYPESCRIPT.is_dir():
         return TypeScriptReferences(node, TYPESCRIPT)
     if lang_name == "go" and (binary := go_oracle()):

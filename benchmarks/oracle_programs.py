@@ -86,3 +86,17 @@ class TypeScriptReferences:
     def resolve(self, path: Path, text: str) -> Resolution | None:
         command = [self.node, str(BENCHMARKS / "ts_references.js"), str(self.typescript), typescript_kind(path)]
         return _resolution(_answer(command, text), text, "utf-16")
+
+
+class JavaReferences:
+    """javac's attribution of one file compiled alone, through benchmarks/JavaReferences.java."""
+
+    name = "javac attribution (benchmarks/JavaReferences.java)"
+
+    def __init__(self, javac: str, java: str) -> None:
+        self.build = Path(tempfile.mkdtemp(prefix="java-references-"))
+        subprocess.run([javac, "-d", str(self.build), str(BENCHMARKS / "JavaReferences.java")], check=True, capture_output=True, timeout=300)
+        self.java = java
+
+    def resolve(self, path: Path, text: str) -> Resolution | None:
+        return _resolution(_answer([self.java, "-cp", str(self.build), "JavaReferences"], text), text, "utf-16")

@@ -19,7 +19,7 @@ from benchmarks.matrix_oracles import OwnServerOracle, definition_oracle, refere
 from benchmarks.oracle import label
 from benchmarks.oracle_clang import ClangOracle, ClangReferences
 from benchmarks.oracle_kotlin import KotlinOracle, kotlin_classpath
-from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, TypeScriptReferences, go_oracle
+from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, JavaReferences, TypeScriptReferences, go_oracle
 from benchmarks.references import ReferenceOracle, judge_rename, renamed_occurrences
 from benchmarks.references_python import PythonScopes
 from gateway.api import Gateway
@@ -85,6 +85,31 @@ class B { helper(): string { return "b"; } }
 function helper(n: number) { const helper = n; return helper; }
 new A().helper(helper(2));
 new B().helper();
+"""
+
+JAVA = """\
+package demo;
+
+import org.missing.Thing;
+
+public class A {
+    private int size;
+
+    public A() { this.size = 0; }
+
+    public int size() { return size; }
+
+    int grow(int size) {
+        this.size += size;
+        return size() + other(new A());
+    }
+
+    static int other(A a) { Thing t = null; return a.size(); }
+}
+
+class B {
+    int size() { return 1; }
+}
 """
 
 KOTLIN = """\
@@ -216,6 +241,23 @@ def test_typescript_compiler_definitions_are_at_their_names_past_astral_characte
         found = oracle.definitions(Path("m.ts"), TS)
     assert found is not None
     assert [TS[d.name_start : d.name_end] for d in found] == ["A", "run", "helper", "B", "helper", "helper"]
+
+
+def test_javac_attribution_proves_a_method_rename_and_refuses_wrong_ones(processes: None) -> None:
+    javac, java = shutil.which("javac"), shutil.which("java")
+    assert javac and java
+    at = JAVA.index("size() { return size")
+    right = JAVA.replace("int size() { return size", "int sizeZq() { return size").replace("return size() +", "return sizeZq() +").replace(
+        "a.size()", "a.sizeZq()")
+    _assert_only_right_passes(_judged(JavaReferences(javac, java), "A.java", JAVA, at, "size", right))
+
+
+def test_javac_attribution_proves_a_class_rename_through_its_constructor(processes: None) -> None:
+    javac, java = shutil.which("javac"), shutil.which("java")
+    assert javac and java
+    at = JAVA.index("A {")
+    right = re.sub(r"\bA\b", "AZq", JAVA)
+    assert judge_rename(JavaReferences(javac, java), Path("A.java"), JAVA, right, at, "A", "AZq") is None
 
 
 def test_kotlin_compiler_psi_lists_definitions_at_their_names_in_crlf_text_too(processes: None) -> None:
