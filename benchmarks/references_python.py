@@ -115,7 +115,7 @@ class _Resolver:
         if isinstance(node, _SCOPES):
             self._visit_expression_scope(node, table, method_class)
             return
-        self._record(node, table, method_class)
+        self._resolve_names(node, table, method_class)
         for child in ast.iter_child_nodes(node):
             self.visit(child, table, method_class)
 
@@ -161,7 +161,7 @@ class _Resolver:
         for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
             self.visit(part, inner, method_class)
 
-    def _record(self, node: ast.AST, table: symtable.SymbolTable, method_class: tuple[str, symtable.SymbolTable] | None) -> None:
+    def _resolve_names(self, node: ast.AST, table: symtable.SymbolTable, method_class: tuple[str, symtable.SymbolTable] | None) -> None:
         if isinstance(node, ast.Name):
             key = self.key(table, node.id)
             self.names[self.offset(node.lineno, node.col_offset)] = key
