@@ -160,7 +160,6 @@ class ClangReferences:
 
     def resolve(self, path: Path, text: str) -> Resolution | None:
         parsed = _Parsed(text, self.cpp)
-        kinds = parsed.cindex.CursorKind
         names: dict[int, str] = {}
         for token in parsed.tokens:
             if token.kind.name != "IDENTIFIER":
@@ -168,7 +167,7 @@ class ClangReferences:
             referenced = token.cursor.referenced if token.cursor is not None else None
             if referenced is None or referenced.kind.is_invalid():
                 continue
-            if referenced.kind in (kinds.CONSTRUCTOR, kinds.DESTRUCTOR) and referenced.semantic_parent is not None:
+            if referenced.kind.name in ("CONSTRUCTOR", "DESTRUCTOR") and referenced.semantic_parent is not None:
                 referenced = referenced.semantic_parent  # the class's name, spelled again
             key = referenced.get_usr() or f"{referenced.kind.name}@{referenced.location.offset}"
             names[parsed.char(token.extent.start.offset)] = key
