@@ -213,10 +213,11 @@ def render(rows: list[dict[str, Any]], profile_name: str) -> str:
     out = [
         f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracles, each the language's own and none the gateway's "
         "session: Python's `ast`, TypeScript's compiler API (TypeScript, TSX, JavaScript), Go's go/parser (benchmarks/gooracle), "
-        "clang's AST (libclang) for C and C++, Ruby's Ripper, javac's parser, bash's own (`bash --pretty-print`); where none is "
-        "reachable (Kotlin: no kotlinc here; Rust), the server's documentSymbol from a server process of the oracle's own, labelled "
-        "not independent. Renames are proven (every reference renamed, no namesake, no new error) by Python's symtable, go/types, "
-        "TypeScript's checker and clang's referencedDecl; elsewhere by the rename back alone. `–` where no oracle or no corpus exists here.",
+        "clang's AST (libclang) for C and C++, the Kotlin compiler's PSI, Ruby's Ripper, javac's parser, bash's own "
+        "(`bash --pretty-print`); where none is reachable (Rust, C#), the server's documentSymbol from a server process of the "
+        "oracle's own, labelled not independent. Renames are proven (every reference renamed, no namesake, no new error) by "
+        "Python's symtable, go/types, TypeScript's checker, clang's referencedDecl and javac's attribution; elsewhere by the "
+        "rename back alone. `–` where no oracle or no corpus exists here.",
         "",
         "| language | files | edits (judged) | oracle | ours false-block | ours missed | keyword false-block | keyword missed "
         "| classify p50 ms | routed (exact) | round trips exact | renames proven | server peak RSS MB |",
