@@ -1,9 +1,9 @@
 // Identifiers of one Java source resolved by javac's own attribution (the Compiler Tree API),
 // the file compiled alone: names it cannot resolve (third-party types) stay unresolved, and the
 // errors they cause count the same before and after a change. Usage: java JavaReferences < source.
-// Prints one line: {"errors": n, "names": [[offset, key], ...]} (UTF-16 offsets; the key is the
-// position of the declaration in the file, or the element's qualified name when it is declared
-// elsewhere; a constructor's name is keyed by its class), or null when the source does not parse.
+// Prints one line: {"errors": n, "names": [[offset, key], ...]} (UTF-16 offsets; the key is a
+// local's declaration position, or a member's or type's qualified name and signature; a
+// constructor's name is keyed by its class), or null when the source does not parse.
 import com.sun.source.tree.*;
 import com.sun.source.util.*;
 import java.io.*;
@@ -13,6 +13,9 @@ import javax.lang.model.element.*;
 import javax.tools.*;
 
 public class JavaReferences {
+    static final Set<ElementKind> LOCAL = EnumSet.of(ElementKind.LOCAL_VARIABLE, ElementKind.PARAMETER, ElementKind.EXCEPTION_PARAMETER,
+            ElementKind.RESOURCE_VARIABLE, ElementKind.BINDING_VARIABLE, ElementKind.TYPE_PARAMETER);
+
     public static void main(String[] args) throws Exception {
         String source = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
@@ -33,12 +36,16 @@ public class JavaReferences {
         List<String> names = new ArrayList<>();
         for (CompilationUnitTree unit : units) {
             new TreePathScanner<Void, Void>() {
+                // Locals by where they are declared; members and types by their qualified names, so
+                // that a class of the JDK compiled here and the JDK's own copy of it are one.
                 String key(Element element) {
                     if (element == null) return null;
                     if (element.getKind() == ElementKind.CONSTRUCTOR) element = element.getEnclosingElement();
-                    TreePath declared = trees.getPath(element);
-                    if (declared != null && declared.getCompilationUnit() == unit)
-                        return "at" + positions.getStartPosition(unit, declared.getLeaf());
+                    if (LOCAL.contains(element.getKind())) {
+                        TreePath declared = trees.getPath(element);
+                        return declared != null && declared.getCompilationUnit() == unit
+                                ? "at" + positions.getStartPosition(unit, declared.getLeaf()) : null;
+                    }
                     Element owner = element.getEnclosingElement();
                     return (owner == null ? "" : owner + "#") + element;
                 }
