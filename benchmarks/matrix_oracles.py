@@ -29,6 +29,7 @@ from benchmarks.oracle_kotlin import KotlinOracle, kotlin_classpath
 from benchmarks.oracle_programs import TYPESCRIPT, GoOracle, GoReferences, JavaReferences, TypeScriptReferences, go_oracle
 from benchmarks.references import ReferenceOracle
 from benchmarks.references_python import PythonScopes
+from gateway.api import Gateway
 
 TYPESCRIPT_LIKE = ("typescript", "tsx", "javascript")
 
@@ -39,8 +40,6 @@ class OwnServerOracle:
     are judged, but the same server program, so not independent of it."""
 
     def __init__(self, stack: ExitStack, lang_name: str) -> None:
-        from gateway.api import Gateway  # only this oracle needs the gateway's LSP client
-
         self.root = Path(tempfile.mkdtemp(prefix=f"oracle-{lang_name}-"))
         stack.callback(shutil.rmtree, self.root, True)
         engine = stack.enter_context(Gateway(self.root))

@@ -9,6 +9,7 @@ TypeScript's checker as programs of their own, clang's front end through libclan
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import re
 import shutil
@@ -148,6 +149,30 @@ int main() {
   return ns::next(next);
 }
 """
+
+
+def _imported(module: str) -> set[str]:
+    """The modules a module of benchmarks/ imports, and theirs within benchmarks/, read from their source."""
+    seen, pending = set(), [module]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = Path(__file__).resolve().parent.parent / (name.replace(".", "/") + ".py")
+        if not path.is_file():
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            pending += [n for n in names if n.startswith(("benchmarks", "gateway"))]
+    return seen
+
+
+def test_the_independent_oracles_import_nothing_of_the_gateway() -> None:
+    independent = ["benchmarks.oracle", "benchmarks.oracle_bash", "benchmarks.oracle_clang", "benchmarks.oracle_programs",
+                   "benchmarks.oracle_kotlin", "benchmarks.references", "benchmarks.references_python"]
+    for module in independent:
+        assert not {m for m in _imported(module) if m.startswith("gateway")}, module
 
 
 def _wrong_renames(text: str, at: int, old: str) -> tuple[str, str]:
