@@ -20,7 +20,7 @@ SERENA_DIR := .tools/serena
 SERENA_VERSION := 2.1.0
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/$(NODE_DIR)/node_modules/.bin:$(CURDIR)/$(GO_DIR)/bin:$(PATH)
 
-.PHONY: setup python-env servers hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real bench-mistakes clean
+.PHONY: setup python-env servers oracles hosts corpus demo lint test test-fast bench bench-quick bench-langtable bench-serena serena bench-polyglot bench-real bench-mistakes clean
 
 setup: python-env servers hosts
 
@@ -31,7 +31,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,servers,bench]'
 	touch $@
 
-servers: $(NODE_DIR)/.installed go-server ruby
+servers: $(NODE_DIR)/.installed go-server ruby oracles
 
 hosts: $(HOSTS_DIR)/.installed $(OPENCODE_PLUGIN_DIR)/.installed
 
@@ -78,6 +78,23 @@ go-server:
 		else \
 			echo "gopls $(GOPLS_VERSION) did not build with $$(go version) (it needs Go >= 1.26): skipping it (Go operations use tree-sitter)"; \
 		fi; \
+	fi
+
+# The language matrix's oracles: Go's (benchmarks/gooracle: go/parser and go/types, standard
+# library only), built offline with the machine's Go (the benchmark builds it again into a
+# temporary folder when it runs, quick from Go's build cache, as verify_real.py builds
+# gotypecheck); Kotlin's compiler for its PSI (benchmarks/kotlinpsi), resolved from Maven Central.
+.PHONY: oracles
+oracles:
+	@if command -v go >/dev/null 2>&1; then \
+		cd benchmarks/gooracle && GOFLAGS=-mod=mod GOTOOLCHAIN=local GOPROXY=off GO111MODULE=off go build -o /dev/null . ; \
+	else \
+		echo "go not found: the language matrix judges Go with gopls's documentSymbol instead of benchmarks/gooracle"; \
+	fi
+	@if command -v mvn >/dev/null 2>&1; then \
+		mvn -q -B -f benchmarks/kotlinpsi/pom.xml dependency:resolve >/dev/null || echo "mvn could not resolve kotlin-compiler-embeddable: the language matrix judges Kotlin with jdtls's documentSymbol"; \
+	else \
+		echo "mvn not found: the language matrix judges Kotlin with jdtls's documentSymbol instead of the Kotlin compiler's PSI"; \
 	fi
 
 demo: setup

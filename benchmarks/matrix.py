@@ -11,6 +11,7 @@ starts over. Writes results/matrix.json and results/matrix.png (matrix-quick.* f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import resource
 import shutil
@@ -30,8 +31,8 @@ from benchmarks.corpus import sample  # noqa: E402
 from benchmarks.generate import generate  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.matrix_ops import OperationTally, check_definition, check_symbols  # noqa: E402
-from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, OracleDefinition, RubyOracle, label, structural  # noqa: E402
-from benchmarks.oracle_bash import BashOracle  # noqa: E402
+from benchmarks.matrix_oracles import definition_oracle, reference_oracle  # noqa: E402
+from benchmarks.oracle import Oracle, OracleDefinition, label, structural  # noqa: E402
 from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
@@ -70,20 +71,6 @@ class Tally:
             "false_blocks": self.false_block,
             "missed_definitions": self.missed,
         }
-
-
-def _oracle(gateway: Gateway, lang_name: str) -> Oracle | None:
-    if lang_name == "python":
-        return AstOracle()
-    if lang_name == "ruby" and shutil.which("ruby"):
-        return RubyOracle(str(shutil.which("ruby")))
-    if lang_name == "bash" and shutil.which("bash"):
-        return BashOracle(str(shutil.which("bash")))
-    javac, java = shutil.which("javac"), shutil.which("java")
-    if lang_name == "java" and javac and java:
-        return JavaOracle(javac, java)
-    session = gateway.sessions.session_for(gateway.registry.get(lang_name))
-    return LspOracle(session, gateway.registry.get(lang_name)) if session else None
 
 
 def _peak_rss_mb(pid: int | None) -> float | None:
@@ -126,10 +113,11 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
     failures: list[str] = []
     kinds: dict[str, int] = {}
     operations = OperationTally()
-    with Gateway(root) as gateway:
-        oracle = _oracle(gateway, lang)
+    with contextlib.ExitStack() as oracles, Gateway(root) as gateway:
+        oracle, references = definition_oracle(oracles, lang), reference_oracle(lang)
         backend = gateway.symbols(files[0].name).to_json()["backend"]
         row["oracle"] = oracle.name if oracle else None
+        row["rename_judge"] = references.name if references else None
         for source in tqdm(files, desc=f"{lang:<10}", unit="file", leave=True, file=sys.stderr):
             path = root / source.name
             before = oracle.definitions(path, source.text) if oracle else None
@@ -153,12 +141,10 @@ def run_language(lang: str, profile: dict[str, int], corpus: Path | None) -> dic
                     done, exact, failure = _route(gateway, root, source.name, source.text, edit.old, edit.new)
                     routed, route_exact = routed + done, route_exact + exact
                     failures += [failure] if failure else []
-            if isinstance(oracle, LspOracle):
-                oracle.session.sync(path, source.text, "")  # the server last saw an edited copy
             check_symbols(gateway, source.name, before, operations)
             count = definition_count(gateway, source.name)
             for index in sorted(set(range(0, count, max(1, count // profile["round_trips"]))))[: profile["round_trips"]]:
-                check_definition(gateway, root, source.name, index, operations)
+                check_definition(gateway, root, source.name, index, operations, references)
                 try:
                     outcome = round_trip(gateway, root, source.name, index)
                 except GatewayError as error:
@@ -214,19 +200,32 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def _renames(row: dict[str, Any]) -> str:
+    """Renames that passed of those tried, and how many a reference oracle judged."""
+    rename = row.get("operations", {}).get("rename", {})
+    if not rename.get("tried"):
+        return "–"
+    judged = rename.get("judged", 0)
+    return f"{rename['passed']}/{rename['tried']}" + (f" ({judged} judged)" if judged else " (rename back only)")
+
+
 def render(rows: list[dict[str, Any]], profile_name: str) -> str:
     out = [
-        f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracle: the server's documentSymbol where "
-        "one runs (definition kinds only: gopls for Go, jdtls for Kotlin, as no kotlinc installs here), Python's `ast`, Ruby's Ripper, "
-        "javac's parser, bash's own (`bash --pretty-print`); `–` where no oracle or no corpus exists here.",
+        f"Machine: {machine()}. Profile `{profile_name}`, seed {SEED}. Oracles, each the language's own and none the gateway's "
+        "session: Python's `ast`, TypeScript's compiler API (TypeScript, TSX, JavaScript), Go's go/parser (benchmarks/gooracle), "
+        "clang's AST (libclang) for C and C++, the Kotlin compiler's PSI, Ruby's Ripper, javac's parser, bash's own "
+        "(`bash --pretty-print`); where none is reachable (Rust, C#), the server's documentSymbol from a server process of the "
+        "oracle's own, labelled not independent. Renames are proven (every reference renamed, no namesake, no new error) by "
+        "Python's symtable, go/types, TypeScript's checker, clang's referencedDecl and javac's attribution; elsewhere by the "
+        "rename back alone. `–` where no oracle or no corpus exists here.",
         "",
         "| language | files | edits (judged) | oracle | ours false-block | ours missed | keyword false-block | keyword missed "
-        "| classify p50 ms | routed (exact) | round trips exact | server peak RSS MB |",
-        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| classify p50 ms | routed (exact) | round trips exact | renames proven | server peak RSS MB |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         if "note" in r:
-            out.append(f"| {r['language']} | 0 | – | – | – | – | – | – | – | – | – | – |  ")
+            out.append(f"| {r['language']} | 0 | – | – | – | – | – | – | – | – | – | – | – |")
             continue
         routing, trips = r["routing"], r["round_trips"]
         rss = f"{r['server_peak_rss_mb']:.0f}" if r["server_peak_rss_mb"] else "–"
@@ -235,7 +234,7 @@ def render(rows: list[dict[str, Any]], profile_name: str) -> str:
             f"| {_percent(r['ours']['false_block_rate'])} | {_percent(r['ours']['missed_definition_rate'])} "
             f"| {_percent(r['keyword']['false_block_rate'])} | {_percent(r['keyword']['missed_definition_rate'])} "
             f"| {r['classify_p50_ms']:.1f} | {routing['routed']}/{routing['tried']} ({routing['exact']}) "
-            f"| {trips['exact']}/{trips['checked']} | {rss} |"
+            f"| {trips['exact']}/{trips['checked']} | {_renames(r)} | {rss} |"
         )
     failures = [f for r in rows for f in r.get("failures", [])]
     missing = [r["language"] for r in rows if "note" in r]

@@ -6,8 +6,11 @@ For a few definitions per file (the ones the round trips take):
 - replace: `replace_symbol` with the definition's own text, one blank between two tokens of
   its last lines doubled, gives exactly that text; replacing back restores the file's bytes;
 - rename: `rename_symbol` to a fresh name changes the file and lists the definition under
-  the new name; renaming back restores the file's bytes (a rename that says it is not
-  complete counts when it renamed the definition: the gateway reports what it left);
+  the new name; where the language has a reference oracle (references.py: a resolver of the
+  language's own, not the gateway), it proves that every reference to the definition in the
+  file was renamed, no namesake was, and the file has no more errors than before; renaming
+  back restores the file's bytes (a rename that says it is not complete counts when it
+  renamed the definition: the gateway reports what it left);
 and per file, symbols: the oracle's definitions the listing reports at the same name
 position (no count without an independent oracle). remove+insert is the matrix's round trip
 (remove a definition, insert its text back beside its neighbour: the bytes must come back).
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.oracle import OracleDefinition
+from benchmarks.references import ReferenceOracle, judge_rename
 from gateway.api import Gateway
 from gateway.errors import GatewayError
 from gateway.namepath import address_for
@@ -38,6 +42,7 @@ class OperationTally:
     def __init__(self) -> None:
         self.counts: dict[str, list[int]] = {op: [0, 0] for op in OPERATIONS}
         self.failures: list[str] = []
+        self.renames_judged = 0  # renames a reference oracle judged (the others: the rename back alone)
 
     def add(self, op: str, passed: bool, why: str = "") -> None:
         self.counts[op][0] += passed
@@ -46,7 +51,9 @@ class OperationTally:
             self.failures.append(f"{op}: {why}")
 
     def to_json(self) -> dict[str, Any]:
-        return {op: {"passed": p, "tried": t} for op, (p, t) in self.counts.items()}
+        counts: dict[str, Any] = {op: {"passed": p, "tried": t} for op, (p, t) in self.counts.items()}
+        counts["rename"]["judged"] = self.renames_judged
+        return counts
 
 
 def check_symbols(gateway: Gateway, name: str, oracle_definitions: list[OracleDefinition] | None, tally: OperationTally) -> None:
@@ -65,8 +72,10 @@ def check_symbols(gateway: Gateway, name: str, oracle_definitions: list[OracleDe
         tally.add("symbols", found, f"{name}: {definition.name_path or definition.name_start} not listed")
 
 
-def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally: OperationTally) -> None:
-    """find, replace and rename of the file's `index`-th definition; the workspace is restored
+def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally: OperationTally,
+                     references: ReferenceOracle | None = None) -> None:
+    """find, replace and rename of the file's `index`-th definition (the rename judged by
+    `references` where given); the workspace is restored
     after (a server's rename may reach other files: clangd's of a C function with external
     linkage renames its namesakes in every file, and the rename back, asked at once, may not)."""
     path = root / name
@@ -82,7 +91,7 @@ def check_definition(gateway: Gateway, root: Path, name: str, index: int, tally:
     try:
         _find(gateway, name, address, symbol, tally)
         _replace(gateway, path, name, address, symbol, text, original, tally)
-        _rename(gateway, path, name, address, symbol, original, tally)
+        _rename(gateway, path, name, address, symbol, original, tally, references)
     finally:
         for file, content in workspace.items():
             if file.read_bytes() != content:
@@ -123,10 +132,12 @@ def _replace(gateway: Gateway, path: Path, name: str, address: str, symbol: Symb
     tally.add("replace", exact and restored, f"{name}: {address}: {'replaced back, bytes differ' if exact else 'result differs from the text given'}")
 
 
-def _rename(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbol, original: bytes, tally: OperationTally) -> None:
+def _rename(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbol, original: bytes, tally: OperationTally,
+            references: ReferenceOracle | None = None) -> None:
     if not _IDENTIFIER.fullmatch(symbol.name):
         return
     fresh = symbol.name + SUFFIX
+    unproven = None
     try:
         answer = gateway.rename_symbol(address, name, fresh).to_json()
         if not answer.get("files", [name]):
@@ -138,10 +149,16 @@ def _rename(gateway: Gateway, path: Path, name: str, address: str, symbol: Symbo
             changed = "the file changed" if path.read_bytes() != original else "the file did not change"
             tally.add("rename", False, f"{name}: {address}: no definition named {fresh} listed afterwards ({changed})")
             return
+        if references is not None:
+            tally.renames_judged += 1
+            before = original.decode("utf-8")
+            unproven = judge_rename(references, path, before, path.read_bytes().decode("utf-8"), symbol.name_start, symbol.name, fresh)
         target = min(renamed, key=lambda s: abs(s.name_start - symbol.name_start))
         back = address_for([s.name_path for s in view.symbols], view.symbols.index(target))
         gateway.rename_symbol(back, name, symbol.name)
     except GatewayError as error:
         tally.add("rename", False, f"{name}: {address}: {error.kind}: {error}")
         return
-    tally.add("rename", path.read_bytes() == original, f"{name}: {address}: renamed back, bytes differ")
+    problems = ([f"{references.name}: {unproven}"] if references and unproven else []) + \
+        ([] if path.read_bytes() == original else ["renamed back, bytes differ"])
+    tally.add("rename", not problems, f"{name}: {address}: {'; '.join(problems)}")

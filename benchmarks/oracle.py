@@ -1,6 +1,8 @@
 """Independent oracles of what a change does to definitions: a language's own parser
-(Python's `ast`, Ruby's Ripper, javac's parser) or a language server's documentSymbol.
-Never the gateway's queries.
+(Python's `ast`, Ruby's Ripper, javac's parser, TypeScript's compiler API; Go's and clang's in
+oracle_programs.py and oracle_clang.py). None of them imports the gateway; the one that is a
+language server's documentSymbol (oracle_lsp.py, where no parser of the language is reachable)
+runs a server process and session of its own.
 
 Each oracle lists a text's definitions with a name path, a canonical header and a
 canonical body, so two texts can be compared without looking at formatting:
@@ -11,7 +13,7 @@ canonical body, so two texts can be compared without looking at formatting:
 - `body`: only bodies differ;
 - `none`: no definition differs (imports, module-level code, comments).
 
-Server symbols count as definitions when their kind is one (namespace, class, method,
+(oracle_lsp.py) Server symbols count as definitions when their kind is one (namespace, class, method,
 constructor, enum, interface, function, struct), or when they are a variable or constant
 whose initializer is a function. Anonymous ones ("forEach() callback", "(anonymous
 struct)") do not, nor do an enum's members. A server gives no header, so its header is the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import bisect
 import json
 import re
 import subprocess
@@ -34,9 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from gateway.langs import Language
-from gateway.lsp.session import LspSession
-from gateway.symbols.text import LineIndex
+from benchmarks.references import char_offsets
 
 Label = Literal["definition", "header", "body", "none"]
 DEFINITION_KINDS = {3, 5, 6, 9, 10, 11, 12, 23}
@@ -100,6 +101,35 @@ def _dump(value: Any) -> str:
     return "None" if value is None else ast.dump(value)
 
 
+class Lines:
+    """Where each line of a text starts and ends (character offsets, lines from 0)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_start(self, line: int) -> int:
+        return self.starts[min(max(line, 0), len(self.starts) - 1)]
+
+    def line_end(self, line: int) -> int:
+        return self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def from_utf16(self, line: int, column: int) -> int:
+        """The character offset of an LSP position (UTF-16 column), clamped to its line."""
+        if line >= len(self.starts):
+            return len(self.text)
+        start, end = self.line_start(line), self.line_end(line)
+        units = 0
+        for offset in range(start, end):
+            if units >= column:
+                return offset
+            units += 2 if ord(self.text[offset]) > 0xFFFF else 1
+        return end
+
+
 class AstOracle:
     """Python's own parser: functions, classes and module-level lambdas at any depth."""
 
@@ -111,7 +141,7 @@ class AstOracle:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             return None
-        index = LineIndex.of(text)
+        index = Lines(text)
         found: list[OracleDefinition] = []
 
         def offset(line: int, column: int) -> int:
@@ -166,7 +196,7 @@ class RubyOracle:
         found = json.loads(done.stdout or b"null") if done.returncode == 0 else None
         if found is None:
             return None
-        index = LineIndex.of(text)
+        index = Lines(text)
         lines = text.split("\n")
         result = []
         for kind, name, name_path, line, column, end_line, header, body in found:
@@ -201,10 +231,11 @@ class JavaOracle:
 class TypeScriptOracle:
     """TypeScript's own parser (the compiler API) through benchmarks/ts_definitions.js, kept running."""
 
-    name = "typescript parser"
     script = Path(__file__).with_name("ts_definitions.js")
 
     def __init__(self, node: str, typescript: Path) -> None:
+        version = json.loads((typescript / "package.json").read_text())["version"]
+        self.name = f"TypeScript {version} compiler API (node)"
         self.process = subprocess.Popen([node, str(self.script), str(typescript.resolve())], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         atexit.register(self.process.kill)
 
@@ -215,7 +246,10 @@ class TypeScriptOracle:
         self.process.stdin.write(f"{kind} {len(data)}\n".encode() + data)
         self.process.stdin.flush()
         found = json.loads(self.process.stdout.readline() or b"null")
-        return None if found is None else sorted((OracleDefinition(*entry) for entry in found), key=lambda d: d.start)
+        if found is None:
+            return None
+        chars = char_offsets(text, "utf-16")  # the compiler's offsets are UTF-16 code units
+        return sorted((OracleDefinition(chars[a], chars[b], chars[c], chars[d], *rest) for a, b, c, d, *rest in found), key=lambda d: d.start)
 
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -269,7 +303,10 @@ _LEADING = re.compile(r"(?:(?:template\s*<[^{};]*?>|constexpr|consteval|inline|s
 
 
 class LspOracle:
-    def __init__(self, session: LspSession, lang: Language) -> None:
+    """A language server's documentSymbol, through the gateway's session type: the matrix gives it
+    a server process and session of its own (matrix_oracles.py), the replay the gateway's."""
+
+    def __init__(self, session: Any, lang: Any) -> None:
         self.session = session
         self.lang = lang
         self.name = f"documentSymbol ({session.name})"
@@ -301,7 +338,7 @@ class LspOracle:
         return found.start() if found else start
 
     def _walk(self, text: str, reply: list[dict[str, Any]]) -> list[OracleDefinition]:
-        index = LineIndex.of(text)
+        index = Lines(text)
         found: list[OracleDefinition] = []
 
         def offset(position: dict[str, Any]) -> int:
@@ -333,7 +370,7 @@ class LspOracle:
         return sorted(found, key=lambda d: d.start)
 
 
-def _name_span(text: str, index: LineIndex, name: str, start: int, end: int) -> tuple[int, int]:
+def _name_span(text: str, index: Lines, name: str, start: int, end: int) -> tuple[int, int]:
     """The name inside a server's selection. Most servers select just the name; tsserver
     selects a whole constructor, or the function of `var f = a || function () {}`."""
     if text[start:end] == name:
