@@ -34,8 +34,11 @@ def _refused(counts: dict[str, int]) -> str:
     return f"{total}" + (" (" + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + ")" if counts else "")
 
 
-def _bytes_from(row: dict[str, Any], counts: dict[str, int]) -> str:
+def _bytes_from(row: dict[str, Any], summary: dict[str, Any]) -> str:
     """What produced the routed bytes, from each route's own operations, with the server's version."""
+    counts = summary.get("bytes_from")
+    if counts is None:
+        return "not recorded" if summary["routed"] else "– (nothing routed)"
     if not counts:
         return "– (nothing routed)"
     versions = row.get("servers", {})
@@ -49,7 +52,8 @@ def _cuts_table(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         for mode in row["modes"]:
             s = row["summary"][mode]
-            cut = CUTS.get(mode, mode) + (f" ({row['formatter']})" if mode == "formatted" and row.get("formatter") else "")
+            by = f" ({row['formatter']})" if mode == "formatted" and row.get("formatter") else ""
+            cut = f"{CUTS.get(mode, mode)}{by}"
             p50 = f"{s['ms_p50']:.0f}" if s["ms_p50"] is not None else "–"
             false = s.get("false_refusals", "–")
             unchecked = f" ({s['refusals_unchecked']} unchecked)" if s.get("refusals_unchecked") else ""
@@ -57,7 +61,7 @@ def _cuts_table(rows: list[dict[str, Any]]) -> list[str]:
                 f"| {row['language']} | {cut} | {s['sent']} | {s['structural']} | {s['allowed']} ({s['allowed_exact']}) "
                 f"| {s['routed_exact']} | {s['routed'] - s['routed_exact']} | {_refused(s['refused'])} | {false}{unchecked} "
                 f"| {s['not_applied']} | {s['solution_reached']}/{row['exercises']} | {_tests(row['summary'], f'gateway {mode}')} "
-                f"| {_bytes_from(row, s.get('bytes_from', {}))} | {p50} |"
+                f"| {_bytes_from(row, s)} | {p50} |"
             )
     return out
 
@@ -76,7 +80,7 @@ def _listing(rows: list[dict[str, Any]], mode: str, status: str) -> dict[str, li
                     why = ""
                     if status == "refused":
                         key = (row["language"], entry["exercise"], mode, o["path"], o["label"], o["reason"])
-                        why = f" Why: {explained.get(key, NOT_EXPLAINED)}."
+                        why = f" Why: {explained.get(key, NOT_EXPLAINED).rstrip('.')}."
                     grouped[o["reason"]].append(
                         f"{row['language']} `{entry['exercise']}`: {o['path']}, {o['kind']} `{o['label']}`{detail}.{parses}{why}")
     return grouped
