@@ -47,7 +47,7 @@ def _bytes_from(row: dict[str, Any], summary: dict[str, Any]) -> str:
 
 def _cuts_table(rows: list[dict[str, Any]]) -> list[str]:
     out = ["| language | cut | sent | structural | allowed (exact) | routed exact | routed, different | refused (by reason) "
-           "| false refusals | not applied | solution reached | tests after the gateway | routed bytes from | gateway p50 ms |",
+           "| refused, text parses | not applied | solution reached | tests after the gateway | routed bytes from | gateway p50 ms |",
            "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|"]
     for row in rows:
         for mode in row["modes"]:
@@ -55,7 +55,7 @@ def _cuts_table(rows: list[dict[str, Any]]) -> list[str]:
             by = f" ({row['formatter']})" if mode == "formatted" and row.get("formatter") else ""
             cut = f"{CUTS.get(mode, mode)}{by}"
             p50 = f"{s['ms_p50']:.0f}" if s["ms_p50"] is not None else "–"
-            false = s.get("false_refusals", "–")
+            false = s.get("refused_text_parses", "–")
             unchecked = f" ({s['refusals_unchecked']} unchecked)" if s.get("refusals_unchecked") else ""
             out.append(
                 f"| {row['language']} | {cut} | {s['sent']} | {s['structural']} | {s['allowed']} ({s['allowed_exact']}) "
@@ -75,7 +75,7 @@ def _listing(rows: list[dict[str, Any]], mode: str, status: str) -> dict[str, li
             for o in entry.get(mode, {}).get("outcomes", []):
                 if o["status"] == status and (status != "routed" or not o["exact"]):
                     detail = f" — {_short(o['detail'])}" if o.get("detail") else ""
-                    parses = {True: " The text it would have left parses (a false refusal).",
+                    parses = {True: " The text it would have left parses.",
                               False: " The text it would have left does not parse."}.get(o.get("parses"), "")
                     why = ""
                     if status == "refused":
@@ -141,8 +141,9 @@ def render(rows: list[dict[str, Any]], machine: str, commit: str) -> str:
         "`Gateway.edit(..., route=True)`, every write through the gate and router. Structural = the gate blocked it as "
         "a change of definitions. Allowed/routed exact = the file afterwards is byte for byte what plain replacement "
         "gives (routing builds its result from the requested text, so routed exact is expected; a difference is the "
-        "finding). False refusals = refused steps whose plain result parses for the language's own parser "
-        f"({checks}). Not applied = old_string no longer once in the file after an earlier refusal or different route. "
+        "finding). Refused, text parses = refused steps whose plain result the language's own parser accepts "
+        f"({checks}): the false refusals as far as syntax goes; one refused for another reason (a definition still "
+        "referenced, a rename by text) may yet be right, and the case's explanation below says which. Not applied = old_string no longer once in the file after an earlier refusal or different route. "
         "Routed bytes from = what produced each routed result, read from the route's operations: `lsp:NAME` where the "
         "server's answer placed a definition, tree-sitter where no server answered. Tests: the exercise's own, every "
         "test enabled, on what the gateway left: pytest, `go test`, `cargo test -- --include-ignored`, jest, C++ "
