@@ -15,8 +15,8 @@ The same stub → solution change is cut five ways (`--modes`), each sent throug
 - `hunks`: difflib hunks with random context widths (polyglot_cuts.py, seeded);
 - `middle`: old_strings that start and end mid-line, a long change split in two mid-definition;
 - `write`: the solution as one whole-file write;
-- `formatted`: the solution after the language's formatter (ruff format, gofmt, rustfmt), as
-  one write, for the languages that have one installed.
+- `formatted`: the solution after the language's formatter (ruff format, gofmt, rustfmt,
+  TypeScript's formatDocument for JavaScript) as one write, where one is installed.
 Nothing from the gateway decides where a `hunks`, `middle`, `write` or `formatted` cut falls.
 An edit goes through `Gateway.edit(..., route=True)`, a write through the gate and router
 (polyglot_drive.py); each outcome is compared with plain string replacement on the same

@@ -12,7 +12,8 @@ definitions altogether, seeded so that a run is repeatable:
   in two at a random line on each side, so that one edit leaves a definition half rewritten
   and the next one finishes it;
 - `formatted`: the whole file after the language's own formatter (ruff format, gofmt,
-  rustfmt), where one is installed, to be sent as one write.
+  rustfmt, TypeScript's formatDocument for JavaScript), where one is installed, to be sent
+  as one write.
 
 Each cut's old_string occurs exactly once in the text it applies to (widened until it does)
 and is not blank; applied in order as plain string replacements, the cuts give the after-text
@@ -23,11 +24,15 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
+import os
 import random
 import shutil
 import subprocess
+import sys
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 
 SEED = 20261128
 MOST_CONTEXT = 4  # lines of context above and below a hunk, drawn from 0..MOST_CONTEXT
@@ -171,12 +176,15 @@ def plain(text: str, cuts: list[Cut]) -> str:
     return text
 
 
-# The formatter of each language, run on stdin: (program, arguments); none for C++, Java or
-# JavaScript here (clang-format, google-java-format and prettier do not install).
+# The formatter of each language, run on stdin: (program, arguments); JavaScript's is
+# TypeScript's own (polyglot_format.js); none for C++ or Java here (clang-format and
+# google-java-format do not install).
+TYPESCRIPT = Path(__file__).resolve().parent.parent / ".tools" / "node" / "node_modules" / "typescript"
 FORMATTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "python": ("ruff", ("format", "--isolated", "--quiet", "-")),
     "go": ("gofmt", ()),
     "rust": ("rustfmt", ("--edition", "2021", "--emit", "stdout")),
+    "javascript": ("node", (str(Path(__file__).with_name("polyglot_format.js")), str(TYPESCRIPT))),
 }
 
 
@@ -186,15 +194,23 @@ class Formatted:
     text: str
 
 
+def _program(name: str) -> str | None:
+    """A program on PATH, or beside this Python (ruff in the project's virtual environment)."""
+    return shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+
+
 @functools.cache
 def formatter_name(language: str) -> str | None:
     """The formatter `formatted` runs for the language, with its version; None where none is installed."""
     entry = FORMATTERS.get(language)
-    program = shutil.which(entry[0]) if entry else None
+    program = _program(entry[0]) if entry else None
     if entry is None or program is None:
         return None
     if language == "go":
         return "gofmt"  # gofmt has no version flag; it is the Go toolchain's
+    if language == "javascript":
+        manifest = TYPESCRIPT / "package.json"
+        return f"typescript {json.loads(manifest.read_text())['version']} formatDocument" if manifest.is_file() else None
     done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60, check=False)
     return done.stdout.strip().splitlines()[0] if done.returncode == 0 and done.stdout.strip() else entry[0]
 
@@ -202,7 +218,7 @@ def formatter_name(language: str) -> str | None:
 def formatted(language: str, text: str) -> Formatted | None:
     """`text` through the language's formatter; None where there is none, or it refuses the text."""
     entry = FORMATTERS.get(language)
-    program = shutil.which(entry[0]) if entry else None
+    program = _program(entry[0]) if entry else None
     name = formatter_name(language)
     if entry is None or program is None or name is None:
         return None

@@ -5,7 +5,7 @@
 - `middle`: old_strings that start and end mid-line, a long change split in two mid-definition;
 - `write`: the file after the commit as one edit whose old_string is the whole file;
 - `formatted`: the same, the after-file run through the language's formatter (ruff format,
-  gofmt, rustfmt; the languages without one installed send none).
+  gofmt, rustfmt, TypeScript's formatDocument; the languages without one installed send none).
 Each `hunks` and `middle` edit is judged on the text the cuts before it left, as an agent's
 edits one after another are. Cuts are seeded by commit and path: a run is repeatable.
 """

@@ -17,7 +17,7 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
         f"Machine: {machine()}. Corpus: {corpus}. Edits: every hunk (`git diff -U2`) as old_string/new_string, "
         "judged on the file before the commit; the same changes are also cut without git or the gateway (cut: difflib "
         "hunks with 0-4 random context lines; mid-line old_strings, a long change split mid-definition, one after another; "
-        "the after-file as one edit; the same formatted by ruff format, gofmt or rustfmt; `benchmarks/replay_cuts.py`). Missed = structural edits (per the oracle) the gate let through, "
+        "the after-file as one edit; the same formatted by ruff format, gofmt, rustfmt or TypeScript's formatDocument; `benchmarks/replay_cuts.py`). Missed = structural edits (per the oracle) the gate let through, "
         "of all structural ones; false blocks = blocked edits the oracle calls body-only or no-definition, "
         "of all judged multi-line edits.",
         "",
