@@ -15,6 +15,7 @@ from benchmarks.polyglot_drive import bytes_from
 from benchmarks.polyglot_edits import Exercise, FilePair
 from benchmarks.polyglot_report import NOT_EXPLAINED, explanations, render
 from benchmarks.polyglot_syntax import SyntaxCheck
+from gateway.langs import default_registry
 from gateway.symbols.routing import RoutedOperation
 from tests.conftest import langs_with_python_server
 
@@ -142,6 +143,14 @@ def test_bytes_from_names_a_server_only_where_its_answer_placed_a_definition() -
 def test_with_every_server_hidden_the_routes_are_labelled_tree_sitter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run whose Python server is not installed routes by tree-sitter, and says so."""
     monkeypatch.setenv("GATEWAY_LANGS_DIR", str(langs_with_python_server(tmp_path, ["no-such-python-server"])))
+    default_registry.cache_clear()  # the registry of the language data above, not one read before
+    try:
+        _route_with_servers_hidden(tmp_path, monkeypatch)
+    finally:
+        default_registry.cache_clear()
+
+
+def _route_with_servers_hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(polyglot, "WORKSPACES", tmp_path / "workspaces")
     folder = tmp_path / "cell"
     folder.mkdir()
