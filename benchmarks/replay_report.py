@@ -38,11 +38,11 @@ def render(rows: list[dict[str, Any]], corpus: str) -> str:
             "Clean = the edited file has no more syntax errors than the original. Exact = the result is byte for byte "
             "the edit's own result.", "",
             "| language | cut | blocked | clean | routed exact | exact of clean | routed, different | refused (reason: count) "
-            "| backend | route p50 / p99 ms |", "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
+            "| routed bytes from | route p50 / p99 ms |", "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
     for r in rows:
         t = r["routing"]
         refused = ", ".join(f"{k}: {v}" for k, v in sorted(t["refused"].items())) or "–"
-        backends = ", ".join(sorted(t["backends"])) or "–"
+        backends = ", ".join(f"{name}: {count}" for name, count in sorted(t["backends"].items())) or "–"
         ms = f"{t['route_ms']['p50']:.1f} / {t['route_ms']['p99']:.1f}" if t["route_ms"] else "–"
         out.append(f"| {r['language']} | {r.get('cut', 'git')} | {t['blocked']} | {t['clean']} | {t['exact']} | {t['exact_clean']} ({_pct(t['exact_rate_clean'])}) "
                    f"| {t['different']} | {refused} | {backends} | {ms} |")
