@@ -190,3 +190,9 @@ def test_a_partial_run_is_never_recorded(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(SystemExit) as refused:
         polyglot.main()
     assert refused.value.code == 2 and "--record records whole runs only" in capsys.readouterr().err
+
+
+def test_a_refusal_is_checked_by_the_languages_own_parser(tmp_path: Path) -> None:
+    check = SyntaxCheck("python")
+    assert check.parses("m.py", SOLUTION, tmp_path) is True
+    assert check.parses("m.py", SOLUTION.replace("    def get(self):\n", "    def get(self:\n"), tmp_path) is False
