@@ -137,7 +137,7 @@ def _send(gateway: Gateway, exercise: Exercise, mode: str, check: SyntaxCheck) -
 
 
 def _checked(outcome: Outcome, wanted: str, check: SyntaxCheck, include: Path) -> Outcome:
-    """A refusal, with whether the text it kept from the file parses for the language's own parser."""
+    """A refusal, with whether the text it refused to leave (plain replacement's) parses for the language's own parser."""
     return replace(outcome, parses=check.parses(outcome.path, wanted, include)) if outcome.status == "refused" else outcome
 
 
