@@ -183,10 +183,11 @@ bench-langtable: setup corpus
 	$(PY) benchmarks/language_table.py --record
 
 # Aider's polyglot benchmark (issue 25), on a clone of github.com/Aider-AI/polyglot-benchmark that
-# is never copied here: `make bench-polyglot POLYGLOT=path [LANGUAGES=go,rust] [LIMIT=5]`.
+# is never copied here: `make bench-polyglot POLYGLOT=path [LANGUAGES=go,rust] [LIMIT=5] [RECORD=1]`.
+# It records (RESULTS.md, results/polyglot.json) only with RECORD=1, and refuses to record with LIMIT.
 bench-polyglot: setup polyglot-deps
-	@test -d "$(POLYGLOT)" || { echo "usage: make bench-polyglot POLYGLOT=path/to/polyglot-benchmark [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
-	$(PY) benchmarks/polyglot.py $(POLYGLOT) --record $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT))
+	@test -d "$(POLYGLOT)" || { echo "usage: make bench-polyglot POLYGLOT=path/to/polyglot-benchmark [LANGUAGES=a,b] [LIMIT=N] [RECORD=1]"; exit 2; }
+	$(PY) benchmarks/polyglot.py $(POLYGLOT) $(if $(RECORD),--record) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT))
 
 # The language server's delta on real repositories (issue 35), on checkouts never copied here
 # (their directory names say which cases run: requests, cobra, ky, gson, cJSON); 4-6 minutes:
@@ -200,8 +201,8 @@ bench-real: setup
 # cxxopts, semver): `make bench-mistakes REAL="path/to/requests ..." [LANGUAGES=python,go] [LIMIT=N]`;
 # only a run without LIMIT or LANGUAGES records (RESULTS.md), any other writes under results/local/.
 bench-mistakes: setup
-	@test -n "$(REAL)" || { echo "usage: make bench-mistakes REAL=\"path/to/requests path/to/cobra ...\" [LANGUAGES=a,b] [LIMIT=N]"; exit 2; }
-	$(PY) benchmarks/mistakes.py $(if $(LIMIT)$(LANGUAGES),, --record ) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT)) $(REAL)
+	@test -n "$(REAL)" || { echo "usage: make bench-mistakes REAL=\"path/to/requests path/to/cobra ...\" [LANGUAGES=a,b] [LIMIT=N] [RECORD=1]"; exit 2; }
+	$(PY) benchmarks/mistakes.py $(if $(RECORD),--record) $(if $(LANGUAGES),--languages $(LANGUAGES)) $(if $(LIMIT),--limit $(LIMIT)) $(REAL)
 
 # The C++ exercises gigasecond and meetup build their tests against Boost.Date_Time (Debian's).
 .PHONY: polyglot-deps

@@ -106,8 +106,21 @@ def _wanted(path: str) -> bool:
     return not (set(Path(path).parts) & SKIPPED_PARTS) and not path.endswith(GENERATED)
 
 
-def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: set[str] | None) -> Iterator[ReplayEdit]:
-    """Every hunk of the last `count` commits in files of a language with a symbol backend."""
+@dataclass(frozen=True)
+class ChangedFile:
+    """A file of a language with a symbol backend that a commit changed: before and after it."""
+
+    repo: Path
+    parent: str
+    commit: str
+    path: str
+    language: str
+    before: str
+    after: str
+
+
+def changed_files(repo: Path, count: int, registry: LanguageRegistry, languages: set[str] | None) -> Iterator[ChangedFile]:
+    """Every file of the last `count` commits in a language with a symbol backend (not generated, not vendored)."""
     for parent, commit in commit_pairs(repo, count):
         paths = _git(repo, "diff", "--name-only", "--diff-filter=M", "--no-renames", parent, commit).splitlines()
         for path in paths:
@@ -119,8 +132,14 @@ def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: 
             lang = language_for(registry, path, before)
             if lang is None or (languages is not None and lang.name not in languages):
                 continue
-            for hunk in _hunks(repo, parent, commit, path):
-                edit = edit_for(before, after, hunk)
-                if edit is not None:
-                    old, new, line = edit
-                    yield ReplayEdit(repo, parent, commit, path, line, lang.name, before, old, new)
+            yield ChangedFile(repo, parent, commit, path, lang.name, before, after)
+
+
+def replay_edits(repo: Path, count: int, registry: LanguageRegistry, languages: set[str] | None) -> Iterator[ReplayEdit]:
+    """Every hunk of the last `count` commits in files of a language with a symbol backend."""
+    for changed in changed_files(repo, count, registry, languages):
+        for hunk in _hunks(repo, changed.parent, changed.commit, changed.path):
+            edit = edit_for(changed.before, changed.after, hunk)
+            if edit is not None:
+                old, new, line = edit
+                yield ReplayEdit(repo, changed.parent, changed.commit, changed.path, line, changed.language, changed.before, old, new)

@@ -1,21 +1,29 @@
-"""Aider's polyglot benchmark, solved by edits sent through the gateway.
+"""Aider's polyglot benchmark, replayed through the gateway: no model, scripted edits.
 
-    python benchmarks/polyglot.py CHECKOUT [--languages a,b] [--limit N] [--modes edits,write] [--no-tests] [--record]
+    python benchmarks/polyglot.py CHECKOUT [--languages a,b] [--limit N] [--modes edits,hunks,...] [--no-tests] [--record]
 
 CHECKOUT is a clone of the public repository Aider-AI/polyglot-benchmark (225 exercises in
 C++, Go, Java, JavaScript, Python and Rust, each with a stub, a reference solution in
-`.meta/` and tests); it is read, never copied into this repository.
+`.meta/` and tests); it is read, never copied into this repository. No model writes
+anything: a script turns every exercise's stub into its reference solution, and what is
+measured is fidelity (does the gateway leave the bytes plain replacement leaves) and false
+refusals (refused steps whose text parses for the language's own parser).
 
-For every exercise the stub is turned into the reference solution twice, as agents do it:
-- `edits`: one old_string → new_string replacement per definition (polyglot_edits.py), each
-  sent through `Gateway.edit(..., route=True)`: allowed, routed as symbol operations, or
-  refused with its reason;
-- `write`: one whole-file write per file, judged by the gate and routed when structural.
-Each outcome is compared with plain string replacement on the same file. Then the
-exercise's own tests run on what the gateway left, and on the reference solution (which
-the plain replacements reproduce byte for byte). Languages run one at a time; progress goes
-to stderr at least every 10 s. Results: results/polyglot.json and a section of RESULTS.md
-with --record, else under results/local/.
+The same stub → solution change is cut five ways (`--modes`), each sent through the gateway:
+- `edits`: one old_string → new_string per definition, cut at the gateway's own tree-sitter
+  definitions (polyglot_edits.py; a step the gateway's syntax check dislikes is merged away);
+- `hunks`: difflib hunks with random context widths (polyglot_cuts.py, seeded);
+- `middle`: old_strings that start and end mid-line, a long change split in two mid-definition;
+- `write`: the solution as one whole-file write;
+- `formatted`: the solution after the language's formatter (ruff format, gofmt, rustfmt,
+  TypeScript's formatDocument for JavaScript) as one write, where one is installed.
+Nothing from the gateway decides where a `hunks`, `middle`, `write` or `formatted` cut falls.
+An edit goes through `Gateway.edit(..., route=True)`, a write through the gate and router
+(polyglot_drive.py); each outcome is compared with plain string replacement on the same
+file. Then the exercise's own tests run on what the gateway left, and on the reference.
+Languages run one at a time; progress goes to stderr at least every 10 s. Results:
+results/local/ unless --record (a whole run only: not with --limit), which writes
+results/polyglot.json and a section of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -35,17 +43,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.polyglot_cuts import formatted, formatter_name, hunk_cuts, middle_cuts, seeded  # noqa: E402
 from benchmarks.polyglot_drive import Outcome, send_edit, send_write  # noqa: E402
-from benchmarks.polyglot_edits import LANGUAGES, Exercise, definition_edits, exercises, plain  # noqa: E402
+from benchmarks.polyglot_edits import LANGUAGES, Edit, Exercise, FilePair, definition_edits, exercises, plain  # noqa: E402
 from benchmarks.polyglot_report import render  # noqa: E402
+from benchmarks.polyglot_syntax import SyntaxCheck  # noqa: E402
 from benchmarks.polyglot_tests import Tests  # noqa: E402
 from benchmarks.report import RESULTS_DIR, machine, record, recording, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
-from gateway.errors import GatewayError  # noqa: E402
-from gateway.langs import default_registry  # noqa: E402
+from gateway.langs import LanguageRegistry, default_registry  # noqa: E402
 from gateway.lsp.discovery import find_server, server_version  # noqa: E402
 
 WORKSPACES = ROOT / "benchmarks" / "results" / "workspace" / "polyglot"
+MODES = ("edits", "hunks", "middle", "write", "formatted")
+EDIT_MODES = ("edits", "hunks", "middle")
 
 
 class Progress:
@@ -85,55 +96,75 @@ def _workspace(language: str, mode: str, chosen: list[Exercise]) -> Path:
     return root
 
 
-def _backend(gateway: Gateway, exercise: Exercise) -> str:
-    """The backend the gateway picks for the exercise's first source file, with its server's version."""
-    path = next((f"{exercise.name}/{p.path}" for p in exercise.files if p.stub is not None and not p.path.endswith(".toml")), None)
-    try:
-        backend = str(gateway.symbols(path).to_json()["backend"]) if path else "–"
-    except GatewayError as error:
-        return f"none ({error.kind})"
-    lang = gateway.registry.get(exercise.language)
-    command = find_server(lang.server) if backend.startswith("lsp:") else None
-    version = server_version(command[0], lang.server.version_args) if command else None
-    return f"{backend} {version}" if version else backend
+def _servers(gateway: Gateway, language: str, labels: set[str]) -> dict[str, str]:
+    """The version of each server that produced routed bytes (`lsp:NAME` among `labels`)."""
+    spec = gateway.registry.get(language).server
+    command = find_server(spec) if f"lsp:{spec.name}" in labels else None
+    version = server_version(command[0], spec.version_args) if command else None
+    return {f"lsp:{spec.name}": version} if version else {}
 
 
-def _send(gateway: Gateway, exercise: Exercise, mode: str) -> list[Outcome]:
-    registry, outcomes = gateway.registry, []
+def _cuts(registry: LanguageRegistry, exercise: Exercise, pair: FilePair, mode: str) -> list[Edit]:
+    """The edits of an edit mode: at the gateway's definitions (`edits`), or cut without it."""
+    assert pair.stub is not None
+    if mode == "edits":
+        return definition_edits(registry, pair)
+    cutter = hunk_cuts if mode == "hunks" else middle_cuts
+    cuts = cutter(pair.stub, pair.solution, seeded(exercise.language, exercise.name, pair.path, mode))
+    return [Edit(pair.path, cut.kind, cut.label, cut.old, cut.new) for cut in cuts]
+
+
+def target(pair: FilePair, mode: str, language: str) -> str:
+    """What a mode turns the file into: the solution, or for `formatted` the solution formatted."""
+    done = formatted(language, pair.solution) if mode == "formatted" else None
+    return done.text if done is not None else pair.solution
+
+
+def _send(gateway: Gateway, exercise: Exercise, mode: str, check: SyntaxCheck) -> list[Outcome]:
+    outcomes = []
+    include = gateway.workspace.root / exercise.name
     for pair in exercise.files:
-        path = f"{exercise.name}/{pair.path}"
-        if pair.stub is None or mode == "write":
-            if pair.stub != pair.solution:
-                outcomes.append(send_write(gateway, path, pair.solution, exercise.language))
-            continue
-        for edit in definition_edits(registry, pair):
-            outcomes.append(send_edit(gateway, replace(edit, path=path), exercise.language))
+        path, wanted = f"{exercise.name}/{pair.path}", target(pair, mode, exercise.language)
+        edits = _cuts(gateway.registry, exercise, pair, mode) if pair.stub is not None and mode in EDIT_MODES else []
+        if not edits and pair.stub != wanted:
+            outcomes.append(_checked(send_write(gateway, path, wanted, exercise.language), wanted, check, include))
+        for edit in edits:
+            file = gateway.workspace.root / path
+            before = file.read_bytes().decode("utf-8") if file.is_file() else ""
+            outcome = send_edit(gateway, replace(edit, path=path), exercise.language)
+            outcomes.append(_checked(outcome, before.replace(edit.old, edit.new, 1), check, include))
     return outcomes
+
+
+def _checked(outcome: Outcome, wanted: str, check: SyntaxCheck, include: Path) -> Outcome:
+    """A refusal, with whether the text it refused to leave (plain replacement's) parses for the language's own parser."""
+    return replace(outcome, parses=check.parses(outcome.path, wanted, include)) if outcome.status == "refused" else outcome
 
 
 def _files(root: Path, exercise: Exercise) -> dict[str, str]:
     found = {}
     for pair in exercise.files:
-        target = root / exercise.name / pair.path
-        found[pair.path] = target.read_bytes().decode("utf-8") if target.exists() else ""
+        file = root / exercise.name / pair.path
+        found[pair.path] = file.read_bytes().decode("utf-8") if file.exists() else ""
     return found
 
 
-def _mode(language: str, mode: str, chosen: list[Exercise]) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Every exercise's edits (or writes) through one gateway on one workspace: (backend, per exercise)."""
+def _mode(language: str, mode: str, chosen: list[Exercise], check: SyntaxCheck) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Every exercise's edits (or writes) through one gateway on one workspace: (the versions
+    of the servers whose answers produced routed bytes, per exercise)."""
     root = _workspace(language, mode, chosen)
     progress = Progress(language, len(chosen))
     found: dict[str, dict[str, Any]] = {}
     with Gateway(root) as gateway:
-        backend = _backend(gateway, chosen[0]) if chosen else "–"
         for index, exercise in enumerate(chosen):
             progress.at(mode, index, exercise.name)
-            outcomes = _send(gateway, exercise, mode)
+            outcomes = _send(gateway, exercise, mode, check)
             files = _files(root, exercise)
             found[exercise.name] = {"outcomes": outcomes, "files": files,
-                                    "solution": all(files[p.path] == p.solution for p in exercise.files)}
+                                    "solution": all(files[p.path] == target(p, mode, language) for p in exercise.files)}
+        servers = _servers(gateway, language, {o.via for done in found.values() for o in done["outcomes"]})
     progress.stop()
-    return backend, found
+    return servers, found
 
 
 def _tests(language: str, chosen: list[Exercise], runs: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
@@ -153,9 +184,13 @@ def _tests(language: str, chosen: list[Exercise], runs: dict[str, dict[str, dict
 
 def run_language(checkout: Path, language: str, limit: int | None, modes: list[str], with_tests: bool) -> dict[str, Any]:
     chosen = exercises(checkout, language)[:limit]
-    backends, runs = {}, {}
+    formatter = formatter_name(language)
+    modes = [m for m in modes if m != "formatted" or formatter]
+    servers: dict[str, str] = {}
+    runs, check = {}, SyntaxCheck(language)
     for mode in modes:
-        backends[mode], runs[mode] = _mode(language, mode, chosen)
+        answered, runs[mode] = _mode(language, mode, chosen, check)
+        servers |= answered
     tests = _tests(language, chosen, runs) if with_tests else {}
     per_exercise = []
     for exercise in chosen:
@@ -165,7 +200,7 @@ def run_language(checkout: Path, language: str, limit: int | None, modes: list[s
             entry[mode] = {"outcomes": [o.to_json() for o in done["outcomes"]], "solution": done["solution"]}
         entry["tests"] = {k: (v.to_json() if v else None) for k, v in tests.get(exercise.name, {}).items()}
         per_exercise.append(entry)
-    return {"language": language, "backend": backends.get("edits") or next(iter(backends.values()), "–"),
+    return {"language": language, "servers": servers, "formatter": formatter, "syntax_check": check.name,
             "exercises": len(chosen), "modes": modes, "summary": summarize(per_exercise, modes), "per_exercise": per_exercise}
 
 
@@ -183,8 +218,10 @@ def summarize(per_exercise: list[dict[str, Any]], modes: list[str]) -> dict[str,
             "allowed": sum(o["status"] in ("allowed", "created") for o in judged),
             "allowed_exact": sum(bool(o["exact"]) for o in judged if o["status"] in ("allowed", "created")),
             "routed": len(routed), "routed_exact": sum(bool(o["exact"]) for o in routed),
-            "route_backends": dict(Counter(o["reason"] for o in routed)),
+            "bytes_from": dict(Counter(o.get("via", "unknown") for o in routed)),
             "refused": dict(Counter(o["reason"] for o in refused)),
+            "refused_text_parses": sum(o.get("parses") is True for o in refused),
+            "refusals_unchecked": sum(o.get("parses") is None for o in refused),
             "not_applied": sum(o["status"] == "not_applied" for o in outcomes),
             "by_kind": dict(Counter(o["kind"] for o in outcomes)),
             "solution_reached": sum(e[mode]["solution"] for e in per_exercise),
@@ -203,14 +240,18 @@ def main() -> None:
     parser.add_argument("checkout", type=Path, help="a clone of Aider-AI/polyglot-benchmark")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help=f"comma-separated subset of {','.join(LANGUAGES)}")
     parser.add_argument("--limit", type=int, help="the first N exercises of each language (by name)")
-    parser.add_argument("--modes", default="edits,write", help="edits (one per definition), write (whole files), or both")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"a comma-separated subset of {','.join(MODES)} (the module's docstring)")
     parser.add_argument("--no-tests", action="store_true", help="judge and route only; do not run the exercises' tests")
     parser.add_argument("--report-only", action="store_true", help="run nothing: render the saved results again")
     parser.add_argument("--record", action="store_true", help="write results/polyglot.json and RESULTS.md, not results/local/")
     args = parser.parse_args()
     if not (args.checkout / "python" / "exercises").is_dir():
         parser.error(f"{args.checkout}: not a checkout of Aider-AI/polyglot-benchmark")
+    if args.record and args.limit is not None:
+        parser.error("--record records whole runs only: drop --limit (a partial run writes results/local/)")
     modes = [m for m in args.modes.split(",") if m]
+    if set(modes) - set(MODES):
+        parser.error(f"--modes: unknown {', '.join(sorted(set(modes) - set(MODES)))} (known: {', '.join(MODES)})")
     target = result_path("polyglot.json")
     source = target if target.exists() or not args.report_only else RESULTS_DIR / "local" / "polyglot.json"
     result = json.loads(source.read_text()) if source.exists() else {}

@@ -11,6 +11,7 @@ a plain write) would have left: the same bytes, or not.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from gateway.errors import Ambiguous, Blocked, GatewayError, NotFound, ServerFai
 from gateway.gate.effect import Effect
 from gateway.gate.verdict import Classification
 from gateway.surfaces import render
-from gateway.symbols.routing import Route, RouteRefused, plan_route
+from gateway.symbols.routing import Route, RoutedOperation, RouteRefused, plan_route
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,10 @@ class Outcome:
     "refused" (the file untouched; `reason` says why), "not_applied" (old_string is not, or
     not once, in the file the gateway left: an earlier edit was refused or routed otherwise),
     or "created" (a new file). `exact`: the file afterwards is byte for byte what plain string
-    replacement of the same edit on the same file gives."""
+    replacement of the same edit on the same file gives. `via`: what produced a routed
+    result's bytes, from the route's own operations (`bytes_from`). `parses`, of a refusal:
+    whether the text plain replacement would have left parses for the language's own parser
+    (benchmarks/polyglot_syntax.py); a refusal whose text parses is a false refusal."""
 
     path: str
     kind: str
@@ -44,9 +48,19 @@ class Outcome:
     ms: float
     operations: tuple[str, ...] = ()
     detail: str = ""
+    via: str = ""
+    parses: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in ((), "", None)} | {"exact": self.exact, "structural": self.structural}
+
+
+def bytes_from(operations: Sequence[RoutedOperation]) -> str:
+    """What produced a routed result: `lsp:NAME` when the server named a definition the route
+    replaced, inserted beside or removed (its answer placed the bytes), else tree-sitter
+    (every server hidden or silent, or a text change only: the gateway's own parse did it)."""
+    servers = sorted({o.backend for o in operations if o.tool != "text" and o.backend.startswith("lsp:")})
+    return "+".join(servers) or "tree-sitter"
 
 
 def _refusal(classification: Classification, language: str) -> tuple[str, str]:
@@ -58,7 +72,7 @@ def _refusal(classification: Classification, language: str) -> tuple[str, str]:
     if classification.reason == "definition" and not classification.routable:
         shadowed = [d for d in classification.definitions if d.change == "shadowed"]
         return "shadowed", "; ".join(f"{d.name_path}: {d.detail}" for d in shadowed)
-    return classification.reason, render.text(classification.message)[:300]
+    return classification.reason, render.hook_text(classification.message, classification.suggested)[:300]
 
 
 def _with_gate(message: str, classification: Classification) -> str:
@@ -110,7 +124,8 @@ def send_edit(gateway: Gateway, edit: Edit, language: str) -> Outcome:
     route = result.route
     assert isinstance(route, Route)  # EditResult holds it as the Performed protocol
     operations = tuple(o.describe() for o in route.operations)
-    return Outcome(edit.path, edit.kind, edit.label, "routed", route.backend, True, exact, ms, operations, "" if exact else route.difference)
+    return Outcome(edit.path, edit.kind, edit.label, "routed", route.backend, True, exact, ms, operations, "" if exact else route.difference,
+                   bytes_from(route.operations))
 
 
 def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outcome:
@@ -142,7 +157,8 @@ def send_write(gateway: Gateway, path: str, content: str, language: str) -> Outc
     except GatewayError as error:
         return Outcome(path, "write", path, "refused", f"error: {error.kind}", False, None, _ms(started), detail=render.message(error)[:300])
     outcome = _done(path, "routed", planned.backend, True, target, content, started)
-    return Outcome(**{**outcome.__dict__, "operations": tuple(o.describe() for o in planned.operations), "detail": planned.difference})
+    return Outcome(**{**outcome.__dict__, "operations": tuple(o.describe() for o in planned.operations), "detail": planned.difference,
+                      "via": bytes_from(planned.operations)})
 
 
 def _read(path: Path) -> str:

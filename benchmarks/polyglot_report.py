@@ -2,49 +2,26 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-# Why each kind of refusal happens, and whether refusing is right, read from the refusals of the
-# run recorded in RESULTS.md (Aider-AI/polyglot-benchmark at 7e0611e77b54).
-EXPLAIN: dict[str, str] = {
-    "syntax_error (read as c)": (
-        "Wrong, a gateway bug, fixed after the first run (83 refusals then): an empty C++ header (an include guard "
-        "around an empty `namespace x { }`) reads as C and C++ alike, and the tie went to C, so the first C++ written "
-        "into it was refused as a C syntax error. The language of an `.h` is now chosen by what the write leaves too, "
-        "counting the tokens a grammar has to make up (MISSING) as well as ERROR nodes, and routing reads the file in "
-        "the language the gate judged."
-    ),
-    "syntax_error": (
-        "Wrong: the code is valid and its tests pass. (Two such refusals of the run before were fixed: a macro "
-        "the file defines as an argument and its comma, `std::transform(PAR_UNSEQ texts.cbegin(), ...)`, is now "
-        "read as its expansion; Rust's `dyn 'a + Fn(..)`, which the bundled tree-sitter-rust cannot parse, is "
-        "uncertain, not an error.)"
-    ),
-    "shadowed": (
-        "JavaScript `parallel-letter-frequency`: right by the gate's documented rule 3, and a plausible agent edit: "
-        "it wraps three existing top-level functions in `if (isMainThread) { ... } else { ... }`, so each exists on "
-        "one branch only; the gate refuses moving a definition under a condition as it is, and its advice "
-        "(remove_symbol) does not help an agent that wants the condition. (The C++ whole-file writes that renamed "
-        "a header's include guard, refused so in the run before, are no longer: a guard is not a condition.)"
-    ),
-    "not routed: verification": (
-        "Wrong, a gateway bug: routing's verification counted a definition as lost that the result keeps. (The "
-        "three of the run before, a Rust item removed above an item with an attribute, were a regression in the "
-        "incrementally derived definitions, fixed.)"
-    ),
-    "not routed: rename": (
-        "Right by the documented rule: in both the gate itself, comparing B's and A's definitions by name path, "
-        "reads a rename (go `pov`: the solution drops `Tree/String` and has `FindNode` in its place; rust "
-        "`nucleotide-codons`: drops one `CodonsInfo` and adds `CodonInfo`), and a rename by text is refused with "
-        "the rename_symbol command, though each is a definition removed and another added. (The 13 wrong ones of "
-        "the run before, where the lift paired a definition added above kept ones with one of them, are fixed.)"
-    ),
+EXPLAINED = Path(__file__).with_name("polyglot_explained.toml")
+NOT_EXPLAINED = "not yet explained"
+CUTS = {  # mode → how its edits were cut
+    "edits": "definitions (the gateway's tree-sitter boundaries)",
+    "hunks": "difflib hunks, random context",
+    "middle": "mid-line, split mid-definition",
+    "write": "whole file, one write",
+    "formatted": "whole file formatted, one write",
 }
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{part} ({100 * part / whole:.0f}%)" if whole else "0"
+def explanations(path: Path = EXPLAINED) -> dict[tuple[str, ...], str]:
+    """(language, exercise, mode, file, step, reason) → why that one refusal happened."""
+    cases = tomllib.loads(path.read_text(encoding="utf-8"))["case"] if path.is_file() else []
+    return {(c["language"], c["exercise"], c["mode"], c["path"], c["step"], c["reason"]): c["explanation"] for c in cases}
 
 
 def _tests(summary: dict[str, Any], variant: str) -> str:
@@ -57,38 +34,55 @@ def _refused(counts: dict[str, int]) -> str:
     return f"{total}" + (" (" + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + ")" if counts else "")
 
 
-def _mode_table(rows: list[dict[str, Any]], mode: str, heading: str) -> list[str]:
-    out = [heading, "",
-           "| language | backend (routes by) | exercises | sent | judged | structural | allowed (exact) | routed exact | routed, different "
-           "| refused | not applied | solution reached | tests after the gateway | tests after plain replacement | gateway p50 ms |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+def _bytes_from(row: dict[str, Any], summary: dict[str, Any]) -> str:
+    """What produced the routed bytes, from each route's own operations, with the server's version."""
+    counts = summary.get("bytes_from")
+    if counts is None:
+        return "not recorded" if summary["routed"] else "– (nothing routed)"
+    if not counts:
+        return "– (nothing routed)"
+    versions = row.get("servers", {})
+    return ", ".join(f"{name}{f' ({versions[name]})' if name in versions else ''}: {n}" for name, n in sorted(counts.items()))
+
+
+def _cuts_table(rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| language | cut | sent | structural | allowed (exact) | routed exact | routed, different | refused (by reason) "
+           "| refused, text parses | not applied | solution reached | tests after the gateway | routed bytes from | gateway p50 ms |",
+           "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|"]
     for row in rows:
-        s = row["summary"].get(mode)
-        if s is None:
-            continue
-        plain = "plain edits" if mode == "edits" else "reference"
-        p50 = f"{s['ms_p50']:.0f}" if s["ms_p50"] is not None else "–"
-        routes = s.get("route_backends", {})
-        backend = row["backend"] if set(routes) <= {row["backend"].split(" ")[0]} else f"{row['backend']} ({', '.join(f'{k}: {v}' for k, v in routes.items())})"
-        out.append(
-            f"| {row['language']} | {backend} | {row['exercises']} | {s['sent']} | {s['judged']} "
-            f"| {_pct(s['structural'], s['judged'])} | {s['allowed']} ({s['allowed_exact']}) | {s['routed_exact']} "
-            f"| {s['routed'] - s['routed_exact']} | {_refused(s['refused'])} | {s['not_applied']} "
-            f"| {s['solution_reached']}/{row['exercises']} | {_tests(row['summary'], f'gateway {mode}')} "
-            f"| {_tests(row['summary'], plain)} | {p50} |"
-        )
+        for mode in row["modes"]:
+            s = row["summary"][mode]
+            by = f" ({row['formatter']})" if mode == "formatted" and row.get("formatter") else ""
+            cut = f"{CUTS.get(mode, mode)}{by}"
+            p50 = f"{s['ms_p50']:.0f}" if s["ms_p50"] is not None else "–"
+            false = s.get("refused_text_parses", "–")
+            unchecked = f" ({s['refusals_unchecked']} unchecked)" if s.get("refusals_unchecked") else ""
+            out.append(
+                f"| {row['language']} | {cut} | {s['sent']} | {s['structural']} | {s['allowed']} ({s['allowed_exact']}) "
+                f"| {s['routed_exact']} | {s['routed'] - s['routed_exact']} | {_refused(s['refused'])} | {false}{unchecked} "
+                f"| {s['not_applied']} | {s['solution_reached']}/{row['exercises']} | {_tests(row['summary'], f'gateway {mode}')} "
+                f"| {_bytes_from(row, s)} | {p50} |"
+            )
     return out
 
 
 def _listing(rows: list[dict[str, Any]], mode: str, status: str) -> dict[str, list[str]]:
-    """reason → 'language exercise: path, kind label' for every outcome with `status`."""
+    """reason → 'language exercise: path, kind label — detail: explanation' for every outcome with `status`."""
     grouped: dict[str, list[str]] = defaultdict(list)
+    explained = explanations()
     for row in rows:
         for entry in row["per_exercise"]:
             for o in entry.get(mode, {}).get("outcomes", []):
                 if o["status"] == status and (status != "routed" or not o["exact"]):
                     detail = f" — {_short(o['detail'])}" if o.get("detail") else ""
-                    grouped[o["reason"]].append(f"{row['language']} `{entry['exercise']}`: {o['path']}, {o['kind']} `{o['label']}`{detail}")
+                    parses = {True: " The text it would have left parses.",
+                              False: " The text it would have left does not parse."}.get(o.get("parses"), "")
+                    why = ""
+                    if status == "refused":
+                        key = (row["language"], entry["exercise"], mode, o["path"], o["label"], o["reason"])
+                        why = f" Why: {explained.get(key, NOT_EXPLAINED).rstrip('.')}."
+                    grouped[o["reason"]].append(
+                        f"{row['language']} `{entry['exercise']}`: {o['path']}, {o['kind']} `{o['label']}`{detail}.{parses}{why}")
     return grouped
 
 
@@ -104,8 +98,7 @@ def _groups(title: str, grouped: dict[str, list[str]], limit: int = 12) -> list[
         return [f"{title}: none."]
     out = [f"{title}:"]
     for reason, items in sorted(grouped.items(), key=lambda kv: -len(kv[1])):
-        why = EXPLAIN.get(reason) or EXPLAIN.get(reason.split(":")[0], "")
-        out += ["", f"- **{reason}** ({len(items)}). {why}"]
+        out += ["", f"- **{reason}** ({len(items)})"]
         out += [f"  - {item}" for item in items[:limit]]
         if len(items) > limit:
             out.append(f"  - and {len(items) - limit} more (results/polyglot.json)")
@@ -133,24 +126,38 @@ def _failures(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def render(rows: list[dict[str, Any]], machine: str, commit: str) -> str:
+    checks = "; ".join(f"{row['language']}: {row['syntax_check']}" for row in rows if row.get("syntax_check"))
     out = [
-        f"Machine: {machine}. Aider-AI/polyglot-benchmark at {commit}. Each exercise's stub is turned into its reference "
-        "solution by the edits an agent makes (one replacement per definition, then one per remaining hunk of lines; "
-        "`benchmarks/polyglot_edits.py`), each sent through `Gateway.edit(..., route=True)`; and, apart, by one "
-        "whole-file write per file. Judged = reached the gate. Structural = the gate blocked it as a change of "
-        "definitions. Routed exact = the file afterwards is byte for byte what plain replacement gives. Not applied = "
-        "old_string no longer in the file after an earlier refusal or different route. Tests: the exercise's own, "
-        "every test enabled, on what the gateway left and on the plain result (= the reference solution): pytest, "
-        "`go test`, `cargo test -- --include-ignored`, jest, C++ through CMake with `EXERCISM_RUN_ALL_TESTS` (gigasecond "
-        "and meetup need Debian's libboost-date-time-dev, which `make bench-polyglot` installs), Java compiled by javac and run by JUnit's console launcher "
-        "(Gradle cannot download its distribution here). Languages run one at a time.",
+        "No model is involved: a script turns each exercise's stub into its reference solution, and this measures "
+        "routing fidelity (does the gateway leave the bytes plain replacement leaves) and false refusals (refused "
+        "steps whose text parses), not how well anything solves the exercises.",
+        "",
+        f"Machine: {machine}. Aider-AI/polyglot-benchmark at {commit}. The same change is cut five ways "
+        "(`benchmarks/polyglot.py`): at the gateway's own definitions (one replacement per definition, then one per "
+        "remaining hunk of lines, a step the gateway's syntax check dislikes merged away: `polyglot_edits.py`); and "
+        "without the gateway (`polyglot_cuts.py`, seeded): difflib hunks with 0-4 random context lines, old_strings "
+        "that start and end at random columns with a long change split in two mid-definition, the solution as one "
+        "whole-file write, and the solution after the language's formatter as one write. Every edit goes through "
+        "`Gateway.edit(..., route=True)`, every write through the gate and router. Structural = the gate blocked it as "
+        "a change of definitions. Allowed/routed exact = the file afterwards is byte for byte what plain replacement "
+        "gives (routing builds its result from the requested text, so routed exact is expected; a difference is the "
+        "finding). Refused, text parses = refused steps whose plain result the language's own parser accepts "
+        f"({checks}): the false refusals as far as syntax goes; one refused for another reason (a definition still "
+        "referenced, a rename by text) may yet be right, and the case's explanation below says which. Not applied = old_string no longer once in the file after an earlier refusal or different route. "
+        "Routed bytes from = what produced each routed result, read from the route's operations: `lsp:NAME` where the "
+        "server's answer placed a definition, tree-sitter where no server answered. Tests: the exercise's own, every "
+        "test enabled, on what the gateway left: pytest, `go test`, `cargo test -- --include-ignored`, jest, C++ "
+        "through CMake with `EXERCISM_RUN_ALL_TESTS` (gigasecond and meetup need Debian's libboost-date-time-dev, which "
+        "`make bench-polyglot` installs), Java compiled by javac and run by JUnit's console launcher (Gradle cannot "
+        "download its distribution here). Languages run one at a time.",
         "",
     ]
-    out += _mode_table(rows, "edits", "One edit per definition:")
-    out += [""] + _mode_table(rows, "write", "Whole-file writes:")
-    for mode, name in (("edits", "edits"), ("write", "whole-file writes")):
-        out += [""] + _groups(f"Refused {name}, by reason", _listing(rows, mode, "refused"))
-        out += [""] + _groups(f"Routed {name} whose result differs from plain replacement", _listing(rows, mode, "routed"))
+    out += _cuts_table(rows)
+    modes = list(dict.fromkeys(mode for row in rows for mode in row["modes"]))
+    for mode in modes:
+        name = CUTS.get(mode, mode)
+        out += [""] + _groups(f"Refused steps, cut by {name}, by reason", _listing(rows, mode, "refused"))
+        out += [""] + _groups(f"Routed steps, cut by {name}, whose result differs from plain replacement", _listing(rows, mode, "routed"))
     failures = _failures(rows)
     out += ["", "Tests that pass on the reference solution but fail after the gateway:" if failures else
             "Tests that pass on the reference solution but fail after the gateway: none."] + failures

@@ -1,9 +1,11 @@
 """Real-edit replay: the gate judged on the hunks of real commits, against independent oracles.
 
-    python benchmarks/replay.py [--repo DIR] [--commits N] [--languages a,b] [--max-edits N] [--record]
+    python benchmarks/replay.py [--repo DIR] [--commits N] [--languages a,b] [--cuts git,hunks,...] [--max-edits N] [--record]
 
 Every hunk of the last N commits of a git repository (`git diff -U2`) becomes the edit an
-agent would send, judged on the file before the commit. An oracle that shares nothing
+agent would send, judged on the file before the commit; and the same changes are cut
+without git or the gateway (`--cuts`, replay_cuts.py): difflib hunks with random context,
+mid-line old_strings split mid-definition, the after-file as one edit, and formatted. An oracle that shares nothing
 with the gate (Python's `ast`, Ruby's Ripper, javac, or the language server's
 documentSymbol) labels each edit: adds/removes/renames a definition, changes a header,
 body-only, or no definition. Beside ours, the keyword gate as deployed today. Without
@@ -33,12 +35,15 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.backend_label import claims_absent_server  # noqa: E402
 from benchmarks.blind import macros_only, oracle_blind, outside_change  # noqa: E402
-from benchmarks.hunks import ReplayEdit, checkout, replay_edits  # noqa: E402
+from benchmarks.hunks import ReplayEdit, checkout  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.meter import Meter, metered  # noqa: E402
+from benchmarks.polyglot_drive import bytes_from  # noqa: E402
 from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
-from benchmarks.report import bar_chart, machine, percentile, record, result_path  # noqa: E402
+from benchmarks.replay_cuts import CUTS, cut_edits  # noqa: E402
+from benchmarks.replay_report import chart, render  # noqa: E402
+from benchmarks.report import machine, percentile, record, result_path  # noqa: E402
 from gateway.api import Gateway  # noqa: E402
 from gateway.errors import GatewayError  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
@@ -105,6 +110,7 @@ class RouteTally:
 class LanguageRun:
     language: str
     oracle: str | None
+    cut: str = "git"
     edits: int = 0
     multi_line: int = 0
     judged: int = 0
@@ -133,7 +139,7 @@ class LanguageRun:
 
         lat = self.latency_ms
         return {
-            "language": self.language, "oracle": self.oracle, "edits": self.edits, "multi_line": self.multi_line,
+            "language": self.language, "cut": self.cut, "oracle": self.oracle, "edits": self.edits, "multi_line": self.multi_line,
             "judged": self.judged, "judged_multi_line": self.judged_multi_line, "structural": self.structural,
             "labels": dict(self.labels), "unjudged": dict(self.unjudged), "ours": rates(self.ours),
             "keyword": rates(self.keyword),
@@ -205,7 +211,7 @@ def route(run: LanguageRun, gateway: Gateway, path: Path, edit: ReplayEdit, effe
         return
     finally:
         tally.latency_ms.append((time.perf_counter() - started) * 1000)
-    tally.backends[planned.backend] += 1
+    tally.backends[bytes_from(planned.operations)] += 1
     if planned.exact and planned.result == effect.after:
         tally.exact += 1
         tally.exact_clean += clean
@@ -278,7 +284,7 @@ def by_commit(edits: list[ReplayEdit]) -> dict[tuple[Path, str], list[ReplayEdit
     return groups
 
 
-def run_language(language: str, edits: list[ReplayEdit], meter: Meter) -> LanguageRun:
+def run_language(language: str, edits: list[ReplayEdit], meter: Meter, cut: str = "git") -> LanguageRun:
     """The edits of one language, grouped by the commit they come from. A language server
     sees each edit in a checkout of its commit's parent, so headers and imports resolve."""
     run: LanguageRun | None = None
@@ -290,7 +296,7 @@ def run_language(language: str, edits: list[ReplayEdit], meter: Meter) -> Langua
             (root / "compile_flags.txt").write_text(_flags(root, language))
         with Gateway(root) as gateway:
             oracle = make_oracle(language, gateway)
-            run = run or LanguageRun(language, oracle.name if oracle else None)
+            run = run or LanguageRun(language, oracle.name if oracle else None, cut)
             caches: dict[Path, OracleCache] = {}
             for edit in group:
                 path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
@@ -299,69 +305,17 @@ def run_language(language: str, edits: list[ReplayEdit], meter: Meter) -> Langua
                 meter.edits += 1
         shutil.rmtree(root, ignore_errors=True)
         meter.done += 1
-    return run or LanguageRun(language, None)
+    return run or LanguageRun(language, None, cut)
 
 
-def collect(repos: list[Path], commits: int, languages: set[str] | None, max_edits: int) -> dict[str, list[ReplayEdit]]:
+def collect(repos: list[Path], commits: int, languages: set[str] | None, max_edits: int, cut: str = "git") -> dict[str, list[ReplayEdit]]:
     registry = default_registry()
     by_language: dict[str, list[ReplayEdit]] = defaultdict(list)
     for repo in repos:
-        for edit in replay_edits(repo, commits, registry, languages):
+        for edit in cut_edits(cut, repo, commits, registry, languages):
             by_language[edit.language].append(edit)
     rng = random.Random(SEED)
     return {lang: (rng.sample(found, max_edits) if len(found) > max_edits else found) for lang, found in sorted(by_language.items())}
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def render(rows: list[dict[str, Any]], corpus: str) -> str:
-    out = [
-        f"Machine: {machine()}. Corpus: {corpus}. Edits: every hunk (`git diff -U2`) as old_string/new_string, "
-        "judged on the file before the commit. Missed = structural edits (per the oracle) the gate let through, "
-        "of all structural ones; false blocks = blocked edits the oracle calls body-only or no-definition, "
-        "of all judged multi-line edits.",
-        "",
-        "| language | oracle | edits (multi-line) | judged | structural | ours blocked | ours missed | ours false blocks "
-        "| keyword blocked | keyword missed | keyword false blocks | refused as syntax errors | classify p50 / p99 ms |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        ours, kw, ms = r["ours"], r["keyword"], r["classify_ms"]
-        out.append(
-            f"| {r['language']} | {r['oracle'] or '–'} | {r['edits']} ({r['multi_line']}) | {r['judged']} | {r['structural']} "
-            f"| {_pct(ours['block_rate'])} | {ours['missed']} ({_pct(ours['missed_rate'])}) "
-            f"| {ours['false_blocks']} ({_pct(ours['false_block_rate'])}) | {_pct(kw['block_rate'])} "
-            f"| {kw['missed']} ({_pct(kw['missed_rate'])}) | {kw['false_blocks']} ({_pct(kw['false_block_rate'])}) "
-            f"| {r['syntax_refused']} | {ms['p50']:.1f} / {ms['p99']:.1f} |" if ms else f"| {r['language']} | – | 0 | | | | | | | | | | |"
-        )
-    out += ["", "Routing: every edit our gate blocked, performed as symbol operations (`edit --route`, in memory). "
-            "Clean = the edited file has no more syntax errors than the original. Exact = the result is byte for byte "
-            "the edit's own result.", "",
-            "| language | blocked | clean | routed exact | exact of clean | routed, different | refused (reason: count) "
-            "| backend | route p50 / p99 ms |", "|---|---:|---:|---:|---:|---:|---|---|---:|"]
-    for r in rows:
-        t = r["routing"]
-        refused = ", ".join(f"{k}: {v}" for k, v in sorted(t["refused"].items())) or "–"
-        backends = ", ".join(sorted(t["backends"])) or "–"
-        ms = f"{t['route_ms']['p50']:.1f} / {t['route_ms']['p99']:.1f}" if t["route_ms"] else "–"
-        out.append(f"| {r['language']} | {t['blocked']} | {t['clean']} | {t['exact']} | {t['exact_clean']} ({_pct(t['exact_rate_clean'])}) "
-                   f"| {t['different']} | {refused} | {backends} | {ms} |")
-    unjudged = {f"{r['language']}: {k}": v for r in rows for k, v in r["unjudged"].items()}
-    if unjudged:
-        out += ["", "Not judged: " + "; ".join(f"{k} ({v})" for k, v in unjudged.items()) + "."]
-    return "\n".join(out)
-
-
-def chart(rows: list[dict[str, Any]], target: Path) -> None:
-    shown = [r for r in rows if r["judged"]]
-    bar_chart([r["language"] for r in shown], [
-        ("ours: missed structural", [r["ours"]["missed_rate"] or 0 for r in shown], "#045a8d"),
-        ("ours: false block", [r["ours"]["false_block_rate"] or 0 for r in shown], "#2b8cbe"),
-        ("keyword: missed structural", [r["keyword"]["missed_rate"] or 0 for r in shown], "#e6550d"),
-        ("keyword: false block", [r["keyword"]["false_block_rate"] or 0 for r in shown], "#fdae6b"),
-    ], "Real-edit replay: gate errors per language, ours vs. a keyword gate", target)
 
 
 def main() -> None:
@@ -369,6 +323,7 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, action="append", help="a git repository to replay (repeatable); default: the corpus")
     parser.add_argument("--commits", type=int, default=50, help="how many of the newest commits (default 50; corpus: all)")
     parser.add_argument("--languages", help="comma-separated subset")
+    parser.add_argument("--cuts", default=",".join(CUTS), help=f"how the changes are cut: a comma-separated subset of {','.join(CUTS)}")
     parser.add_argument("--max-edits", type=int, default=600, help="edits per language at most, sampled (default 600)")
     parser.add_argument("--record", action="store_true", help="write results/replay.json, replay.png and RESULTS.md")
     args = parser.parse_args()
@@ -388,12 +343,17 @@ def replay(args: argparse.Namespace, meter: Meter) -> tuple[str, list[dict[str, 
         repos, args.commits = [repo for _, repo in built], 1000
         corpus = "releases of " + ", ".join(f"{s.package} ({s.registry}, {len(s.versions)})" for s, _ in built)
     meter.stage = "collecting edits from git"
-    edits = collect(repos, args.commits, languages, args.max_edits)
-    meter.start(sum(len(by_commit(found)) for found in edits.values()))
+    cuts = [cut for cut in args.cuts.split(",") if cut]
+    if set(cuts) - set(CUTS):
+        raise SystemExit(f"replay: --cuts: unknown {', '.join(sorted(set(cuts) - set(CUTS)))} (known: {', '.join(CUTS)})")
+    edits = {cut: collect(repos, args.commits, languages, args.max_edits, cut) for cut in cuts}
+    meter.start(sum(len(by_commit(found)) for per_cut in edits.values() for found in per_cut.values()))
     rows = []
-    for language, found in edits.items():
-        print(f"replay: {language}: {len(found)} edits", file=sys.stderr)
-        rows.append(run_language(language, found, meter).to_json())
+    for language in sorted({language for per_cut in edits.values() for language in per_cut}):
+        for cut in cuts:
+            found = edits[cut].get(language, [])
+            print(f"replay: {language}, cut {cut}: {len(found)} edits", file=sys.stderr)
+            rows.append(run_language(language, found, meter, cut).to_json())
     return corpus, rows
 
 

@@ -7,9 +7,10 @@ import pytest
 import subprocess
 from pathlib import Path
 
-from benchmarks.hunks import edit_for, replay_edits
+from benchmarks.hunks import ChangedFile, edit_for, replay_edits
 from benchmarks.meter import Meter
 from benchmarks.oracle import AstOracle, label, structural
+from benchmarks.replay_cuts import file_edits
 from gateway.langs import default_registry
 
 BEFORE = "import os\n\n\ndef f(a):\n    return a\n\n\nX = 1\nY = 2\n\n\ndef g(a):\n    return a\n\n\ndef h():\n    return 0\n"
@@ -125,3 +126,20 @@ def test_the_replay_says_which_commit_it_is_at_and_how_long_is_left() -> None:
     assert meter() == "go: commit 1 of 50, 0 edits judged"
     now[0], meter.done, meter.edits = 120.0, 4, 31
     assert meter() == "go: commit 5 of 50, 31 edits judged, about 23 min 00 s left"
+
+
+@pytest.mark.parametrize("cut", ["hunks", "middle"])
+def test_independent_cuts_replay_the_change_one_edit_after_another(cut: str) -> None:
+    changed = ChangedFile(Path("r"), "p" * 40, "c" * 40, "m.py", "python", BEFORE, AFTER)
+    edits, text = list(file_edits(cut, changed)), BEFORE
+    assert edits
+    for edit in edits:
+        assert edit.before == text and text.count(edit.old) == 1 and edit.old != edit.new
+        assert edit.line == text.count("\n", 0, text.index(edit.old)) + 1
+        text = text.replace(edit.old, edit.new, 1)
+    assert text == AFTER and edits == list(file_edits(cut, changed))  # seeded
+
+
+def test_the_write_cut_sends_the_whole_file_as_one_edit() -> None:
+    (edit,) = file_edits("write", ChangedFile(Path("r"), "p" * 40, "c" * 40, "m.py", "python", BEFORE, AFTER))
+    assert (edit.before, edit.old, edit.new, edit.line) == (BEFORE, BEFORE, AFTER, 1)
