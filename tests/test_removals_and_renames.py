@@ -85,6 +85,40 @@ def test_a_removal_together_with_its_only_use_in_the_same_file_goes_through(tmp_
     assert (tmp_path / "m.py").read_text() == "def other():\n    return 2\n"
 
 
+DUPLICATED = "def foo(a):\n    return a\n\n\ndef bar():\n    return 1\n\n\ndef foo(a):\n    return a + 1\n"
+FOO_USER = "from m import foo\n\nprint(foo(1))\n"
+
+
+def test_removing_one_of_two_copies_of_a_referenced_definition_goes_through(tmp_path: Path) -> None:
+    """A definition moved (its new copy inserted first), then its old copy deleted: the name is
+    still defined after the write, so its references are not left behind (the polyglot cuts)."""
+    (tmp_path / "m.py").write_text(DUPLICATED)
+    (tmp_path / "user.py").write_text(FOO_USER)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.edit("m.py", "def foo(a):\n    return a\n\n\ndef bar", "def bar", route=True)
+    assert result.route is not None and [o["tool"] for o in result.route.to_json()["operations"]] == ["remove_symbol"]
+    assert (tmp_path / "m.py").read_text() == "def bar():\n    return 1\n\n\ndef foo(a):\n    return a + 1\n"
+
+
+OVERLOADS = ("class Shapes {\n    static int area(int side) {\n        return side * side;\n    }\n\n"
+             "    static int area(int width, int height) {\n        return width * height;\n    }\n}\n")
+OVERLOAD_USER = "class Use {\n    int one() {\n        return Shapes.area(2);\n    }\n}\n"
+ONE_SIDE = "    static int area(int side) {\n        return side * side;\n    }\n\n"
+
+
+def test_removing_an_overload_while_another_is_kept_is_still_refused(tmp_path: Path) -> None:
+    """Where a language overloads, a namesake with another signature does not stand in for the one removed."""
+    (tmp_path / "Shapes.java").write_text(OVERLOADS)
+    (tmp_path / "Use.java").write_text(OVERLOAD_USER)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced):
+        gateway.edit("Shapes.java", ONE_SIDE, "", route=True)
+    assert (tmp_path / "Shapes.java").read_text() == OVERLOADS
+    (tmp_path / "Shapes.java").write_text(OVERLOADS.replace("int width, int height", "int side").replace("width * height", "side + 0"))
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        gateway.edit("Shapes.java", ONE_SIDE, "", route=True)  # an exact duplicate's removal goes through
+    assert (tmp_path / "Shapes.java").read_text().count("static int area(int side)") == 1
+
+
 def test_without_route_the_refusal_names_no_removal_that_would_be_refused(python: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["edit", "util.py", "--old", REMOVED, "--new", "", "--workspace", str(python)]) == 3
     shown = capsys.readouterr()

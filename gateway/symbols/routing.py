@@ -298,9 +298,12 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
     structure = symbols_of(lang, view.source.path, before, TreeSitterBackend(), parse(lang, utf8(before)))
     index, namer, left = LineIndex.of(before), _Namer(view, structure), _left_by(references, view, effect)
     written = [effect.after[r.after[0] : r.after[1]] for r in effect.regions]
+    kept = _kept_namesakes(lang, view, effect.after)
     for symbol in structure:
         if (symbol.name_path, index.line_of(symbol.name_start) + 1) not in removed:
             continue
+        if _signature(lang, before, symbol) in kept.get(symbol.name_path, ()):
+            continue  # a duplicate removed (a definition moved, then its old copy deleted): the name is still defined
         word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
         if any(word.search(text) for text in written):
             continue  # what the write puts there spells the name: it may bind it again (`f = partial(g)`)
@@ -311,3 +314,20 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
                 raise still_referenced(view.source.display, name, places, anyway_by)
             anyway = SuggestedOperation.of("remove_symbol", name_path=name, path=view.source.display, force="true")
             raise still_referenced(view.source.display, name, places, str(anyway), (anyway,))
+
+
+def _kept_namesakes(lang: Language, view: FileSymbols, after: str) -> dict[str, set[str]]:
+    """The definitions the written file still has, by name path: each one's signature."""
+    kept: dict[str, set[str]] = {}
+    for symbol in symbols_of(lang, view.source.path, after, TreeSitterBackend(), parse(lang, utf8(after))):
+        kept.setdefault(symbol.name_path, set()).add(_signature(lang, after, symbol))
+    return kept
+
+
+def _signature(lang: Language, text: str, symbol: Symbol) -> str:
+    """What tells a definition from its namesakes: nothing where a name has one definition in
+    scope (the last one binds it), the header up to its body where overloads may differ by it."""
+    if not lang.overloading:
+        return ""
+    header = text[symbol.header_start : symbol.end].split("{", 1)[0]
+    return " ".join(header.split())
