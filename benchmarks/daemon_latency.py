@@ -194,7 +194,7 @@ def main() -> None:
         shutil.rmtree(runtime, ignore_errors=True)
     report = _report(rows)
     print(report)
-    record(report, "daemon", "Warm daemon: hook, CLI, gate and routing (issue 14)")
+    record(report, "daemon", "Warm daemon: hook, CLI, gate and routing")
 
 
 def _report(rows: dict[str, float]) -> str:

@@ -282,7 +282,7 @@ def main() -> None:
     run, unbounded = measure(checkout, operations, [None, float(1 << 20)])
     text = report(checkout, run, unbounded)
     print(text)
-    record(text, "daemon_memory", "Daemon memory on a real repository (issue 24)")
+    record(text, "daemon_memory", "Daemon memory on a real repository")
 
 
 if __name__ == "__main__":

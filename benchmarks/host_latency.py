@@ -367,7 +367,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     report = _report(hosts, runs)
     print(report)
-    record(report, "host-latency", "Hooks per host: first edit and steady state (issue 21)")
+    record(report, "host-latency", "Hooks per host: first edit and steady state")
 
 
 if __name__ == "__main__":

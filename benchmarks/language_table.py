@@ -274,7 +274,7 @@ def main() -> None:
     markdown = render(rows, matrix, polyglot, load) + "\n\n" + ("Operations that did not pass, by language, operation and reason (count, first case; all in the matrix's JSON):\n" + "\n".join(failures) if failures else "Operations that did not pass: none.")
     print(markdown)
     result_path("language_table.json").write_text(json.dumps({"machine": machine(), "load": load, "languages": rows}, indent=2) + "\n")
-    record(markdown, "language-table", "Language table (issue 25)")
+    record(markdown, "language-table", "Language table")
 
 
 if __name__ == "__main__":

@@ -266,7 +266,7 @@ def main() -> None:
     target.write_text(_dump(result))
     markdown = render(result["languages"], result["machine"], result["checkout"])
     print(markdown)
-    record(markdown, "polyglot", "Aider polyglot benchmark (issue 25)")
+    record(markdown, "polyglot", "Aider polyglot benchmark")
 
 
 def _dump(result: dict[str, Any]) -> str:

@@ -376,7 +376,7 @@ def main() -> None:
                 "as every run answered them (runs that differ are listed apart), medians (range) in ms.\n\n" + table(results))
     print(markdown)
     result_path("python_servers.json").write_text(json.dumps(results, indent=1) + "\n")
-    record(markdown, "python-servers", "Python language servers (issue 35)")
+    record(markdown, "python-servers", "Python language servers")
 
 
 if __name__ == "__main__":

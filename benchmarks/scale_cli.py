@@ -149,7 +149,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     table = report(samples)
     print(table)
-    record(table, "scale-cli", "Warm CLI symbol commands (issue 36)")
+    record(table, "scale-cli", "Warm CLI symbol commands")
 
 
 if __name__ == "__main__":

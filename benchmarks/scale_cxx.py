@@ -182,7 +182,7 @@ def main() -> None:
     print(report)
     result_path("scale_cxx.json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2) + "\n")
     if "--record" in sys.argv[1:]:
-        record(report, "scale-cxx", "C++ classification against a bare parse (issue 36)")
+        record(report, "scale-cxx", "C++ classification against a bare parse")
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def main() -> None:
           for m in measured),
     ])
     print(report)
-    record(report, "scale-hook", "Routed header edits on long files, idle and busy (issue 36)")
+    record(report, "scale-hook", "Routed header edits on long files, idle and busy")
 
 
 if __name__ == "__main__":

@@ -222,7 +222,7 @@ def main() -> int:
     report = (f"{machine()}. `find-symbol` across a workspace (tree-sitter definition index, state directory fresh per size; "
               f"process times are medians of {RUNS}, interleaved with `python -c pass`). Check: {checked}.\n\n{_table(rows)}")
     print(report)
-    record(report, "scale_index", "Workspace-wide find-symbol: the definition index (issue 36)")
+    record(report, "scale_index", "Workspace-wide find-symbol: the definition index")
     return 1 if wrong else 0
 
 

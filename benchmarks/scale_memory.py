@@ -66,7 +66,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     text = report(files, run)
     print(text)
-    record(text, "scale-memory", "Daemon memory on a 10,000-file workspace (issue 36)")
+    record(text, "scale-memory", "Daemon memory on a 10,000-file workspace")
 
 
 if __name__ == "__main__":

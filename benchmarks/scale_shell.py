@@ -186,7 +186,7 @@ def main() -> None:
             "the report and enforcement name textwrap.py and no other file; after the others nothing is said.")
     markdown = "\n".join([note, *tables])
     print(markdown)
-    record(markdown, "scale-shell", "The check after each shell command on a large workspace (issue 36)")
+    record(markdown, "scale-shell", "The check after each shell command on a large workspace")
 
 
 if __name__ == "__main__":

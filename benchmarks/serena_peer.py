@@ -357,7 +357,7 @@ def main() -> None:
     print(markdown)
     result_path("serena_peer.json").write_text(json.dumps({"machine": machine() + load, "versions": versions, "runs": args.runs,
                                                            "languages": rows}, indent=2) + "\n")
-    record(markdown, "serena-peer", "Head to head: gateway and Serena (issue 24)")
+    record(markdown, "serena-peer", "Head to head: gateway and Serena")
 
 
 if __name__ == "__main__":

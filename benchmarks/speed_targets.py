@@ -328,7 +328,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     report = _report(samples)
     print(report)
-    record(report, "speed-targets", "Speed targets (issue 24)")
+    record(report, "speed-targets", "Speed targets")
 
 
 def _paired(samples: dict[str, list[float]], name: str, base: str) -> float:

@@ -162,7 +162,7 @@ def main() -> None:
     markdown = render(rows)
     print(markdown)
     result_path("verify_cost.json").write_text(json.dumps({"machine": machine(), "languages": rows}, indent=2) + "\n")
-    record(markdown, "verify-cost", "Verification cost per language (issue 35)")
+    record(markdown, "verify-cost", "Verification cost per language")
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def main() -> None:
         f"What PostToolUse said (last run, report): {measured['report'][1]!r}",
     ])
     print(report)
-    record(report, "verify-hook-latency", "A verified routed header edit through the hook (issue 35)")
+    record(report, "verify-hook-latency", "A verified routed header edit through the hook")
 
 
 if __name__ == "__main__":
