@@ -292,7 +292,7 @@ def main() -> None:
         {**asdict(r.case), "harmed": r.harmed, "decision": r.through.decision, "said": r.through.said, "told": r.through.told,
          "gateway_harmed": r.gateway_harmed, "caught": r.caught, "corrected": r.corrected, "false_refusal": r.false_refusal,
          "seconds": round(r.seconds, 1)} for r in rows], indent=1) + "\n")
-    record(report, "mistakes", "Mistakes caught: agents' edits on real repositories, plain and through the gateway")
+    record(report, "mistakes", "Agents' mistakes on real repositories, plain and through the gateway")
 
 
 if __name__ == "__main__":
