@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.polyglot_cuts import formatted, formatter_name, hunk_cuts, middle_cuts, seeded  # noqa: E402
+from benchmarks.polyglot_checks import outcome_problems  # noqa: E402
 from benchmarks.polyglot_drive import Outcome, send_edit, send_write  # noqa: E402
 from benchmarks.polyglot_edits import LANGUAGES, Edit, Exercise, FilePair, definition_edits, exercises, plain  # noqa: E402
 from benchmarks.polyglot_report import render  # noqa: E402
@@ -120,8 +121,9 @@ def target(pair: FilePair, mode: str, language: str) -> str:
     return done.text if done is not None else pair.solution
 
 
-def _send(gateway: Gateway, exercise: Exercise, mode: str, check: SyntaxCheck) -> list[Outcome]:
-    outcomes = []
+def _send(gateway: Gateway, exercise: Exercise, mode: str, check: SyntaxCheck) -> tuple[list[Outcome], list[str]]:
+    """The outcomes of an exercise's edits (or writes), and what `outcome_problems` finds wrong with them."""
+    outcomes, problems = [], []
     include = gateway.workspace.root / exercise.name
     for pair in exercise.files:
         path, wanted = f"{exercise.name}/{pair.path}", target(pair, mode, exercise.language)
@@ -132,8 +134,9 @@ def _send(gateway: Gateway, exercise: Exercise, mode: str, check: SyntaxCheck) -
             file = gateway.workspace.root / path
             before = file.read_bytes().decode("utf-8") if file.is_file() else ""
             outcome = send_edit(gateway, replace(edit, path=path), exercise.language)
+            problems += outcome_problems(gateway, exercise.language, before, replace(edit, path=path), outcome)
             outcomes.append(_checked(outcome, before.replace(edit.old, edit.new, 1), check, include))
-    return outcomes
+    return outcomes, problems
 
 
 def _checked(outcome: Outcome, wanted: str, check: SyntaxCheck, include: Path) -> Outcome:
@@ -158,9 +161,9 @@ def _mode(language: str, mode: str, chosen: list[Exercise], check: SyntaxCheck) 
     with Gateway(root) as gateway:
         for index, exercise in enumerate(chosen):
             progress.at(mode, index, exercise.name)
-            outcomes = _send(gateway, exercise, mode, check)
+            outcomes, problems = _send(gateway, exercise, mode, check)
             files = _files(root, exercise)
-            found[exercise.name] = {"outcomes": outcomes, "files": files,
+            found[exercise.name] = {"outcomes": outcomes, "files": files, "problems": problems,
                                     "solution": all(files[p.path] == target(p, mode, language) for p in exercise.files)}
         servers = _servers(gateway, language, {o.via for done in found.values() for o in done["outcomes"]})
     progress.stop()
@@ -197,7 +200,7 @@ def run_language(checkout: Path, language: str, limit: int | None, modes: list[s
         entry: dict[str, Any] = {"exercise": exercise.name}
         for mode in modes:
             done = runs[mode][exercise.name]
-            entry[mode] = {"outcomes": [o.to_json() for o in done["outcomes"]], "solution": done["solution"]}
+            entry[mode] = {"outcomes": [o.to_json() for o in done["outcomes"]], "solution": done["solution"], "problems": done["problems"]}
         entry["tests"] = {k: (v.to_json() if v else None) for k, v in tests.get(exercise.name, {}).items()}
         per_exercise.append(entry)
     return {"language": language, "servers": servers, "formatter": formatter, "syntax_check": check.name,
@@ -266,6 +269,9 @@ def main() -> None:
     target.write_text(_dump(result))
     markdown = render(result["languages"], result["machine"], result["checkout"])
     print(markdown)
+    problems = [p for row in result["languages"] for e in row["per_exercise"] for m in row["modes"] for p in e.get(m, {}).get("problems", [])]
+    if problems:  # a verdict the oracle contradicts, or a route labelled by a server that was not running
+        raise SystemExit("polyglot: the checks failed, nothing recorded:\n" + "\n".join(problems[:20]))
     record(markdown, "polyglot", "Aider polyglot benchmark")
 
 
