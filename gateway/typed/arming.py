@@ -27,7 +27,8 @@ from gateway.errors import Forged
 from gateway.snapshot import RACY_NS, FileState, Snapshot, scan
 from gateway.typed.audit import locked
 from gateway.typed.state import objects_dir
-from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_baseline, lock, save_baseline, verify, witness_path
+from gateway.typed.baseline import BASELINE, WITNESS_SIGNED_AS, load_baseline, save_baseline, witness_path
+from gateway.typed.watch import Outcome, lock, verify
 from gateway.statcache import read_stated
 from gateway.userstate import KEY_NAME, key_file_id, sign, signed_records, state_home, user_key, verified
 
