@@ -138,6 +138,8 @@ def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
         _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
     else:
         ref = BodyRef(same.body, same.sha256, snapshot.taken_at)
+        snapshot = Snapshot(body_files(typed.state, ref, BASELINE), snapshot.taken_at, snapshot.mark)  # the same object: what is
+        # made once per baseline (the blob ids, the copies' check) is not made again
     write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
     _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
     if same is None:

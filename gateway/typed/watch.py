@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import CONFIG_PATH
 from gateway.errors import UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, reconsidered, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
@@ -87,6 +87,17 @@ def _config_in_force(typed: TypedState, before: Snapshot, objects: Path) -> Type
             return load_config(typed.workspace.root, b"")
 
 
+def _blobs(files: dict[str, FileState]) -> set[str]:
+    """The blob ids the mirror holds for `files` (made once per baseline: callers do not change it)."""
+    last = _last_blobs.get("last")
+    if last is None or last[0] is not files:
+        last = _last_blobs["last"] = (files, {s.blob for s in files.values()})
+    return last[1]
+
+
+_last_blobs: dict[str, tuple[dict[str, FileState], set[str]]] = {}
+
+
 def _authorized(typed: TypedState, config: TypedEditsConfig, change: Change, since: float, during_command: bool) -> bool:
     if config.protected_glob(change.path):
         return False
@@ -104,10 +115,11 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
     seen = look(root, before.files.keys(), before.mark)
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=seen.listing,
-               stats=seen.stats, changed=seen.changed)
+    also = before.files.keys()
+    now = scan(root, objects, also, _blobs(before.files), known=before, listing=seen.listing, stats=seen.stats, changed=seen.changed)
+    again = reconsidered(before.files, seen.listing | also, seen.changed, True) if seen.changed is not None else None
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
-    for change in differences(before.files, now, root, seen.listing):
+    for change in differences(before.files, now, root, seen.listing, again):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
     unrestored = restore(root, bypassing, objects)
     files: dict[str, FileState] = dict(now)
