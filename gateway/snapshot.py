@@ -317,7 +317,7 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
     return files
 
 
-def reconsidered(previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str], mirrored: bool) -> set[str]:
+def reconsidered(previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str], mirrored: bool) -> AbstractSet[str]:
     """The paths a watched scan looks at again: new ones, those with an event, and those whose
     state cannot be taken again unread (no stat kept; no blob id where the mirror is kept). The
     others keep their state object, so that a check costs what changed, not the workspace."""
