@@ -12,6 +12,7 @@ import pytest
 
 from gateway.typed.baseline import BODY, witness_path
 from gateway.typed.state import state_dir
+from gateway.userstate import sign
 from tests.test_security_enforcement import SHAPES, _stop
 from tests.test_security_shell import ENFORCED_GIT_WORKSPACE, bash_call, files, run_through_hooks
 
@@ -93,3 +94,19 @@ def test_a_crash_between_a_new_body_and_its_head_leaves_the_old_state_trusted(wo
     how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
     assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
     assert files(workspace) == before
+
+
+def test_a_baseline_of_the_earlier_single_record_form_is_read_and_stored_anew(workspace: Path) -> None:
+    """A workspace armed by an earlier version (the whole baseline in one signed `baseline.json`)
+    is not tampered with: its next command is checked against it, and it is stored as head and body."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    body = _body(workspace)
+    old = {**json.loads(body.read_text()), "taken_at": _head(workspace)["taken_at"]}
+    (state_dir(workspace) / "baseline.json").write_text(json.dumps(sign(old, "baseline")))
+    body.unlink()
+    before = files(workspace)
+    how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
+    assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
+    assert files(workspace) == before and _bodies(workspace) == {_body(workspace).name}
+    assert _stop(workspace) is None
+
