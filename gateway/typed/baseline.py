@@ -117,12 +117,12 @@ def witness_path(root: Path) -> Path:
     return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
 
 
-def _same_files(typed: TypedState, snapshot: Snapshot) -> BodyRef | None:
-    """The body of the current baseline when `snapshot` has its files (the head alone is written)."""
+def _same_files(typed: TypedState, snapshot: Snapshot) -> Baseline | None:
+    """The current baseline when `snapshot` has its files (the head alone is written)."""
     with contextlib.suppress(Forged):
         current = current_baseline(typed)
         if current is not None and current.ref is not None and current.snapshot.files == snapshot.files:
-            return current.ref
+            return current
     return None
 
 
@@ -137,9 +137,10 @@ def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
         write_new_text(typed.state / ref.body, text.decode())
         _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
     else:
-        ref = BodyRef(same.body, same.sha256, snapshot.taken_at)
-        snapshot = Snapshot(body_files(typed.state, ref, BASELINE), snapshot.taken_at, snapshot.mark)  # the same object: what is
-        # made once per baseline (the blob ids, the copies' check) is not made again
+        assert same.ref is not None
+        ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
+        snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the same object: what is made once
+        # per baseline (the blob ids, the copies' check) is not made again
     write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
     _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
     if same is None:
