@@ -78,6 +78,9 @@ class Record:
     def encoded(self, key: str = "") -> bytes:
         """The record as JSON; each file's entry made once while its Seen is the same (a record
         takes most of them from the one before it)."""
+        last = _encoded_files.get("last")
+        if last is not None and last[0] == self.files:  # the same Seen objects: compared by identity first
+            return self._with_head(key, last[1])
         parts = []
         for path, seen in self.files.items():
             found = _entries.get(path)
@@ -87,11 +90,17 @@ class Record:
         if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
             for path in _entries.keys() - self.files.keys():
                 _entries.pop(path, None)
+        files = ",".join(parts)
+        _encoded_files["last"] = (dict(self.files), files)
+        return self._with_head(key, files)
+
+    def _with_head(self, key: str, files: str) -> bytes:
         head = json.dumps({"key": key, "taken_ns": self.taken_ns, "setting": self.setting}, separators=(",", ":"))
-        return f'{head[:-1]},"files":{{{",".join(parts)}}}}}'.encode()
+        return f'{head[:-1]},"files":{{{files}}}}}'.encode()
 
 
 _entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)
+_encoded_files: dict[str, tuple[dict[str, Seen], str]] = {}  # "last": the files last encoded, and their JSON
 
 
 @dataclass(frozen=True)
@@ -157,8 +166,15 @@ def _skipped(path: Path) -> str | None:
 
 
 def _save(record: Record, *paths: Path, key: str = "") -> None:
-    data = record.encoded(key)
+    """`record` in each of `paths`; the index (a stat cache, read where no process holds it) is
+    not written again while it holds the same files (an older `taken_ns` there only trusts fewer
+    stats)."""
+    data = None
     for path in paths:
+        if path.name == INDEX and (saved := _load(path)) is not None and saved.files == record.files:
+            _records.put(path, record)
+            continue
+        data = data if data is not None else record.encoded(key)
         private_file(path, data, durable=False)
         _records.put(path, record)
 
@@ -211,12 +227,16 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
     seen = look(root, previous.keys() | also, known.mark if known is not None else None) if _in_git(root) else None
     listing, stats = (seen.listing, seen.stats) if seen is not None else (None, {})
     changed = seen.changed if seen is not None else None
+    paths = sources(root, judged, listing) | also
+    if changed is not None:  # the watch names what may differ: the others are taken again as they were, unlooked at
+        again = (paths - previous.keys()) | (changed & paths)
+        files = dict(previous)
+        for path in (previous.keys() - paths) | again:
+            files.pop(path, None)
+        paths = again
     with opened_directory(root) as root_fd:
-        for path in sources(root, judged, listing) | also:
+        for path in paths:
             old = previous.get(path)
-            if old is not None and changed is not None and path not in changed:
-                files[path] = old
-                continue
             info = stats[path] if path in stats else lstat_at(root_fd, path)
             if info is None or not stat.S_ISREG(info.st_mode):
                 continue

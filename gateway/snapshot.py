@@ -296,6 +296,8 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
     if listing is None:
         listing, stats = listed_and_stats(root, previous.keys() | also) if previous else (listed(root), {})
     stats = stats or {}
+    if changed is not None and previous:
+        return _rescanned(root, objects, previous, listing | also, changed, mirrored, stats, trusted_before_ns)
     unread = []
     with opened_directory(root) as root_fd:
         for path in listing | also:
@@ -306,6 +308,47 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
                 if changed is not None and path not in changed:
                     files[path] = old
                     continue
+                info = stats[path] if path in stats else lstat_at(root_fd, path)
+                if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
+                    files[path] = old
+                    continue
+            unread.append(path)
+    files.update(_read_and_kept(root, objects, unread, mirrored))
+    return files
+
+
+def reconsidered(previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str], mirrored: bool) -> AbstractSet[str]:
+    """The paths a watched scan looks at again: new ones, those with an event, and those whose
+    state cannot be taken again unread (no stat kept; no blob id where the mirror is kept). The
+    others keep their state object, so that a check costs what changed, not the workspace."""
+    return (paths - previous.keys()) | (changed & paths) | (_incomplete(previous, mirrored) & paths)
+
+
+def _incomplete(previous: dict[str, FileState], mirrored: bool) -> frozenset[str]:
+    last = _incomplete_of.get(mirrored)
+    if last is not None and last[0] is previous:
+        return last[1]
+    found = frozenset(p for p, s in previous.items() if not s.stat or (mirrored and not s.blob))
+    _incomplete_of[mirrored] = (previous, found)
+    return found
+
+
+_incomplete_of: dict[bool, tuple[dict[str, FileState], frozenset[str]]] = {}  # the last snapshot asked about (callers do not change it)
+
+
+def _rescanned(root: Path, objects: Path, previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str],
+               mirrored: AbstractSet[str] | None, stats: Stats, trusted_before_ns: int) -> dict[str, FileState]:
+    """`scan` where the watch names the paths with an event: `previous` taken again but for the
+    paths `reconsidered`, each stat-ed (and read when its stat says it may differ), and the gone."""
+    again = reconsidered(previous, paths, changed, mirrored is not None)
+    files = dict(previous)
+    for path in (previous.keys() - paths) | again:
+        files.pop(path, None)
+    unread = []
+    with opened_directory(root) as root_fd:
+        for path in again:
+            old = previous.get(path)
+            if old is not None and old.stat and (mirrored is None or old.blob):
                 info = stats[path] if path in stats else lstat_at(root_fd, path)
                 if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
                     files[path] = old
@@ -346,11 +389,14 @@ def take(root: Path, objects: Path) -> Snapshot:
     return Snapshot(scan(root, objects), started)
 
 
-def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path, listing: AbstractSet[str] | None = None) -> list[Change]:
+def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path, listing: AbstractSet[str] | None = None,
+                again: AbstractSet[str] | None = None) -> list[Change]:
     """Every file changed, created or deleted from `before` to `now` (mode changes included);
-    `listing`: `listed(root)` when the caller has it."""
+    `listing`: `listed(root)` when the caller has it; `again`: the paths a watched scan
+    `reconsidered` (every other path of `now` holds `before`'s state object)."""
     changes = []
-    differ = {p for p, state in now.items() if before.get(p) is not state} | (before.keys() - now.keys())  # a state taken again is the same
+    looked = now.keys() if again is None else again & now.keys()
+    differ = {p for p in looked if before.get(p) is not now[p]} | (before.keys() - now.keys())  # a state taken again is the same
     for path in sorted(differ):
         old, new = before.get(path), now.get(path)
         if old is None:

@@ -128,7 +128,7 @@ def test_tampered_state_refuses_every_write_until_the_user_rearms(workspace: Pat
     state = _armed(workspace)
     baseline = state / "baseline.json"
     data = json.loads(baseline.read_text())
-    data["files"].pop(SHAPES)
+    data["taken_at"] -= 3600
     baseline.write_text(json.dumps(data))
     answer = _stop(workspace)
     assert answer is not None and "fails its signature" in answer["reason"]

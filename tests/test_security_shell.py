@@ -121,7 +121,7 @@ def test_a_forged_snapshot_is_not_trusted(workspace: Path) -> None:
     assert bash_call(workspace, "python3 /tmp/x.py", "PreToolUse") is None
     for record in (state_dir(workspace) / "shell").iterdir():
         data = json.loads(record.read_text())
-        data["snapshot"]["files"].pop("pkg/shapes.py")
+        data["baseline"]["taken_at"] -= 3600  # grants counted from an hour earlier
         record.write_text(json.dumps(data))
     answer = bash_call(workspace, "python3 /tmp/x.py", "PostToolUse")
     assert answer is not None and "forged" in answer["reason"]

@@ -70,6 +70,18 @@ def test_only_the_paths_with_events_are_stat_ed(workspace: Path, watched: watche
     assert "prices.py" in stats
 
 
+def test_a_command_that_changes_no_source_file_writes_no_copy_of_the_index(either: Path) -> None:
+    """The index (the record kept as the next command's stat cache) is written again only when
+    the files it holds change; the command's own record still is, and the report is the same."""
+    assert through_hooks(either, "true") == ""
+    index = shell_record._directory(either) / shell_record.INDEX
+    written = index.stat()
+    assert through_hooks(either, "git status --porcelain", use_id="toolu_2") == ""
+    assert index.stat().st_ino == written.st_ino and index.stat().st_mtime_ns == written.st_mtime_ns
+    said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
+    assert ADDED_HELPER.format("pkg/new.py") in said and index.stat().st_ino != written.st_ino
+
+
 @pytest.mark.parametrize("mode", ["created", "moved in"])
 def test_a_directory_made_during_the_command_counts_whole(either: Path, tmp_path: Path, mode: str) -> None:
     if mode == "created":

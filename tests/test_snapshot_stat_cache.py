@@ -84,6 +84,28 @@ def test_a_scan_with_a_mirror_reads_a_state_kept_without_its_blob(tmp_path: Path
     assert sorted(reads) == ["pkg/a.py", "pkg/b.py", "pkg/c.py"] and all(s.blob for s in now.values())
 
 
+def test_a_watched_scan_reads_only_what_the_watch_names_and_finds_what_a_full_scan_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the watch's events (`changed`): a file with an event, a new one, a gone one and one
+    kept without its stat (read again whatever the watch says) are looked at; nothing else is
+    read, and the changes are the ones the full scan finds."""
+    root, objects = _workspace(tmp_path), tmp_path / "objects"
+    taken = take(root, objects)
+    before = _settled(Snapshot({**taken.files, "pkg/c.py": FileState(taken.files["pkg/c.py"].mode, "0" * 64)}, taken.taken_at))
+    (root / "pkg" / "a.py").write_text("def a(x):\n    return x\n")
+    (root / "pkg" / "b.py").unlink()
+    (root / "pkg" / "d.py").write_text("def d():\n    return 4\n")
+    listing = {"pkg/a.py", "pkg/c.py", "pkg/d.py"}
+    reads = _reads(monkeypatch)
+    watched = scan(root, objects, set(before.files), known=before, listing=listing, changed={"pkg/a.py", "pkg/b.py", "pkg/d.py"})
+    assert sorted(reads) == ["pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/d.py"]  # b: tried, found gone
+    again = snapshot.reconsidered(before.files, listing | set(before.files), {"pkg/a.py", "pkg/b.py", "pkg/d.py"}, False)
+    full = scan(root, objects, set(before.files), known=before, listing=listing)
+    assert watched == full
+    expected = [("pkg/a.py", "changed"), ("pkg/b.py", "deleted"), ("pkg/c.py", "changed"), ("pkg/d.py", "created")]
+    for seen in (snapshot.differences(before.files, watched, root, listing, again), snapshot.differences(before.files, full, root, listing)):
+        assert [(c.path, c.what) for c in seen] == expected
+
+
 def test_file_states_keep_their_stat_in_json_and_read_the_older_form() -> None:
     state = FileState(0o644, "ab" * 32, "cd" * 20, (10, 2, 3, 4, 0o100644))
     assert FileState.from_json(state.to_json()) == state

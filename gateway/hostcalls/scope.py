@@ -34,7 +34,7 @@ def watched_root(start: Path) -> Path | None:
     """The nearest directory at or above `start` whose workspace the gateway watches (its
     `.gateway/` may have been removed by the very command being checked)."""
     from gateway.typed.state import state_path
-    from gateway.typed.watch import BASELINE
+    from gateway.typed.baseline import BASELINE
     from gateway.userstate import state_home
 
     home = state_home()

@@ -27,7 +27,8 @@ from gateway.errors import Forged
 from gateway.snapshot import RACY_NS, FileState, Snapshot, scan
 from gateway.typed.audit import locked
 from gateway.typed.state import objects_dir
-from gateway.typed.watch import BASELINE, WITNESS_SIGNED_AS, Outcome, load_baseline, lock, save_baseline, verify, witness_path
+from gateway.typed.baseline import BASELINE, WITNESS_SIGNED_AS, load_baseline, save_baseline, witness_path
+from gateway.typed.watch import Outcome, lock, verify
 from gateway.statcache import read_stated
 from gateway.userstate import KEY_NAME, key_file_id, sign, signed_records, state_home, user_key, verified
 
@@ -180,10 +181,14 @@ def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
         except OSError:
             kept = set()
         _listed_objects[str(objects)] = (key, now, kept)  # the stat from before listing: a change meanwhile lists it again
-    return sorted(p for p, s in files.items() if s.sha256 not in kept)
+    last = _missing.get(str(objects))
+    if last is None or last[0] is not files or last[1] is not kept:
+        last = _missing[str(objects)] = (files, kept, sorted(p for p, s in files.items() if s.sha256 not in kept))
+    return last[2]
 
 
 _listed_objects: dict[str, tuple[tuple[int, int, int, int], int, set[str]]] = {}
+_missing: dict[str, tuple[dict[str, FileState], set[str], list[str]]] = {}  # (files, listing, the result): callers change neither
 
 
 def _recorded_key(typed: TypedState, record: dict[str, Any] | None) -> str | None:

@@ -18,12 +18,13 @@ from gateway.snapshot import Snapshot, prune_objects
 from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir
-from gateway.typed.watch import BASELINE, Outcome, load_baseline, lock, serialized, verify
+from gateway.typed.baseline import BODY, SHELL_RECORDS, BodyRef, body_files, current_baseline, save_baseline
+from gateway.typed.watch import Outcome, lock, verify
 from gateway.statcache import StatCache, read_stated
-from gateway.userstate import signed_json, user_key, verified
+from gateway.userstate import sign, user_key, verified
 from gateway.atomic import write_new_text
 
-SNAPSHOTS = "shell"
+SNAPSHOTS = SHELL_RECORDS
 SIGNED_AS = "shell-snapshot"
 KEEP_SNAPSHOT_SECONDS = 24 * 3600
 PRUNE_EVERY_SECONDS = 3600
@@ -40,16 +41,21 @@ def recorded(typed: TypedEdits, key: str) -> bool:
 
 
 def before_command(typed: TypedEdits, key: str, command: str) -> None:
-    """Record the workspace before the command `key` runs (the baseline the check just left)."""
+    """Record the workspace before the command `key` runs: the baseline the check just left,
+    named by its body's digest and its time (the body is kept while a record names it)."""
     path = _snapshot_file(typed, key)
     path.parent.mkdir(exist_ok=True, mode=0o700)
     with lock(typed):
         _prune(typed)
-        snapshot = load_baseline(typed)
-    if snapshot is None:
-        raise GatewayError("no baseline of the workspace to record the command against")
-    write_new_text(path, signed_json({"key": key, "command": command, "snapshot": None}, SIGNED_AS, {"snapshot": serialized(snapshot)}))
-    _records.put(path, snapshot, (key, user_key()))
+        baseline = current_baseline(typed)
+        if baseline is None:
+            raise GatewayError("no baseline of the workspace to record the command against")
+        if baseline.ref is None:  # a baseline of an earlier version: stored as bodies from now on
+            save_baseline(typed, baseline.snapshot)
+            baseline = current_baseline(typed)
+            assert baseline is not None and baseline.ref is not None
+        write_new_text(path, json.dumps(sign({"key": key, "command": command, "baseline": baseline.ref.to_json()}, SIGNED_AS)))
+        _records.put(path, baseline.snapshot, (key, user_key()))
 
 
 def _hashes(path: Path, inner: bool = True) -> set[str]:
@@ -74,7 +80,9 @@ def _prune(typed: TypedEdits) -> None:
             os.unlink(entry.path)
         else:
             needed |= _hashes(Path(entry.path))
-    needed |= _hashes(typed.state / BASELINE, inner=False)
+    for entry in os.scandir(typed.state):
+        if entry.name.startswith(BODY.format("")[:-5]):
+            needed |= _hashes(Path(entry.path), inner=False)
     prune_objects(objects_dir(typed.workspace.root), needed)
     marker.touch()
 
@@ -92,7 +100,11 @@ def _load(typed: TypedEdits, key: str) -> Snapshot:
         data = verified(json.loads(raw), SIGNED_AS, f"shell snapshot {path.name}")
         if data.get("key") != key:
             raise Forged(f"shell snapshot {path.name}: recorded for another command (forged)")
-        snapshot = Snapshot.from_json(data["snapshot"])
+        if "snapshot" in data:  # recorded by an earlier version, files and all
+            snapshot = Snapshot.from_json(data["snapshot"])
+        else:
+            ref = BodyRef.from_json(data["baseline"])
+            snapshot = Snapshot(body_files(typed.state, ref, f"shell snapshot {path.name}"), ref.taken_at)
         _records.put(path, snapshot, (key, user_key()), info)
         return snapshot
     except FileNotFoundError:

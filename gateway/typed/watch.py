@@ -3,36 +3,29 @@ check left, so that a write made since (a command's background process, anything
 gated write) is caught on the next event, put back and logged, whatever git or the config say now.
 
 The baseline lives in the workspace's user state (gateway.typed.state), signed with the user's
-key: one altered or missing while enforcement was on is reported, never silently trusted.
+key (gateway.typed.baseline): one altered or missing while enforcement was on is reported, never
+silently trusted.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gateway.atomic import write_new_text
-from gateway.config import CONFIG_PATH, STATE_DIR
-from gateway.errors import Forged, UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, restore, scan
+from gateway.config import CONFIG_PATH
+from gateway.errors import UsageError
+from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, reconsidered, restore, scan
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
-from gateway.statcache import StatCache, read_stated
+from gateway.typed.baseline import save_baseline
 from gateway.watcher import look
-from gateway.userstate import key_file_id, signed_canonical, signed_json, signed_records, user_key, verified
 
 if TYPE_CHECKING:
     from gateway.typed.stateful import TypedState
 
-BASELINE = "baseline.json"
-SIGNED_AS = "baseline"
-WITNESS = "gateway-armed.json"
-WITNESS_SIGNED_AS = "armed-witness"
 LOCK = "watch.lock"
 DELETED = "deleted"
 DECLARE = (
@@ -79,54 +72,6 @@ def lock(typed: TypedState) -> Any:
     return locked(typed.state / LOCK)
 
 
-_baselines: StatCache[Snapshot] = StatCache()
-_last_saved: dict[str, tuple[Snapshot, bytes]] = {}  # "last": the baseline this process saved, serialized
-
-
-def serialized(snapshot: Snapshot) -> bytes:
-    """The canonical JSON of `snapshot`, not made again for the baseline this process last saved."""
-    last = _last_saved.get("last")
-    return last[1] if last is not None and last[0] is snapshot else snapshot.canonical()
-
-
-def load_baseline(typed: TypedState) -> Snapshot | None:
-    """The workspace as the last check left it; None before the first. Forged if not the user's.
-    (Its signature is checked once while the file and the key are unchanged; callers do not change it.)"""
-    path = typed.state / BASELINE
-    cached = _baselines.get(path, user_key())
-    if cached is not None:
-        return cached
-    try:
-        raw, info = read_stated(path)
-        snapshot = Snapshot.from_json(verified(json.loads(raw), SIGNED_AS, BASELINE))
-        _baselines.put(path, snapshot, user_key(), info)
-        return snapshot
-    except FileNotFoundError:
-        return None
-    except (ValueError, KeyError, TypeError, IndexError) as error:
-        raise Forged(f"{BASELINE}: unreadable ({error})") from None
-
-
-def witness_path(root: Path) -> Path:
-    """The witness of the state directory: in the workspace's `.git/`, or `.gateway/state/` outside git."""
-    git_dir = root / ".git"
-    return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
-
-
-def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
-    """The baseline in the state directory, and a signed copy of it in the witness."""
-    data = snapshot.to_json()
-    text = snapshot.canonical()  # once for both records (a large workspace's is megabytes)
-    write_new_text(typed.state / BASELINE, signed_canonical(text, SIGNED_AS))
-    _baselines.put(typed.state / BASELINE, snapshot, user_key())
-    _last_saved["last"] = (snapshot, text)
-    witness = witness_path(typed.workspace.root)
-    witness.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    record = {"workspace": os.path.realpath(typed.workspace.root), "key_id": key_file_id(), "baseline": data}
-    write_new_text(witness, signed_json(record, WITNESS_SIGNED_AS, {"baseline": text}))
-    signed_records.put(witness, record, (WITNESS_SIGNED_AS, user_key()))
-
-
 def _config_in_force(typed: TypedState, before: Snapshot, objects: Path) -> TypedEditsConfig:
     """The settings that judge the changes since `before`: the file's now or, where a change made
     it unreadable (a command wrote a bad config, to be put back), as it was before; the defaults
@@ -140,6 +85,17 @@ def _config_in_force(typed: TypedState, before: Snapshot, objects: Path) -> Type
             return load_config(typed.workspace.root, raw if raw is not None else b"")
         except UsageError:
             return load_config(typed.workspace.root, b"")
+
+
+def _blobs(files: dict[str, FileState]) -> set[str]:
+    """The blob ids the mirror holds for `files` (made once per baseline: callers do not change it)."""
+    last = _last_blobs.get("last")
+    if last is None or last[0] is not files:
+        last = _last_blobs["last"] = (files, {s.blob for s in files.values()})
+    return last[1]
+
+
+_last_blobs: dict[str, tuple[dict[str, FileState], set[str]]] = {}
 
 
 def _authorized(typed: TypedState, config: TypedEditsConfig, change: Change, since: float, during_command: bool) -> bool:
@@ -159,10 +115,11 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     workspace as it then is becomes the baseline. Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
     seen = look(root, before.files.keys(), before.mark)
-    now = scan(root, objects, set(before.files), {s.blob for s in before.files.values()}, known=before, listing=seen.listing,
-               stats=seen.stats, changed=seen.changed)
+    also = before.files.keys()
+    now = scan(root, objects, also, _blobs(before.files), known=before, listing=seen.listing, stats=seen.stats, changed=seen.changed)
+    again = reconsidered(before.files, seen.listing | also, seen.changed, True) if seen.changed is not None else None
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
-    for change in differences(before.files, now, root, seen.listing):
+    for change in differences(before.files, now, root, seen.listing, again):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
     unrestored = restore(root, bypassing, objects)
     files: dict[str, FileState] = dict(now)

@@ -1,0 +1,170 @@
+"""The baseline of the last check, stored so that a check that changed nothing writes little.
+
+`baseline.json` is a small signed head: which body holds the files (`baseline-<sha256>.json`,
+named by its own digest), that digest, and `taken_at` (the time grants count from). The head's
+signature covers the body through the digest: a body altered, cut or removed is refused. A
+check that leaves the files as they were writes the head alone; one that changed them writes a
+new body first, then the head naming it, then removes the bodies nothing names: a crash leaves
+the old head and body or the new ones, never a mix. The witness (a signed copy of the files,
+outside the state directory) is written when the files change. A head with `files` in it is the
+single signed record of earlier versions, read as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gateway.atomic import sha256, write_new_text
+from gateway.config import STATE_DIR
+from gateway.errors import Forged
+from gateway.snapshot import FileState, Snapshot
+from gateway.statcache import StatCache, read_stated
+from gateway.userstate import key_file_id, sign, signed_json, signed_records, user_key, verified
+
+if TYPE_CHECKING:
+    from gateway.typed.stateful import TypedState
+
+BASELINE = "baseline.json"
+SIGNED_AS = "baseline"
+BODY = "baseline-{}.json"
+SHELL_RECORDS = "shell"
+WITNESS = "gateway-armed.json"
+WITNESS_SIGNED_AS = "armed-witness"
+
+
+@dataclass(frozen=True)
+class BodyRef:
+    """Which body holds a baseline's files, its digest, and the time grants count from."""
+
+    body: str
+    sha256: str
+    taken_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"body": self.body, "sha256": self.sha256, "taken_at": self.taken_at}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BodyRef:
+        body, digest = str(data["body"]), str(data["sha256"])
+        if body != BODY.format(digest) or "/" in body:
+            raise ValueError(f"a body named {body!r} is not the one its digest names")
+        return cls(body, digest, float(data["taken_at"]))
+
+
+@dataclass(frozen=True)
+class Baseline:
+    snapshot: Snapshot
+    ref: BodyRef | None  # None: a record of an earlier version, files and all
+
+
+_heads: StatCache[Baseline] = StatCache()
+_bodies: StatCache[dict[str, FileState]] = StatCache()
+
+
+def body_files(state: Path, ref: BodyRef, where: str) -> dict[str, FileState]:
+    """The files of the body `ref` names, if its bytes are the ones `ref` records; else Forged."""
+    path = state / ref.body
+    cached = _bodies.get(path, ref.sha256)
+    if cached is not None:
+        return cached
+    try:
+        raw, info = read_stated(path)
+    except FileNotFoundError:
+        raise Forged(f"{where}: the record of the files it names ({ref.body}) was removed") from None
+    if sha256(raw) != ref.sha256:
+        raise Forged(f"{where}: {ref.body} is not the record its signature covers (altered or cut)")
+    files = Snapshot.from_json(json.loads(raw)).files
+    _bodies.put(path, files, ref.sha256, info)
+    return files
+
+
+def current_baseline(typed: TypedState) -> Baseline | None:
+    """The last check's baseline; None before the first. Forged if not the user's."""
+    path = typed.state / BASELINE
+    cached = _heads.get(path, user_key())
+    if cached is not None and (cached.ref is None or _bodies.get(typed.state / cached.ref.body, cached.ref.sha256) is not None):
+        return cached
+    try:
+        raw, info = read_stated(path)
+        head = verified(json.loads(raw), SIGNED_AS, BASELINE)
+        if "files" in head:
+            baseline = Baseline(Snapshot.from_json(head), None)
+        else:
+            ref = BodyRef.from_json(head)
+            baseline = Baseline(Snapshot(body_files(typed.state, ref, BASELINE), ref.taken_at), ref)
+        _heads.put(path, baseline, user_key(), info)
+        return baseline
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError, IndexError) as error:
+        raise Forged(f"{BASELINE}: unreadable ({error})") from None
+
+
+def load_baseline(typed: TypedState) -> Snapshot | None:
+    """The workspace as the last check left it; None before the first. Forged if not the user's."""
+    baseline = current_baseline(typed)
+    return baseline.snapshot if baseline is not None else None
+
+
+def witness_path(root: Path) -> Path:
+    """The witness of the state directory: in the workspace's `.git/`, or `.gateway/state/` outside git."""
+    git_dir = root / ".git"
+    return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
+
+
+def _same_files(typed: TypedState, snapshot: Snapshot) -> Baseline | None:
+    """The current baseline when `snapshot` has its files (the head alone is written)."""
+    with contextlib.suppress(Forged):
+        current = current_baseline(typed)
+        if current is not None and current.ref is not None and current.snapshot.files == snapshot.files:
+            return current
+    return None
+
+
+def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
+    """`snapshot` as the baseline: its body (unless the current one holds its files) and the
+    witness with it, then the head; bodies neither it nor a pending command's record names are
+    removed. Call under the watch's lock."""
+    same = _same_files(typed, snapshot)
+    if same is None:
+        text = snapshot.canonical()  # once for the body and the witness (a large workspace's is megabytes)
+        ref = BodyRef(BODY.format(sha256(text)), sha256(text), snapshot.taken_at)
+        write_new_text(typed.state / ref.body, text.decode())
+        _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
+    else:
+        assert same.ref is not None
+        ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
+        snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the same object: what is made once
+        # per baseline (the blob ids, the copies' check) is not made again
+    write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
+    _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
+    if same is None:
+        _write_witness(typed, snapshot, text)
+        kept = {ref.body} | _pending_bodies(typed.state)
+        for entry in os.scandir(typed.state):
+            if entry.name.startswith(BODY.format("")[:-5]) and entry.name not in kept:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
+def _pending_bodies(state: Path) -> set[str]:
+    """The bodies the records of commands not checked yet name (gateway.typed.shell)."""
+    names: set[str] = set()
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(state / SHELL_RECORDS):
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                names.add(str(json.loads(Path(entry.path).read_bytes())["baseline"]["body"]))
+    return names
+
+
+def _write_witness(typed: TypedState, snapshot: Snapshot, text: bytes) -> None:
+    witness = witness_path(typed.workspace.root)
+    witness.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    record = {"workspace": os.path.realpath(typed.workspace.root), "key_id": key_file_id(), "baseline": snapshot.to_json()}
+    write_new_text(witness, signed_json(record, WITNESS_SIGNED_AS, {"baseline": text}))
+    signed_records.put(witness, record, (WITNESS_SIGNED_AS, user_key()))

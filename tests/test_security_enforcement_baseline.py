@@ -1,0 +1,112 @@
+"""The baseline's storage under enforcement: a check that changed nothing writes its small signed
+head alone (not the files again, nor the witness); the head's signature still covers the whole
+state through the digest of the body that holds the files, so a body altered, cut or removed is
+refused; a crash between writing a body and the head naming it leaves the old state, trusted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway.typed.baseline import BODY, witness_path
+from gateway.typed.state import state_dir
+from gateway.userstate import sign
+from tests.test_security_enforcement import SHAPES, _stop
+from tests.test_security_shell import ENFORCED_GIT_WORKSPACE, bash_call, files, run_through_hooks
+
+pytestmark = [pytest.mark.usefixtures("processes"), ENFORCED_GIT_WORKSPACE]
+
+
+def _head(root: Path) -> dict[str, object]:
+    head = json.loads((state_dir(root) / "baseline.json").read_text())
+    assert isinstance(head, dict)
+    return head
+
+
+def _body(root: Path) -> Path:
+    return state_dir(root) / str(_head(root)["body"])
+
+
+def _bodies(root: Path) -> set[str]:
+    return {p.name for p in state_dir(root).glob(BODY.format("*"))}
+
+
+def test_a_check_that_changes_nothing_writes_neither_the_files_nor_the_witness(workspace: Path) -> None:
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    witness, body, taken_at = witness_path(workspace).stat(), _body(workspace).stat(), _head(workspace)["taken_at"]
+    assert run_through_hooks(workspace, "git status --porcelain") == ("ran", None)
+    assert witness_path(workspace).stat().st_ino == witness.st_ino and _body(workspace).stat().st_ino == body.st_ino
+    later = _head(workspace)["taken_at"]
+    assert isinstance(later, float) and isinstance(taken_at, float) and later > taken_at  # grants count from the last check
+    assert _bodies(workspace) == {_body(workspace).name}
+
+
+def test_a_command_put_back_leaves_one_body(workspace: Path) -> None:
+    before = files(workspace)
+    how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
+    assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"]
+    assert files(workspace) == before and _bodies(workspace) == {_body(workspace).name}
+
+
+@pytest.mark.parametrize(("damage", "said"), [("altered", "altered"), ("cut", "cut"), ("removed", "removed")])
+def test_a_damaged_body_is_tampering(workspace: Path, damage: str, said: str) -> None:
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    body = _body(workspace)
+    if damage == "altered":
+        data = json.loads(body.read_text())
+        data["files"].pop(SHAPES)
+        body.write_text(json.dumps(data))
+    elif damage == "cut":
+        body.write_bytes(body.read_bytes()[: body.stat().st_size // 2])
+    else:
+        body.unlink()
+    answer = _stop(workspace)
+    assert answer is not None and said in answer["reason"] and "re-arm" in answer["reason"]
+
+
+def test_a_body_altered_while_a_command_runs_is_tampering(workspace: Path) -> None:
+    assert bash_call(workspace, "true", "PreToolUse") is None
+    body = _body(workspace)
+    body.write_text(body.read_text().replace(SHAPES, "pkg/other.py"))
+    answer = bash_call(workspace, "true", "PostToolUse")
+    assert answer is not None and "altered" in answer["reason"] and "re-arm" in answer["reason"]
+
+
+def test_a_head_naming_another_body_is_tampering(workspace: Path) -> None:
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    head = _head(workspace)
+    head["taken_at"] = float(str(head["taken_at"])) - 3600  # grants counted from an hour earlier
+    (state_dir(workspace) / "baseline.json").write_text(json.dumps(head))
+    answer = _stop(workspace)
+    assert answer is not None and "fails its signature" in answer["reason"]
+
+
+def test_a_crash_between_a_new_body_and_its_head_leaves_the_old_state_trusted(workspace: Path) -> None:
+    """A body written whose head never was (the writer killed between the two) is not tampering:
+    the head names the old body, whole (the stray one goes when a new body is written)."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    stray = state_dir(workspace) / BODY.format("0" * 64)
+    stray.write_text(_body(workspace).read_text().replace(SHAPES, "pkg/other.py"))
+    assert _stop(workspace) is None
+    before = files(workspace)
+    how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
+    assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
+    assert files(workspace) == before
+
+
+def test_a_baseline_of_the_earlier_single_record_form_is_read_and_stored_anew(workspace: Path) -> None:
+    """A workspace armed by an earlier version (the whole baseline in one signed `baseline.json`)
+    is not tampered with: its next command is checked against it, and it is stored as head and body."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    body = _body(workspace)
+    old = {**json.loads(body.read_text()), "taken_at": _head(workspace)["taken_at"]}
+    (state_dir(workspace) / "baseline.json").write_text(json.dumps(sign(old, "baseline")))
+    body.unlink()
+    before = files(workspace)
+    how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
+    assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
+    assert files(workspace) == before and _bodies(workspace) == {_body(workspace).name}
+    assert _stop(workspace) is None
+
