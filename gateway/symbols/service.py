@@ -96,13 +96,14 @@ class SymbolService:
             return
 
         def ask() -> None:
-            # The answer read and normalised too (kept by answer and text), not only asked for,
-            # and the text's own structure carried over (what a write to it is lifted on): on a
-            # long file that is most of what the next operation would wait for.
+            # The text's own structure carried over first (what a write to it is lifted on, and
+            # all the next write plans on while the server is still answering: ~10 ms on 50k
+            # lines, where the server takes a second); then the answer read and normalised too
+            # (kept by answer and text), not only asked for.
             try:
+                structure(lang, text)
                 with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
                     symbols_of(lang, path, text, chosen)
-                    structure(lang, text)
             finally:
                 with self._asking_lock:
                     self._asking[path] -= 1
