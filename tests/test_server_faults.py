@@ -407,3 +407,34 @@ def test_a_server_that_writes_long_lines_on_stderr_keeps_answering(
             (fake_workspace / "m.py").write_text(f"{FAKE_SOURCE}# {run}\n")
             assert gateway.symbols("m.py").to_json()["backend"].startswith("lsp:"), run
         assert not gateway.sessions.running()[0].broken
+
+
+@pytest.mark.usefixtures("processes")
+def test_a_file_just_written_has_its_structure_kept_before_the_server_answers(
+    monkeypatch: pytest.MonkeyPatch, fake_registry: LanguageRegistry, fake_workspace: Path
+) -> None:
+    """`SymbolService.ahead` (the daemon's ask about a text just written) keeps the text's
+    tree-sitter structure, which the next write is lifted on, before it waits for the server: a
+    server that takes seconds over a long file does not leave the next write to work it out."""
+    from gateway.symbols import structure
+    from gateway.syntax import parse, utf8
+
+    monkeypatch.setenv("GATEWAY_LSP_TIMEOUT", "60")  # the hung ask outlasts the wait below
+    monkeypatch.setenv("FAKE_LSP_MODE", "hang")  # never answers documentSymbol
+    path = (fake_workspace / "m.py").resolve()
+    text = FAKE_SOURCE + "\n\nclass Later:\n    def g(self):\n        return 2\n"
+    path.write_text(text)
+    with Gateway(fake_workspace, registry=fake_registry) as gateway:
+        lang = fake_registry.get("python")
+        session = gateway.sessions.session_for(lang)
+        assert session is not None and session.wait_ready()
+        gateway.symbol_service.asks_ahead = True
+        gateway.symbol_service.ahead(path, text)
+        kept = None
+        deadline = time.monotonic() + 20
+        while (kept is None or kept.outermost is None) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            kept = structure._recall(lang, parse(lang, utf8(text)))
+        assert gateway.symbol_service.asked_ahead(path), "the server answered documentSymbol in mode hang"
+        assert kept is not None and [s.name_path for s in kept.symbols] == ["f", "Later", "Later/g"]
+        assert kept.outermost == [(0, len(FAKE_SOURCE) - 1), (text.index("class"), len(text) - 1)]  # lift_near's, kept with them

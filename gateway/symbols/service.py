@@ -22,7 +22,7 @@ from gateway.namepath import NamePath
 from gateway.symbols import removals
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.structure import structure
+from gateway.symbols.structure import outermost, structure
 from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
                                        replaced_name, verify)
 from gateway.results import OperationResult
@@ -96,13 +96,14 @@ class SymbolService:
             return
 
         def ask() -> None:
-            # The answer read and normalised too (kept by answer and text), not only asked for,
-            # and the text's own structure carried over (what a write to it is lifted on): on a
-            # long file that is most of what the next operation would wait for.
+            # The text's own structure carried over first, with its outermost definitions (what a
+            # write to it is lifted on, and all the next write plans on while the server is still
+            # answering: ~12 ms on 50k lines, where the server takes a second); then the answer
+            # read and normalised too (kept by answer and text), not only asked for.
             try:
+                outermost(lang, text)
                 with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
                     symbols_of(lang, path, text, chosen)
-                    structure(lang, text)
             finally:
                 with self._asking_lock:
                     self._asking[path] -= 1
