@@ -55,11 +55,11 @@ def test_settle_all_reaches_the_server_answers_digests() -> None:
     """The digests of the texts sent to servers are keyed by those texts: settled, the older
     long ones are let go."""
     texts = [chr(ord("a") + n) * LONG for n in range(3)]
-    digests = [documents._digest(text) for text in texts]
+    digests = [documents.digest(text) for text in texts]
     assert len(set(digests)) == 3
     settle_all()
     assert documents._DIGESTS.values() == [digests[-1]]
-    assert documents._digest(texts[0]) == digests[0]  # worked out again, the same
+    assert documents.digest(texts[0]) == digests[0]  # worked out again, the same
 
 
 def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
