@@ -12,6 +12,7 @@ from gateway.api import Gateway
 from gateway.bounded import REST_CHARS, Bounded, settle_all
 from gateway.lsp import documents
 from gateway.surfaces import daemon
+from gateway.syntax import trees
 
 LONG = REST_CHARS * 6 // 10  # two of these are more than the rest bound; one is not
 
@@ -60,6 +61,16 @@ def test_settle_all_reaches_the_server_answers_digests() -> None:
     settle_all()
     assert documents._DIGESTS.values() == [digests[-1]]
     assert documents.digest(texts[0]) == digests[0]  # worked out again, the same
+
+
+def test_settle_all_reaches_the_utf8_of_long_texts() -> None:
+    """The UTF-8 kept of the last texts (keyed by those texts): settled, the older long ones'
+    are let go, the newest's kept."""
+    texts = [chr(ord("d") + n) * LONG + "é" for n in range(3)]
+    encoded = [trees.utf8(text) for text in texts]
+    settle_all()
+    assert list(trees._ENCODED.values()) == [encoded[-1]]
+    assert trees.utf8(texts[0]) == texts[0].encode()  # worked out again, the same
 
 
 def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
