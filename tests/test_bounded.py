@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+from dataclasses import dataclass
 from pathlib import Path
 
+from gateway import incremental
 from gateway.api import Gateway
 from gateway.bounded import REST_CHARS, Bounded, settle_all
 from gateway.lsp import documents
@@ -71,6 +73,25 @@ def test_settle_all_reaches_the_utf8_of_long_texts() -> None:
     settle_all()
     assert list(trees._ENCODED.values()) == [encoded[-1]]
     assert trees.utf8(texts[0]) == texts[0].encode()  # worked out again, the same
+
+
+@dataclass(frozen=True)
+class _Definition:
+    name_path: str
+    start_byte: int
+    end_byte: int
+    name_start_byte: int
+
+
+def test_settle_all_reaches_the_nesting_of_long_definition_lists() -> None:
+    """The nesting kept per definition list (each list held): settled, the older long files'
+    lists are let go, the newest's kept and still found."""
+    lists = [[_Definition(f"f{n}", 0, LONG, 4), _Definition(f"f{n}/g", 10, 20, 14)] for n in range(3)]
+    for definitions in lists:
+        assert incremental.named_within(definitions, 0, 12) == [definitions[0]]  # type: ignore[type-var]
+    settle_all()
+    assert [kept for kept, _ in incremental._kept_nesting.values()] == [lists[-1]]
+    assert incremental.named_within(lists[0], 12, 16) == [lists[0][1]]  # type: ignore[type-var]  # worked out again
 
 
 def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
