@@ -11,6 +11,10 @@ from pathlib import Path
 
 from gateway import incremental
 from gateway.api import Gateway
+from gateway.gate import own_parser, touched
+from gateway.gate.touched import touched_by
+from gateway.langs import default_registry
+from gateway.symbols import text
 from gateway.bounded import REST_CHARS, Bounded, settle_all
 from gateway.lsp import documents
 from gateway.surfaces import daemon
@@ -92,6 +96,28 @@ def test_settle_all_reaches_the_nesting_of_long_definition_lists() -> None:
     settle_all()
     assert [kept for kept, _ in incremental._kept_nesting.values()] == [lists[-1]]
     assert incremental.named_within(lists[0], 12, 16) == [lists[0][1]]  # type: ignore[type-var]  # worked out again
+
+
+def test_settle_all_reaches_the_python_verdicts_and_the_writes_touched() -> None:
+    """Python's whole-text verdicts and the definitions each write touched, kept by their texts:
+    settled, only the newest long text's."""
+    texts = [f"def f{n}():\n    return {n}\n" + "#" * LONG + "\n" for n in range(3)]
+    python = default_registry().get("python")
+    for source in texts:
+        assert own_parser.verdict(source) is None
+        touched_by(python, "a.py", source, source.replace("return", "return 1 +"))
+    settle_all()
+    assert len(own_parser._verdicts.values()) == 1 and len(touched._TOUCHED.values()) == 1
+    assert own_parser.known_to_compile(texts[-1]) and not own_parser.known_to_compile(texts[0])
+
+
+def test_an_ascii_texts_offsets_keep_no_table_and_a_wide_ones_settle() -> None:
+    ascii_text, wide = "x" * LONG, ["é" * LONG + str(n) for n in range(3)]
+    assert text.char_to_byte(ascii_text)(5) == 5 and text.byte_to_char(ascii_text)(5) == 5
+    for one in wide:
+        assert text.char_to_byte(one)(3) == 6 and text.byte_to_char(one)(6) == 3
+    settle_all()
+    assert len(text._TO_BYTE.values()) == 1 and len(text._TO_CHAR.values()) == 1
 
 
 def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
