@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import __future__
 import re
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from tree_sitter import Node, Tree
-
-from gateway.bounded import Bounded
 
 Span = tuple[int, int]
 Verdict = tuple[int, int, str] | None  # (line, column, message) of the first error; None: it compiles
@@ -30,9 +30,9 @@ class Undecided(Exception):
     """The parser itself failed (too deep to compile here): tree-sitter decides."""
 
 
-# The whole-text verdicts of the last few texts, by text (held as the key): between a daemon's
-# requests only the newest long one's (`settle_all`). Each in a 1-tuple: None is a verdict.
-_verdicts: Bounded[str, tuple[Verdict | Undecided]] = Bounded(16, 8 << 20)
+_KEPT = 16
+_verdicts: OrderedDict[str, Verdict | Undecided] = OrderedDict()
+_lock = threading.Lock()
 _PROLOGUE = frozenset({"comment", "string", "expression_statement", "future_import_statement"})
 
 
@@ -58,8 +58,11 @@ _UNKNOWN = _Unknown()
 
 
 def _known(text: str) -> Verdict | Undecided | _Unknown:
-    found = _verdicts.get(text)
-    return _UNKNOWN if found is None else found[0]
+    with _lock:
+        found = _verdicts.get(text, _UNKNOWN)
+        if found is not _UNKNOWN:
+            _verdicts.move_to_end(text)
+        return found
 
 
 def known_to_compile(text: str) -> bool:
@@ -68,7 +71,10 @@ def known_to_compile(text: str) -> bool:
 
 
 def _keep(text: str, verdict: Verdict | Undecided) -> None:
-    _verdicts.put(text, (verdict,), len(text))
+    with _lock:
+        _verdicts[text] = verdict
+        while len(_verdicts) > _KEPT or (len(_verdicts) > 2 and sum(map(len, _verdicts)) > 8 << 20):
+            _verdicts.popitem(last=False)
 
 
 def verdict(text: str) -> Verdict:
