@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,6 +127,23 @@ def test_the_daemon_settles_the_caches_when_it_tidies(tmp_path: Path) -> None:
 
     asyncio.run(tidied())
     assert kept.values() == ["worked out from text 2"]
+
+
+def test_the_daemon_tidies_at_once_after_a_request_that_left_long_texts(tmp_path: Path) -> None:
+    """Tidied a moment ago, the daemon tidies again as soon as an answer has gone out when a
+    cache holds more than its rest bound (a long file's texts before and after a write), not
+    TIDY_SECONDS later: the memory after the request is what is counted."""
+
+    async def tidied(sizes: list[int]) -> list[str]:
+        server = daemon.DaemonServer(Gateway(tmp_path), idle_seconds=60)
+        server.loop, server._tidied = asyncio.get_running_loop(), time.monotonic()
+        kept = _filled(sizes)
+        server._tidy_soon()
+        await asyncio.sleep(0.1)
+        return kept.values()
+
+    assert asyncio.run(tidied([LONG, LONG])) == ["worked out from text 1"]
+    assert asyncio.run(tidied([1000, 1000])) == ["worked out from text 0", "worked out from text 1"]  # within the bound: later
 
 
 class _Mallinfo2(ctypes.Structure):
