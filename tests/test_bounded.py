@@ -110,10 +110,10 @@ def test_settle_all_reaches_the_writes_touched() -> None:
 
 
 def test_an_ascii_texts_offsets_keep_no_table_and_a_wide_ones_settle() -> None:
-    ascii_text, wide = "x" * LONG, ["é" * LONG + str(n) for n in range(3)]
+    ascii_text, wide = "x" * LONG, ["é" + "x" * LONG + str(n) for n in range(3)]
     assert text.char_to_byte(ascii_text)(5) == 5 and text.byte_to_char(ascii_text)(5) == 5
     for one in wide:
-        assert text.char_to_byte(one)(3) == 6 and text.byte_to_char(one)(6) == 3
+        assert text.char_to_byte(one)(3) == 4 and text.byte_to_char(one)(4) == 3
     settle_all()
     assert len(text._TO_BYTE.values()) == 1 and len(text._TO_CHAR.values()) == 1
 
