@@ -62,6 +62,11 @@ class Bounded(Generic[K, V]):
         while len(self._entries) > self.count or (self._held > chars and len(self._entries) > newest):
             self._held -= self._entries.popitem(last=False)[1][1]
 
+    def over(self, chars: int) -> bool:
+        """Whether `settle(chars)` would let something go."""
+        with self._lock:
+            return self._held > chars and len(self._entries) > 1
+
     def values(self) -> list[V]:
         """What is kept, oldest first."""
         with self._lock:
@@ -78,3 +83,10 @@ def settle_all(chars: int = REST_CHARS) -> None:
         every = list(_ALL)
     for kept in every:
         kept.settle(chars)
+
+
+def over_rest(chars: int = REST_CHARS) -> bool:
+    """Whether any Bounded of this process holds more than `settle_all(chars)` keeps."""
+    with _all_lock:
+        every = list(_ALL)
+    return any(kept.over(chars) for kept in every)

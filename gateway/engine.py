@@ -138,10 +138,10 @@ class Engine:
         where = Path(path) if os.path.isabs(path) else self.workspace.root / path
         try:
             session = self.sessions.started_session(lang)  # one still starting: the gate judges without it
-            if session is None or isinstance(session, NotStarted):
+            if session is None or isinstance(session, NotStarted) or not session.adapter.lists_macros:
                 return None
-            reply = session.document_symbols(where, text, lang.server.language_id_for(where), patience=_MACRO_PATIENCE)
-            return session.adapter.macro_calls(reply)
+            outline = session.document_symbols(where, text, lang.server.language_id_for(where), patience=_MACRO_PATIENCE)
+            return session.adapter.macro_calls(outline.reply)
         except ServerFailed:
             return None
 

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from gateway.bounded import Bounded
+
 Self = TypeVar("Self", bound="Located")
 
 
@@ -98,7 +100,9 @@ def _own_names(definitions: Sequence[Located]) -> list[str]:
     return _nesting(definitions).names
 
 
-_kept_nesting: dict[int, tuple[Sequence[Located], _Nesting]] = {}  # by list (held, so its id is not reused)
+# By list (held, so its id is not reused), bounded by the bytes of text the lists cover: between
+# a daemon's requests (`settle_all`) only the newest long one's is kept.
+_kept_nesting: Bounded[int, tuple[Sequence[Located], _Nesting]] = Bounded(8)
 
 
 def _nesting_of_kept(definitions: Sequence[Located]) -> _Nesting:
@@ -110,9 +114,7 @@ def _nesting_of_kept(definitions: Sequence[Located]) -> _Nesting:
 
 
 def _keep_nesting(definitions: Sequence[Located], nesting: _Nesting) -> _Nesting:
-    if len(_kept_nesting) >= 8:
-        _kept_nesting.clear()
-    _kept_nesting[id(definitions)] = (definitions, nesting)
+    _kept_nesting.put(id(definitions), (definitions, nesting), nesting.top_ends[-1] if nesting.top_ends else 0)
     return nesting
 
 

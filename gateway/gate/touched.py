@@ -6,11 +6,11 @@ removes (constants and variables other files import: `queries/<lang>/bindings.sc
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 
 from tree_sitter import QueryCursor, Tree
 
+from gateway.bounded import Bounded
 from gateway.gate.classify import _touched, _windows
 from gateway.gate.effect import write_effect
 from gateway.gate.judgement import judge
@@ -19,10 +19,23 @@ from gateway.langs import Language
 from gateway.syntax import extra_query
 
 
-@functools.lru_cache(maxsize=4)  # a host's write is asked whether it is verified, then verified
 def touched_by(lang: Language, path: str, before: str, after: str) -> tuple[TouchedDefinition, ...]:
     """The definitions and top-level bindings the write from `before` to `after` touched;
     empty for a body-only write (and for a language without a symbol backend)."""
+    key = (lang, path, before, after)
+    found = _TOUCHED.get(key)
+    if found is None:
+        found = _touched_by(lang, path, before, after)
+        _TOUCHED.put(key, found, len(before) + len(after))
+    return found
+
+
+# The last few writes' (a host's write is asked whether it is verified, then verified), by
+# their texts: between a daemon's requests only the newest long one's (`settle_all`).
+_TOUCHED: Bounded[tuple[Language, str, str, str], tuple[TouchedDefinition, ...]] = Bounded(4)
+
+
+def _touched_by(lang: Language, path: str, before: str, after: str) -> tuple[TouchedDefinition, ...]:
     if before == after or not lang.symbol_backend or not before.strip():
         return ()
     effect = write_effect(path, before, after)

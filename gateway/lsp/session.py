@@ -22,7 +22,7 @@ from gateway import progress
 from gateway.errors import ServerFailed
 from gateway.lsp.adapters.base import Adapter
 from gateway.lsp.discovery import search_path
-from gateway.lsp.documents import Documents
+from gateway.lsp.documents import Documents, Outline, digest
 from gateway.lsp.launch import handler, leashed
 from gateway.lsp.process import ServerProcess
 from gateway.lsp.reports import Reports
@@ -60,7 +60,7 @@ class LspSession(Waiting, ServerProcess):
         self.broken: str | None = None
         self._versions: dict[str, int] = {}
         self._sent: dict[str, str] = {}
-        self._opened: dict[str, str] = {}
+        self._opened: dict[str, bytes] = {}  # the digest of the text each document was opened with
         self._languages: dict[str, str] = {}  # the language id each document was opened with
         self._held: dict[str, int] = {}  # documents `refresh` leaves as sent (`held`), by how many holders
         self._lock = threading.RLock()
@@ -168,7 +168,7 @@ class LspSession(Waiting, ServerProcess):
             await asyncio.sleep(0.05)
         await self._handler.process.wait()
 
-    def document_symbols(self, path: Path, text: str, language_id: str, patience: float = 0.0) -> Any:
+    def document_symbols(self, path: Path, text: str, language_id: str, patience: float = 0.0) -> Outline[Any]:
         """The server's documentSymbol answer for `path` holding `text`: asked once per text
         (documents.Documents keeps it for this server process); asked again for up to
         `patience` seconds while it answers none (a server still analysing the file)."""
@@ -186,8 +186,7 @@ class LspSession(Waiting, ServerProcess):
                 if reply or time.monotonic() >= deadline:
                     break
                 time.sleep(0.05)
-            self.documents.keep(uri, text, reply)
-            return reply
+            return self.documents.keep(uri, text, reply, self.adapter.lists_macros)
 
     def fail(self, reason: str) -> ServerFailed:
         """A server that answered nonsense is not trusted again: it is replaced on the next call."""
@@ -265,7 +264,7 @@ class LspSession(Waiting, ServerProcess):
                     {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
                 ))
                 return
-            self._opened[uri] = text
+            self._opened[uri] = digest(text)
             self._notify(lambda h: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
             self._notify(lambda h: h.notify.did_open_text_document(
                 {"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}}
@@ -273,7 +272,8 @@ class LspSession(Waiting, ServerProcess):
 
     def opened_otherwise(self, path: Path, text: str) -> bool:
         """Whether the server opened `path` holding another text than `text`."""
-        return self._opened.get(path.as_uri(), text) != text
+        opened = self._opened.get(path.as_uri())
+        return opened is not None and opened != digest(text)
 
     def sync(self, path: Path, text: str, language_id: str, saved: bool = False) -> None:
         """Make the server's copy of `path` equal `text` (didOpen, or a full didChange)."""
@@ -283,7 +283,7 @@ class LspSession(Waiting, ServerProcess):
                 self.reports.sent(uri)
             if uri not in self._versions:
                 self._versions[uri] = 1
-                self._opened[uri] = text
+                self._opened[uri] = digest(text)
                 self._languages[uri] = language_id
                 self._notify(lambda h: h.notify.did_open_text_document(
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 from gateway import progress
 from gateway import callerenv
 from gateway.api import Gateway
-from gateway.bounded import settle_all
+from gateway.bounded import over_rest, settle_all
 from gateway.config import daemon_config
 from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
@@ -202,11 +202,13 @@ class DaemonServer(GatewayServer):
 
     def _tidy_soon(self) -> None:
         """Tidy as soon as the answer has gone out (still before any other request is taken up)
-        if that was not done in the last TIDY_SECONDS, else when they have passed. The answer
-        does not wait for it: a request after a pause (an agent's next turn) always finds a
-        tidy due, and reading /proc for the servers' memory takes milliseconds."""
+        if that was not done in the last TIDY_SECONDS, else when they have passed; at once, too,
+        when a cache holds more than it keeps at rest (a long file's texts before and after a
+        write: its memory is counted as soon as the answer is). The answer does not wait for it:
+        a request after a pause (an agent's next turn) always finds a tidy due, and reading /proc
+        for the servers' memory takes milliseconds (the tidy, some 5 at 50k lines)."""
         if self._tidying is None:
-            due = self._tidied + TIDY_SECONDS - time.monotonic()
+            due = 0.0 if over_rest() else self._tidied + TIDY_SECONDS - time.monotonic()
             # Called as the request's task ends: the answer is sent by a callback of that task,
             # queued after this one, so this queues the tidy behind it.
             self._tidying = self.loop.call_soon(self._after_answer) if due <= 0 else self.loop.call_later(due, self._tidy)

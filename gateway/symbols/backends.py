@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from gateway.bounded import Bounded
 from gateway.langs import Language
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition
@@ -95,13 +94,8 @@ class LspBackend:
         """The server's symbols; the same list for the same answer (the session keeps answers per text)."""
         self.session.refresh(self.read)
         patience = self.session.adapter.empty_symbols_while_analysing if definitions else 0.0
-        reply = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
-        kept = _read.get(id(reply))
-        if kept is not None and kept[0] is reply:
-            return kept[1]
-        found = self._read(reply, text)
-        _read.put(id(reply), (reply, found), len(text))
-        return found
+        outline = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
+        return outline.read(lambda reply: self._read(reply, text))
 
     def _read(self, reply: Any, text: str) -> list[RawSymbol]:
         if reply is None:
@@ -119,10 +113,6 @@ class LspBackend:
             return found
         except (KeyError, TypeError, ValueError) as error:
             raise self.session.fail(f"malformed symbol in documentSymbol reply ({error!r})") from None
-
-
-# The symbols read from the last few answers, by answer (held, so its id is not reused).
-_read: Bounded[int, tuple[Any, list[RawSymbol]]] = Bounded(8)
 
 
 def _offset(index: LineIndex, position: dict[str, Any]) -> int:

@@ -171,11 +171,36 @@ def _non_ascii(text: str, start: int, end: int, found: list[int], limit: int) ->
     return _non_ascii(text, start, middle, found, limit) and _non_ascii(text, middle, end, found, limit)
 
 
-@functools.lru_cache(maxsize=6)  # a table per character of a text full of non-ASCII ones is large
 def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
     if text.isascii():
         return _same
+    found = _TO_BYTE.get(text)
+    if found is None:
+        found = _wide_char_to_byte(text)
+        _TO_BYTE.put(text, found, len(text))
+    return found
+
+
+def byte_to_char(text: str) -> Callable[[int], int]:
+    """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
+    character gives that character)."""
+    if text.isascii():
+        return _same
+    found = _TO_CHAR.get(text)
+    if found is None:
+        found = _wide_byte_to_char(text)
+        _TO_CHAR.put(text, found, len(text))
+    return found
+
+
+# The conversions of the last few texts with non-ASCII characters, by text (held as the key: an
+# ASCII text's needs none, so is not kept); a table per character of a text full of them is large.
+_TO_BYTE: Bounded[str, Callable[[int], int]] = Bounded(6)
+_TO_CHAR: Bounded[str, Callable[[int], int]] = Bounded(6)
+
+
+def _wide_char_to_byte(text: str) -> Callable[[int], int]:
     wide = _Wide.of(text)
     if wide is not None:
         return wide.to_byte
@@ -185,12 +210,7 @@ def char_to_byte(text: str) -> Callable[[int], int]:
     return table.__getitem__
 
 
-@functools.lru_cache(maxsize=6)
-def byte_to_char(text: str) -> Callable[[int], int]:
-    """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
-    character gives that character)."""
-    if text.isascii():
-        return _same
+def _wide_byte_to_char(text: str) -> Callable[[int], int]:
     wide = _Wide.of(text)
     if wide is not None:
         return wide.to_char

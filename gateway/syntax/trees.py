@@ -17,6 +17,7 @@ from typing import Any
 from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
+from gateway.bounded import Bounded
 from gateway.edits import common_prefix, common_suffix
 from gateway.incremental import TextEdit
 from gateway.langs import Language, Preprocessor
@@ -255,8 +256,11 @@ _TREES = _TreeCache(16, 2 << 20)
 def parse_once(lang: Language, source: bytes) -> Tree:
     """`parse` without keeping the tree in the cache."""
     return _TREES.get(lang.grammar, source) or _parser(lang.grammar).parse(_parse_input(lang, source))
-_ENCODED: OrderedDict[str, bytes] = OrderedDict()
-_encoded_lock = threading.Lock()
+
+
+# The last few texts' UTF-8, by text (which the key holds alive too); between a daemon's requests
+# only the newest long one's (`settle_all`).
+_ENCODED: Bounded[str, bytes] = Bounded(12, 8 << 20)
 
 
 def utf8(text: str) -> bytes:
@@ -266,15 +270,10 @@ def utf8(text: str) -> bytes:
     again over the whole text)."""
     if len(text) < 4096 and text.isascii():
         return text.encode()
-    with _encoded_lock:
-        found = _ENCODED.get(text)
-        if found is not None:
-            return found
-    found = text.encode("utf-8", "surrogatepass")
-    with _encoded_lock:
-        _ENCODED[text] = found
-        while len(_ENCODED) > 12 or (len(_ENCODED) > 2 and sum(map(len, _ENCODED.values())) > 8 << 20):
-            _ENCODED.popitem(last=False)
+    found = _ENCODED.get(text)
+    if found is None:
+        found = text.encode("utf-8", "surrogatepass")
+        _ENCODED.put(text, found, len(found))
     return found
 
 

@@ -147,6 +147,10 @@ class Adapter:
         """A server's symbol name as name-path segments (most servers name symbols plainly)."""
         return [name]
 
+    # Whether `macro_calls` reads a documentSymbol answer (so it is kept as decoded beside the
+    # symbols read from it; documents.Outline).
+    lists_macros = False
+
     def macro_calls(self, reply: Any) -> list[ServerMacro] | None:
         """The macro calls a documentSymbol reply lists with what each makes; None: the server
         does not list them (only clangd does)."""

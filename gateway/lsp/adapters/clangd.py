@@ -26,6 +26,8 @@ def _made(symbols: list[Any]) -> list[tuple[str, str]]:
 
 
 class ClangdAdapter(Adapter):
+    lists_macros = True
+
     def name_segments(self, name: str) -> list[str]:
         if "::" not in name or name.startswith("operator"):
             return [name]
