@@ -173,24 +173,23 @@ def _non_ascii(text: str, start: int, end: int, found: list[int], limit: int) ->
 
 def char_to_byte(text: str) -> Callable[[int], int]:
     """A function from character offsets of `text` to UTF-8 byte offsets."""
-    if text.isascii():
-        return _same
-    found = _TO_BYTE.get(text)
-    if found is None:
-        found = _wide_char_to_byte(text)
-        _TO_BYTE.put(text, found, len(text))
-    return found
+    return _conversion(_TO_BYTE, text, _wide_char_to_byte)
 
 
 def byte_to_char(text: str) -> Callable[[int], int]:
     """A function from UTF-8 byte offsets of `text` to character offsets (an offset inside a
     character gives that character)."""
+    return _conversion(_TO_CHAR, text, _wide_byte_to_char)
+
+
+def _conversion(kept: Bounded[str, Callable[[int], int]], text: str, make: Callable[[str], Callable[[int], int]]) -> Callable[[int], int]:
+    """`make(text)`, kept in `kept`; the identity for an ASCII text, which keeps nothing."""
     if text.isascii():
         return _same
-    found = _TO_CHAR.get(text)
+    found = kept.get(text)
     if found is None:
-        found = _wide_byte_to_char(text)
-        _TO_CHAR.put(text, found, len(text))
+        found = make(text)
+        kept.put(text, found, len(text))
     return found
 
 
