@@ -5,9 +5,10 @@
 Every hunk of the last N commits of a git repository (`git diff -U2`) becomes the edit an
 agent would send, judged on the file before the commit; and the same changes are cut
 without git or the gateway (`--cuts`, replay_cuts.py): difflib hunks with random context,
-mid-line old_strings split mid-definition, the after-file as one edit, and formatted. An oracle that shares nothing
-with the gate (Python's `ast`, Ruby's Ripper, javac, or the language server's
-documentSymbol) labels each edit: adds/removes/renames a definition, changes a header,
+mid-line old_strings split mid-definition, the after-file as one edit, and formatted. The
+matrix's oracle for the language (matrix_oracles.definition_oracle: Python's `ast`, Ruby's
+Ripper, javac, go/parser, clang's AST, TypeScript's compiler API; for Rust a server process of
+the oracle's own, labelled not independent) labels each edit: adds/removes/renames a definition, changes a header,
 body-only, or no definition. Beside ours, the keyword gate as deployed today. Without
 --repo it replays the default corpus (replay_corpus.toml: consecutive releases of packages
 from PyPI, npm and Debian). Results go to results/local/ unless --record, which writes
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,8 @@ from benchmarks.hunks import ReplayEdit, checkout  # noqa: E402
 from benchmarks.keyword_gate import keyword_gate_blocks  # noqa: E402
 from benchmarks.meter import Meter, metered  # noqa: E402
 from benchmarks.polyglot_drive import bytes_from  # noqa: E402
-from benchmarks.oracle import AstOracle, JavaOracle, LspOracle, Oracle, RubyOracle, TypeScriptOracle, label, structural  # noqa: E402
+from benchmarks.matrix_oracles import definition_oracle  # noqa: E402
+from benchmarks.oracle import Oracle, label, structural  # noqa: E402
 from benchmarks.replay_corpus import build_all  # noqa: E402
 from benchmarks.replay_cuts import CUTS, cut_edits  # noqa: E402
 from benchmarks.replay_report import chart, render  # noqa: E402
@@ -154,22 +157,6 @@ def repo_name(repo: Path) -> str:
     """A repository's name, also for a bare clone kept as `<name>/repo` or `<name>.git`."""
     path = repo.resolve()
     return path.parent.name if path.name == "repo" else path.name.removesuffix(".git")
-
-
-def make_oracle(language: str, gateway: Gateway) -> Oracle | None:
-    if language == "python":
-        return AstOracle()
-    if language == "ruby":
-        return RubyOracle(shutil.which("ruby")) if shutil.which("ruby") else None  # type: ignore[arg-type]
-    if language == "java":
-        javac, java = shutil.which("javac"), shutil.which("java")
-        return JavaOracle(javac, java) if javac and java else None
-    typescript = ROOT / ".tools" / "node" / "node_modules" / "typescript"
-    if language in ("typescript", "tsx", "javascript") and shutil.which("node") and typescript.is_dir():
-        return TypeScriptOracle(str(shutil.which("node")), typescript)
-    lang = gateway.registry.get(language)
-    session = gateway.sessions.session_for(lang)
-    return LspOracle(session, lang) if session is not None else None
 
 
 class OracleCache:
@@ -289,23 +276,28 @@ def run_language(language: str, edits: list[ReplayEdit], meter: Meter, cut: str 
     sees each edit in a checkout of its commit's parent, so headers and imports resolve."""
     run: LanguageRun | None = None
     meter.stage = language
-    for (repo, parent), group in by_commit(edits).items():
-        root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
-        if language not in ("python", "ruby", "java", "typescript", "tsx", "javascript"):
-            checkout(repo, parent, root)
-            (root / "compile_flags.txt").write_text(_flags(root, language))
-        with Gateway(root) as gateway:
-            oracle = make_oracle(language, gateway)
+    with ExitStack() as stack:
+        oracle = definition_oracle(stack, language)
+        for (repo, parent), group in by_commit(edits).items():
             run = run or LanguageRun(language, oracle.name if oracle else None, cut)
-            caches: dict[Path, OracleCache] = {}
-            for edit in group:
-                path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
-                cache = caches.setdefault(path, OracleCache(oracle, path)) if oracle else None
-                judge(run, edit, cache, gateway, path)
-                meter.edits += 1
-        shutil.rmtree(root, ignore_errors=True)
-        meter.done += 1
+            _run_commit(run, language, repo, parent, group, oracle, meter)
     return run or LanguageRun(language, None, cut)
+
+
+def _run_commit(run: LanguageRun, language: str, repo: Path, parent: str, group: list[ReplayEdit], oracle: Oracle | None, meter: Meter) -> None:
+    root = Path(tempfile.mkdtemp(prefix=f"replay-{language}-"))
+    if language not in ("python", "ruby", "java", "typescript", "tsx", "javascript"):
+        checkout(repo, parent, root)
+        (root / "compile_flags.txt").write_text(_flags(root, language))
+    with Gateway(root) as gateway:
+        caches: dict[Path, OracleCache] = {}
+        for edit in group:
+            path = root / edit.path if (root / edit.path).is_file() else root / (("Replay" if language == "java" else "replay") + SUFFIX[language])
+            cache = caches.setdefault(path, OracleCache(oracle, path)) if oracle else None
+            judge(run, edit, cache, gateway, path)
+            meter.edits += 1
+    shutil.rmtree(root, ignore_errors=True)
+    meter.done += 1
 
 
 def collect(repos: list[Path], commits: int, languages: set[str] | None, max_edits: int, cut: str = "git") -> dict[str, list[ReplayEdit]]:
