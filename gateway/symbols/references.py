@@ -4,7 +4,7 @@ and the syntax trees of the files that spell its name (gateway.symbols.mentions)
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
@@ -118,6 +118,13 @@ def _open_mentions(view: FileSymbols, texts: dict[Path, tuple[Language, str]]) -
             view.backend.sync(path, text, lang.server.language_id_for(path))
 
 
+def displayed(service: SymbolService, view: FileSymbols) -> Callable[[Path], str]:
+    """How a place's file is named: the view's own file as the view names it (a host's hook by
+    the path it gave, which the places a write takes away are matched against), others as the
+    workspace does."""
+    return lambda path: view.source.display if path == view.source.path else service.workspace.display(path)
+
+
 def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
     """Places (file:line) outside the symbol's own text that refer, or may refer, to it: the
     server's references where a server runs, and every place the syntax trees tie to it or
@@ -129,7 +136,7 @@ def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol
         places += _server_references(service, view, symbol, own, texts)
     for mention in mentions_in(service, view, symbol, texts):
         if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
-            places.append(mention.place(service.workspace.display))
+            places.append(mention.place(displayed(service, view)))
     return list(dict.fromkeys(places))
 
 
@@ -175,7 +182,7 @@ def _server_references(
         if path == own[0] and own[1] <= index.from_utf16(start["line"], start["character"]) < own[2]:
             continue
         if path.is_relative_to(service.workspace.root):
-            places.append(f"{service.workspace.display(path)}:{start['line'] + 1}")
+            places.append(f"{displayed(service, view)(path)}:{start['line'] + 1}")
     return places
 
 

@@ -1,0 +1,55 @@
+"""What the mistakes benchmark and the rename judges found the gateway getting wrong (issue 37),
+with the language servers running and driven as the hosts drive it: a rename by text whose every
+use is in the edited file is performed, not refused; a removal is refused as still referenced
+only where something refers to it; a server's rename that reaches another definition is not
+written as the rename."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
+
+pytestmark = pytest.mark.usefixtures("servers")
+
+GO_MOD = "module example.com/cobra\n\ngo 1.21\n"
+GO_COMPLETIONS = (
+    "package cobra\n\nimport \"strings\"\n\n"
+    "func writeRequiredFlag(buf *strings.Builder, name string) {\n\tbuf.WriteString(\"required \")\n\tbuf.WriteString(name)\n}\n\n"
+    "func writeFlags(buf *strings.Builder) {\n\tbuf.WriteString(\"flags\")\n\twriteRequiredFlag(buf, \"x\")\n}\n"
+)
+TS_KY = (
+    "type Options = {retries: number};\n\n"
+    "function cloneInitHookOptions(options: Options): Options {\n\tconst copy = {...options};\n\treturn copy;\n}\n\n"
+    "export class Ky {\n\tcreate(options: Options): Options {\n\t\tconst initial = cloneInitHookOptions(options);\n\t\treturn initial;\n\t}\n}\n"
+)
+TSCONFIG = '{"compilerOptions": {"strict": true, "target": "es2022", "module": "nodenext"}}\n'
+
+
+def _edit(root: Path, path: str, old: str, new: str, replace_all: bool = False) -> dict[str, object]:
+    """Claude Code's PreToolUse answer to an Edit of `path`, given as the host gives it (absolute)."""
+    tool_input = {"file_path": str(root / path), "old_string": old, "new_string": new, "replace_all": replace_all}
+    payload = {"session_id": "t", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": tool_input}
+    output, code = run_hook(json.dumps(payload).encode(), {"cwd": str(root), "project_dir": str(root)})
+    assert code == 0, output
+    return json.loads(output).get("hookSpecificOutput", {}) if output else {}
+
+
+@pytest.mark.parametrize(("files", "path", "name"), [
+    ({"go.mod": GO_MOD, "completions.go": GO_COMPLETIONS}, "completions.go", "writeRequiredFlag"),
+    ({"tsconfig.json": TSCONFIG, "source/Ky.ts": TS_KY}, "source/Ky.ts", "cloneInitHookOptions"),
+], ids=["go", "typescript"])
+def test_a_replace_all_rename_whose_every_use_is_in_the_file_is_not_refused(tmp_path: Path, files: dict[str, str], path: str,
+                                                                            name: str) -> None:
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    answer = _edit(tmp_path, path, name, name + "Renamed", replace_all=True)
+    assert answer.get("permissionDecision") != "deny", answer
+    given = {"old_string": name, "new_string": name + "Renamed", "replace_all": True, **answer.get("updatedInput", {})}  # type: ignore[dict-item]
+    before = files[path]
+    after = before.replace(given["old_string"], given["new_string"]) if given["replace_all"] else before.replace(given["old_string"], given["new_string"], 1)
+    assert after == before.replace(name, name + "Renamed"), answer
