@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.api import Gateway
 from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 
 pytestmark = pytest.mark.usefixtures("servers")
@@ -53,3 +54,30 @@ def test_a_replace_all_rename_whose_every_use_is_in_the_file_is_not_refused(tmp_
     before = files[path]
     after = before.replace(given["old_string"], given["new_string"]) if given["replace_all"] else before.replace(given["old_string"], given["new_string"], 1)
     assert after == before.replace(name, name + "Renamed"), answer
+
+
+GO_COMMAND = ("package cobra\n\ntype Command struct {\n\tname string\n}\n\n// String names the command.\n"
+              "func (c *Command) String() string {\n\treturn c.name\n}\n\nfunc (c *Command) Name() string {\n\treturn c.name\n}\n")
+GO_STRING = "// String names the command.\nfunc (c *Command) String() string {\n\treturn c.name\n}\n\n"
+GO_STAMP = "package stamp\n\nimport \"time\"\n\nfunc Stamp() string {\n\tt := time.Now()\n\treturn t.String()\n}\n"
+JS_LIST_OPS = ("export const concat = (lists) => {\n  let all = [];\n  for (const list of lists) all = append(all, list);\n  return all;\n};\n\n"
+               "export const append = (one, two) => {\n  return [...one, ...two];\n};\n")
+JS_CONCAT = "export const concat = (lists) => {\n  let all = [];\n  for (const list of lists) all = append(all, list);\n  return all;\n};\n\n"
+JS_OTHER = "export const both = (a, b) => {\n  const joined = a.concat(b);\n  return joined;\n};\n"
+
+
+@pytest.mark.parametrize(("files", "path", "removed"), [
+    ({"go.mod": GO_MOD, "command.go": GO_COMMAND, "stamp/stamp.go": GO_STAMP}, "command.go", GO_STRING),
+    ({"package.json": '{"type": "module"}\n', "list-ops.js": JS_LIST_OPS, "other/join.js": JS_OTHER}, "list-ops.js", JS_CONCAT),
+], ids=["go-String-method", "javascript-concat"])
+def test_a_removal_the_server_finds_no_reference_to_is_not_refused_for_a_member_of_that_name(
+        tmp_path: Path, files: dict[str, str], path: str, removed: str) -> None:
+    """`t.String()` on a time.Time in another package, `a.concat(b)` on an array: the server's
+    references, not the name, say whether they are the removed definition's."""
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    with Gateway(tmp_path) as gateway:
+        result = gateway.edit(str(tmp_path / path), removed, "", route=True)
+    assert result.route is not None and result.route.backend.startswith("lsp:"), result.route
+    assert (tmp_path / path).read_text() == files[path].replace(removed, "")

@@ -305,3 +305,22 @@ def test_a_function_replaced_by_a_binding_of_its_name_is_not_refused_as_removed(
     with Gateway(python, use_servers=False) as gateway:
         verdict = gateway.classify("util.py", REMOVED, "get_auth_from_url = str.lower\n\n\n")
     assert "still referenced" not in verdict.message, verdict.message
+
+
+def test_without_a_server_a_member_of_the_same_name_is_said_to_be_a_name_match_not_a_reference(tmp_path: Path) -> None:
+    """Only the name ties `t.String()` (an object of a type the syntax trees cannot tell) to the
+    method removed: still refused, saying so, while a use tied to it is a reference."""
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "stamp").mkdir()
+    (tmp_path / "stamp" / "stamp.go").write_text("package stamp\n\nimport \"time\"\n\nfunc Stamp() string {\n\tt := time.Now()\n\treturn t.HasParent()\n}\n")
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    said = str(refused.value)
+    assert "Command/HasParent may still be referenced at stamp/stamp.go:7, where its name is spelt (member of an object of unknown type)" in said, said
+    assert "no language server answered for it" in said and "is still referenced" not in said, said
+    (tmp_path / "root.go").write_text(GO_ROOT)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    assert "Command/HasParent is still referenced at root.go:4; and may still be referenced at stamp/stamp.go:7" in str(refused.value), refused.value
+    assert (tmp_path / "command.go").read_text() == GO_COMMAND

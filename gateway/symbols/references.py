@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
@@ -125,19 +126,58 @@ def displayed(service: SymbolService, view: FileSymbols) -> Callable[[Path], str
     return lambda path: view.source.display if path == view.source.path else service.workspace.display(path)
 
 
-def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
-    """Places (file:line) outside the symbol's own text that refer, or may refer, to it: the
-    server's references where a server runs, and every place the syntax trees tie to it or
-    cannot rule out; `staged`: other files' texts not written yet, as `candidates` takes them."""
-    places: list[str] = []
+# Name matches a server that answers references rules on: it knows an object's type and what an
+# import or a use in another file binds. Strings naming a symbol and a declaration of its name
+# (a C++ prototype) it does not answer for.
+SERVER_RULES_ON = frozenset({"attribute", "member of an object of unknown type", "import", "use"})
+
+
+@dataclass(frozen=True)
+class Referrers:
+    """The places (file:line) outside a symbol's text that refer to it: `sure`, the server's
+    references and the places the syntax trees tie to it; `unsure`, where its name is only
+    spelt (`whys`: as what), less those a server that answered rules on (`answered`)."""
+
+    sure: tuple[str, ...] = ()
+    unsure: tuple[str, ...] = ()
+    whys: tuple[str, ...] = ()
+    answered: bool = False
+
+    @property
+    def places(self) -> list[str]:
+        return list(dict.fromkeys(self.sure + self.unsure))
+
+    def without(self, gone: Callable[[str], bool]) -> Referrers:
+        """These referrers less the places `gone` says the write takes away."""
+        return replace(self, sure=tuple(p for p in self.sure if not gone(p)), unsure=tuple(p for p in self.unsure if not gone(p)))
+
+
+def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> Referrers:
+    """Where the symbol is, or may be, referred to outside its own text: the server's references
+    where a server runs and answers, and the places the syntax trees find its name at (a name
+    match the server rules on left out where it answered); `staged`: other files' texts not
+    written yet, as `candidates` takes them."""
+    sure: list[str] = []
+    unsure: dict[str, str] = {}
     own = (view.source.path, symbol.doc_start, symbol.end)
     texts = candidates(service, view, symbol, staged)
-    if view.backend.session is not None:
-        places += _server_references(service, view, symbol, own, texts)
+    answered = view.backend.session is not None
+    if answered:
+        sure += _server_references(service, view, symbol, own, texts)
     for mention in mentions_in(service, view, symbol, texts):
-        if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
-            places.append(mention.place(displayed(service, view)))
-    return list(dict.fromkeys(places))
+        if mention.path == own[0] and own[1] <= mention.start < own[2]:
+            continue
+        if mention.tied:
+            sure.append(mention.place(displayed(service, view)))
+        elif not (answered and mention.why in SERVER_RULES_ON):
+            unsure.setdefault(mention.place(displayed(service, view)), mention.why)
+    sure = list(dict.fromkeys(sure))
+    return Referrers(tuple(sure), tuple(p for p in unsure if p not in sure), tuple(dict.fromkeys(unsure.values())), answered)
+
+
+def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
+    """Places (file:line) outside the symbol's own text that refer, or may refer, to it (`referrers`)."""
+    return referrers(service, view, symbol, staged).places
 
 
 def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, within: float | None = None) -> list[str]:
@@ -186,19 +226,32 @@ def _server_references(
     return places
 
 
-def still_referenced(where: str, name_path: str, places: list[str], anyway: str = "--force / force=true",
+def still_referenced(where: str, name_path: str, places: list[str] | Referrers, anyway: str = "--force / force=true",
                      suggested: tuple[SuggestedOperation, ...] = ()) -> StillReferenced:
-    """The refusal of a removal from file `where` while `places` refer to the symbol; `anyway`: how to remove it all the same."""
-    shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+    """The refusal of a removal from file `where` while `places` refer, or may refer, to the
+    symbol; `anyway`: how to remove it all the same. Places where the name is only spelt are
+    said to be that, not references."""
+    found = places if isinstance(places, Referrers) else Referrers(tuple(places))
+    said = []
+    if found.sure:
+        said.append(f"is still referenced at {_shown(list(found.sure))}")
+    if found.unsure:
+        server = "" if found.answered else ", and no language server answered for it"
+        said.append(f"{'and ' if found.sure else ''}may still be referenced at {_shown(list(found.unsure))}, where its name is spelt "
+                    f"({', '.join(found.whys)}) but the syntax trees cannot tell whether it is this definition{server}")
+    check = "change those places first" if found.sure else "check those places first"
     return StillReferenced(
-        f"{where}: {name_path} is still referenced at {shown}; nothing removed "
-        f"(change those places first, or remove it anyway with {anyway})",
+        f"{where}: {name_path} {'; '.join(said)}; nothing removed ({check}, or remove it anyway with {anyway})",
         suggested=suggested,
     )
 
 
+def _shown(places: list[str]) -> str:
+    return ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+
+
 def refuse_referenced(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
-    """StillReferenced, listing the places, when anything outside the symbol refers to it."""
-    places = references_outside(service, view, symbol)
-    if places:
-        raise still_referenced(view.source.display, symbol.name_path, places)
+    """StillReferenced, listing the places, when anything outside the symbol refers, or may refer, to it."""
+    found = referrers(service, view, symbol)
+    if found.places:
+        raise still_referenced(view.source.display, symbol.name_path, found)

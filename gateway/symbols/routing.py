@@ -26,7 +26,7 @@ from gateway.symbols.nearby import lift_near
 from gateway.gate.judgement import Mapping
 from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
-from gateway.symbols.references import still_referenced
+from gateway.symbols.references import Referrers, still_referenced
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex, char_to_byte
 from gateway.syntax import definitions, parse, utf8
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from gateway.langs import Language
 
 # The places (path:line) outside a definition of the file before the write that refer, or may
-# refer, to it (gateway.symbols.references.references_outside on that file).
-References = Callable[[Symbol], list[str]]
+# refer, to it (gateway.symbols.references.referrers on that file).
+References = Callable[[Symbol], Referrers]
 
 
 class RouteRefused(GatewayError):
@@ -190,7 +190,7 @@ def _left_behind(lang: Language, before: str, tree: Tree, references: References
         at = to_byte(symbol.name_start)
         if any(d.name_start_byte == at and overrides(tree, d) for d in definitions(lang, tree)):
             return []
-        return references(symbol) if references is not None else None
+        return references(symbol).places if references is not None else None
 
     return left
 
@@ -269,15 +269,14 @@ def _left_by(references: References, view: FileSymbols, effect: Effect) -> Refer
     changed = [(index.line_of(r.before[0]) + 1, index.line_of(max(r.before[1] - 1, r.before[0])) + 1, effect.after[r.after[0] : r.after[1]])
                for r in effect.regions]
 
-    def left(symbol: Symbol) -> list[str]:
+    def left(symbol: Symbol) -> Referrers:
         word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
-        places = []
-        for place in references(own.get((symbol.name_start, symbol.name), symbol)):
+
+        def taken_away(place: str) -> bool:
             where, _, line = place.rpartition(":")
-            if where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed):
-                continue
-            places.append(place)
-        return places
+            return where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed)
+
+        return references(own.get((symbol.name_start, symbol.name), symbol)).without(taken_away)
 
     return left
 
@@ -308,7 +307,7 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
         if any(word.search(text) for text in written):
             continue  # what the write puts there spells the name: it may bind it again (`f = partial(g)`)
         places = left(symbol)
-        if places:
+        if places.places:
             name = namer.name(symbol)[0]
             if anyway_by is not None:
                 raise still_referenced(view.source.display, name, places, anyway_by)
