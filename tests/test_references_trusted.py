@@ -81,3 +81,32 @@ def test_a_removal_the_server_finds_no_reference_to_is_not_refused_for_a_member_
         result = gateway.edit(str(tmp_path / path), removed, "", route=True)
     assert result.route is not None and result.route.backend.startswith("lsp:"), result.route
     assert (tmp_path / path).read_text() == files[path].replace(removed, "")
+
+
+LOG = ("class Log:\n    def debug(self, msg):\n        print(msg)\n\n    def info(self, msg):\n        self.debug(msg)\n\n\n"
+       "_global_log = Log()\ndebug = _global_log.debug\n")
+LOG_USER = "from log import debug, Log\n\n\ndef run():\n    debug(\"x\")\n    Log().debug(\"y\")\n"
+HELPERS = ("def helper():\n    return 1\n\n\nclass A:\n    def helper(self):\n        return helper() + 1\n\n    def other(self):\n"
+           "        return self.helper()\n\n\ndef main():\n    return helper() + A().helper()\n")
+
+
+def test_renaming_a_method_leaves_the_module_variable_bound_to_it_alone(tmp_path: Path) -> None:
+    """`debug = _global_log.debug` binds a module variable of the method's name: not the method."""
+    (tmp_path / "log.py").write_text(LOG)
+    (tmp_path / "use.py").write_text(LOG_USER)
+    with Gateway(tmp_path) as gateway:
+        result = gateway.rename_symbol("Log/debug", "log.py", "trace").to_json()
+    assert result["backend"] == "lsp:zuban", result
+    assert (tmp_path / "log.py").read_text() == LOG.replace("def debug", "def trace").replace("self.debug", "self.trace").replace(
+        "_global_log.debug", "_global_log.trace"), result
+    assert (tmp_path / "use.py").read_text() == LOG_USER.replace("Log().debug", "Log().trace") and result["complete"], result
+
+
+def test_renaming_a_method_leaves_the_module_function_of_its_name_alone(tmp_path: Path) -> None:
+    """In Python a bare `helper()`, in a method or outside the class, is the module's function."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    with Gateway(tmp_path) as gateway:
+        result = gateway.rename_symbol("A/helper", "helpers.py", "assist").to_json()
+    assert (tmp_path / "helpers.py").read_text() == HELPERS.replace("def helper(self)", "def assist(self)").replace(
+        "self.helper()", "self.assist()").replace("A().helper()", "A().assist()"), result
+    assert result["complete"], result

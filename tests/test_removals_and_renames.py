@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.errors import Blocked, StillReferenced
+from gateway.errors import Ambiguous, Blocked, StillReferenced
 from gateway.results import SuggestedOperation
 from gateway.surfaces import render
 from gateway.surfaces.cli import run as cli
@@ -324,3 +324,27 @@ def test_without_a_server_a_member_of_the_same_name_is_said_to_be_a_name_match_n
         gateway.edit("command.go", GO_METHOD, "", route=True)
     assert "Command/HasParent is still referenced at root.go:4; and may still be referenced at stamp/stamp.go:7" in str(refused.value), refused.value
     assert (tmp_path / "command.go").read_text() == GO_COMMAND
+
+
+def test_the_syntax_tree_rename_of_a_python_method_leaves_the_module_function_of_its_name_alone(tmp_path: Path) -> None:
+    """A bare `helper()` is the module's function in Python, inside the class or not."""
+    helpers = ("def helper():\n    return 1\n\n\nclass A:\n    def helper(self):\n        return helper() + 1\n\n    def other(self):\n"
+               "        return self.helper()\n\n\ndef main():\n    return helper()\n")
+    (tmp_path / "helpers.py").write_text(helpers)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("A/helper", "helpers.py", "assist").to_json()
+    assert (tmp_path / "helpers.py").read_text() == helpers.replace("def helper(self)", "def assist(self)").replace(
+        "self.helper()", "self.assist()"), result
+    assert result["complete"], result
+
+
+def test_self_in_another_modules_class_of_the_same_name_is_not_taken_for_the_renamed_method(tmp_path: Path) -> None:
+    """Another module's `class A` is another class: its `self.helper()` may be anything, so the
+    syntax-tree rename names it instead of renaming it."""
+    (tmp_path / "helpers.py").write_text("class A:\n    def helper(self):\n        return 1\n")
+    other = "class A:\n    def helper(self):\n        return 2\n\n    def call(self):\n        return self.helper()\n"
+    (tmp_path / "other.py").write_text(other)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Ambiguous) as refused:
+        gateway.rename_symbol("A/helper", "helpers.py", "assist")
+    assert "other.py:6 may belong to another type" in str(refused.value), refused.value
+    assert (tmp_path / "other.py").read_text() == other
