@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
+from gateway.errors import Ambiguous
+from gateway.langs import LanguageRegistry
 from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 
 pytestmark = pytest.mark.usefixtures("servers")
@@ -110,3 +112,35 @@ def test_renaming_a_method_leaves_the_module_function_of_its_name_alone(tmp_path
     assert (tmp_path / "helpers.py").read_text() == HELPERS.replace("def helper(self)", "def assist(self)").replace(
         "self.helper()", "self.assist()").replace("A().helper()", "A().assist()"), result
     assert result["complete"], result
+
+
+def test_a_server_rename_that_reaches_another_definition_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        fake_registry: LanguageRegistry) -> None:
+    """Fault injection: a server that renames by text also renames method `A/f` with function `f`;
+    the syntax trees see the other definition's name among its edits, and nothing is written."""
+    monkeypatch.setenv("FAKE_LSP_MODE", "rename-by-text")
+    source = "def f():\n    return 1\n\n\nclass A:\n    def f(self):\n        return f()\n"
+    (tmp_path / "m.py").write_text(source)
+    with Gateway(tmp_path, registry=fake_registry) as gateway, pytest.raises(Ambiguous) as refused:
+        gateway.rename_symbol("f", "m.py", "g")
+    said = str(refused.value)
+    assert "the rename of f the server proposed (lsp:python) also renames m.py:6 (method `A/f`), another definition than the one renamed; nothing renamed" in said, said
+    assert (tmp_path / "m.py").read_text() == source
+
+
+def test_a_typescript_rename_keeps_the_key_of_an_exported_object(tmp_path: Path) -> None:
+    """`export const api = {helper}`: renaming the function `helper` keeps the object's key
+    (`{helper: assist}`), which `api.helper(1)` elsewhere reads."""
+    (tmp_path / "tsconfig.json").write_text(TSCONFIG)
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "src").mkdir()
+    a = "export function helper(x: number): number {\n\treturn x + 1;\n}\n\nexport const api = {helper};\n"
+    b = "import {api, helper} from './a.js';\n\nexport function run(): number {\n\treturn api.helper(1) + helper(2);\n}\n"
+    (tmp_path / "src" / "a.ts").write_text(a)
+    (tmp_path / "src" / "b.ts").write_text(b)
+    with Gateway(tmp_path) as gateway:
+        result = gateway.rename_symbol("helper[0]", "src/a.ts", "assist").to_json()
+    assert result["backend"] == "lsp:typescript-language-server", result
+    assert (tmp_path / "src" / "a.ts").read_text() == a.replace("function helper", "function assist").replace("{helper}", "{helper: assist}")
+    assert (tmp_path / "src" / "b.ts").read_text() == b.replace("{api, helper}", "{api, assist}").replace("+ helper(2)", "+ assist(2)")
+    assert "introduced errors" not in result["message"], result

@@ -242,6 +242,9 @@ class MentionFinder:
             return True, "definition"
         if token.start_byte in own:
             return self._namesake(own, own[token.start_byte]) if same_file else None
+        if token.type == "property_identifier" and token.parent is not None and token.parent.type == "pair" \
+                and token.parent.child_by_field_name("key") == token:
+            return None  # an object literal's key (`{helper: assist}`) names a property, not what is in scope
         receiver = _receiver(token)
         if receiver is not None:
             return self._member(path, token, receiver)
