@@ -130,11 +130,13 @@ def test_a_server_rename_that_reaches_another_definition_is_not_written(tmp_path
 
 def test_a_typescript_rename_keeps_the_key_of_an_exported_object(tmp_path: Path) -> None:
     """`export const api = {helper}`: renaming the function `helper` keeps the object's key
-    (`{helper: assist}`), which `api.helper(1)` elsewhere reads."""
+    (`{helper: assist}`), which `api.helper(1)` elsewhere reads; a `then` callback's parameter
+    of the same name is another variable, left alone with its uses."""
     (tmp_path / "tsconfig.json").write_text(TSCONFIG)
     (tmp_path / "package.json").write_text('{"type": "module"}\n')
     (tmp_path / "src").mkdir()
-    a = "export function helper(x: number): number {\n\treturn x + 1;\n}\n\nexport const api = {helper};\n"
+    a = ("export function helper(x: number): number {\n\treturn x + 1;\n}\n\nexport const api = {helper};\n\n"
+         "export function later(value: Promise<number>): Promise<number> {\n\treturn value.then((helper) => helper * 2);\n}\n")
     b = "import {api, helper} from './a.js';\n\nexport function run(): number {\n\treturn api.helper(1) + helper(2);\n}\n"
     (tmp_path / "src" / "a.ts").write_text(a)
     (tmp_path / "src" / "b.ts").write_text(b)

@@ -348,3 +348,15 @@ def test_self_in_another_modules_class_of_the_same_name_is_not_taken_for_the_ren
         gateway.rename_symbol("A/helper", "helpers.py", "assist")
     assert "other.py:6 may belong to another type" in str(refused.value), refused.value
     assert (tmp_path / "other.py").read_text() == other
+
+
+def test_a_parameter_of_the_renamed_functions_name_is_left_alone_with_its_uses(tmp_path: Path) -> None:
+    """`then((helper) => helper * 2)` and `then(helper => helper + 1)` bind parameters of their own."""
+    source = ("export function helper(x: number): number {\n\treturn x + 1;\n}\n\n"
+              "export function later(value: Promise<number>): Promise<number> {\n\treturn value.then((helper) => helper * 2);\n}\n\n"
+              "export function sooner(value: Promise<number>): Promise<number> {\n\treturn value.then(helper => helper + 1);\n}\n")
+    (tmp_path / "a.ts").write_text(source)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("helper", "a.ts", "assist").to_json()
+    assert (tmp_path / "a.ts").read_text() == source.replace("function helper", "function assist"), result
+    assert result["complete"], result

@@ -176,21 +176,30 @@ def _base_type(text: str) -> str:
 
 
 def _binds_locally(node: Node, name: bytes) -> bool:
-    """Whether the function around `node` declares a parameter or local spelt `name`."""
+    """Whether the function around `node` declares a parameter or local spelt `name` (`node`
+    itself among them: a parameter of the name is not the symbol, nor are its uses)."""
     function = _enclosing(node, _FUNCTION_WORDS)
     while function is not None:
-        for token in _tokens(function, name):
-            parent = token.parent
-            if parent is None or token == node:
-                continue
-            if "parameter" in parent.type or parent.type in ("variable_declarator", "var_spec", "short_var_declaration", "let_declaration"):
-                return True
-            if "assignment" in parent.type and parent.child_by_field_name("left") == token:
-                return True
-            if parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration":
-                return True
+        if any(_declares(token) for token in _tokens(function, name)):
+            return True
         function = _enclosing(function, _FUNCTION_WORDS)
     return False
+
+
+def _declares(token: Node) -> bool:
+    """Whether the token is the name a parameter or local declaration binds."""
+    parent = token.parent
+    if parent is None:
+        return False
+    if parent.type == "arrow_function":  # `helper => helper + 1`
+        return parent.child_by_field_name("parameter") == token
+    if "parameter" in parent.type:  # its default value is a use
+        return token not in (parent.child_by_field_name("value"), parent.child_by_field_name("default_value"))
+    if parent.type in ("variable_declarator", "var_spec", "short_var_declaration", "let_declaration"):
+        return True
+    if "assignment" in parent.type and parent.child_by_field_name("left") == token:
+        return True
+    return parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration"
 
 
 class MentionFinder:
