@@ -360,3 +360,16 @@ def test_a_parameter_of_the_renamed_functions_name_is_left_alone_with_its_uses(t
         result = gateway.rename_symbol("helper", "a.ts", "assist").to_json()
     assert (tmp_path / "a.ts").read_text() == source.replace("function helper", "function assist"), result
     assert result["complete"], result
+
+
+def test_a_rename_by_text_says_which_places_only_spell_the_name(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "stamp").mkdir()
+    (tmp_path / "stamp" / "stamp.go").write_text("package stamp\n\nimport \"time\"\n\nfunc Stamp() bool {\n\tt := time.Now()\n\treturn t.HasParent()\n}\n")
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("command.go", "func (c *Command) HasParent() bool {", "func (c *Command) HasAParent() bool {\n", route=True)
+    said = str(refused.value)
+    assert ("which leaves the places spelling it at stamp/stamp.go:7 (which may refer to it: member of an object of unknown type) behind"
+            in said), said
+    assert (tmp_path / "command.go").read_text() == GO_COMMAND

@@ -234,10 +234,10 @@ def still_referenced(where: str, name_path: str, places: list[str] | Referrers, 
     found = places if isinstance(places, Referrers) else Referrers(tuple(places))
     said = []
     if found.sure:
-        said.append(f"is still referenced at {_shown(list(found.sure))}")
+        said.append(f"is still referenced at {listed(found.sure)}")
     if found.unsure:
         server = "" if found.answered else ", and no language server answered for it"
-        said.append(f"{'and ' if found.sure else ''}may still be referenced at {_shown(list(found.unsure))}, where its name is spelt "
+        said.append(f"{'and ' if found.sure else ''}may still be referenced at {listed(found.unsure)}, where its name is spelt "
                     f"({', '.join(found.whys)}) but the syntax trees cannot tell whether it is this definition{server}")
     check = "change those places first" if found.sure else "check those places first"
     return StillReferenced(
@@ -246,7 +246,8 @@ def still_referenced(where: str, name_path: str, places: list[str] | Referrers, 
     )
 
 
-def _shown(places: list[str]) -> str:
+def listed(places: Sequence[str]) -> str:
+    """Places as a refusal lists them: the first eight, and how many more."""
     return ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
 
 
