@@ -18,6 +18,7 @@ from gateway.syntax import Definition, definitions, parse, utf8
 # Definitions named after another (Rust's `impl Buf`), renamed with the type they name.
 _NAMED_AFTER_ANOTHER = frozenset({"impl"})
 _SHORTHAND_KEYS = frozenset({"shorthand_property_identifier"})
+_CALLABLE = frozenset({"function", "method"})
 
 Edits = dict[Path, list[dict[str, Any]]]
 
@@ -65,9 +66,16 @@ def _definition_at(lang: Language, text: str, symbol: Symbol) -> Definition | No
 def _same_role(other: Definition, renamed: Definition) -> bool:
     """Whether a definition renamed with another may be the same thing under the language's
     rules: its declaration elsewhere (the same name path), an override or implementation (a
-    member of the same kind), a constructor named after its class, or one named after it."""
+    member of the same kind), a constructor named after its class, or one named after it; not
+    a function where a member was renamed, nor one of another kind."""
     if other.name_path == renamed.name_path or other.kind in _NAMED_AFTER_ANOTHER:
         return True
     if other.name_path.rpartition("/")[0] == renamed.name_path:  # a constructor: a member named after its type
         return True
-    return other.kind == renamed.kind and ("/" in other.name_path) == ("/" in renamed.name_path)
+    return _kind(other) == _kind(renamed) and ("/" in other.name_path) == ("/" in renamed.name_path)
+
+
+def _kind(definition: Definition) -> str:
+    """A definition's kind, a method defined outside its class (C++'s `int B::f()`, a function
+    to the grammar) the same as one defined in it."""
+    return "callable" if definition.kind in _CALLABLE else definition.kind
