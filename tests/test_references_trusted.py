@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.errors import Ambiguous
+from gateway.errors import Ambiguous, Blocked
 from gateway.langs import LanguageRegistry
 from gateway.surfaces.hooks.hosts.claude_code import run as run_hook
 
@@ -146,3 +146,16 @@ def test_a_typescript_rename_keeps_the_key_of_an_exported_object(tmp_path: Path)
     assert (tmp_path / "src" / "a.ts").read_text() == a.replace("function helper", "function assist").replace("{helper}", "{helper: assist}")
     assert (tmp_path / "src" / "b.ts").read_text() == b.replace("{api, helper}", "{api, assist}").replace("+ helper(2)", "+ assist(2)")
     assert "introduced errors" not in result["message"], result
+
+
+def test_a_name_python_calls_implicitly_keeps_its_name_matches_though_the_server_lists_no_reference(tmp_path: Path) -> None:
+    """`Box(1)` calls `__init__` without spelling it, and no server lists that call: a rename by
+    text of `__init__` is refused, naming the places that spell it, as the server cannot clear them."""
+    box = "class Box:\n    def __init__(self, size):\n        self.size = size\n\n    def grow(self):\n        return Box(self.size + 1)\n"
+    (tmp_path / "box.py").write_text(box)
+    (tmp_path / "adapter.py").write_text("class Base:\n    pass\n\n\nclass Adapter(Base):\n    def __init__(self):\n        super().__init__()\n")
+    with Gateway(tmp_path) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("box.py", "    def __init__(self, size):\n        self.size", "    def __init___renamed(self, size):\n        self.size", route=True)
+    said = str(refused.value)
+    assert "leaves the places spelling it at adapter.py:7 (which may refer to it: member of an object of unknown type) behind" in said, said
+    assert (tmp_path / "box.py").read_text() == box

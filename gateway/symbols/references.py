@@ -155,8 +155,8 @@ class Referrers:
 def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> Referrers:
     """Where the symbol is, or may be, referred to outside its own text: the server's references
     where a server runs and answers, and the places the syntax trees find its name at (a name
-    match the server rules on left out where it answered); `staged`: other files' texts not
-    written yet, as `candidates` takes them."""
+    match the server rules on left out where it answered, unless the language calls the name
+    without spelling it); `staged`: other files' texts not written yet, as `candidates` takes them."""
     sure: list[str] = []
     unsure: dict[str, str] = {}
     own = (view.source.path, symbol.doc_start, symbol.end)
@@ -164,12 +164,13 @@ def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged:
     answered = view.backend.session is not None
     if answered:
         sure += _server_references(service, view, symbol, own, texts)
+    implicit = view.lang.implicit_names is not None and view.lang.implicit_names.match(symbol.name) is not None
     for mention in mentions_in(service, view, symbol, texts):
         if mention.path == own[0] and own[1] <= mention.start < own[2]:
             continue
         if mention.tied:
             sure.append(mention.place(displayed(service, view)))
-        elif not (answered and mention.why in SERVER_RULES_ON):
+        elif not (answered and not implicit and mention.why in SERVER_RULES_ON):
             unsure.setdefault(mention.place(displayed(service, view)), mention.why)
     sure = list(dict.fromkeys(sure))
     return Referrers(tuple(sure), tuple(p for p in unsure if p not in sure), tuple(dict.fromkeys(unsure.values())), answered)
