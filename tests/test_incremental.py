@@ -240,6 +240,25 @@ def test_line_starts_of_an_edited_text_are_those_of_the_whole_text() -> None:
     assert text._edited_index(text._whole_index("a\nb\n"), "x" * 100) is None
 
 
+def test_line_starts_after_many_edits_in_turn_are_those_of_the_whole_text() -> None:
+    """Each index is made from the last one's pieces, past the point where they are written
+    out again: every line's start, end and every offset's line are those of the whole text."""
+    rng = random.Random(5)
+    current = (STDLIB / "textwrap.py").read_text(encoding="utf-8")
+    index = text._whole_index(current)
+    for _ in range(3 * text._MOST_PIECES):
+        at = rng.randrange(len(current) + 1)
+        cut = rng.choice([0, 0, 1, 7, 40, 300])
+        current = current[:at] + rng.choice(["", "x", "\n", "a\nb\n", "\n\n\n", "def f():\n    pass\n"]) + current[at + cut :]
+        index = text._edited_index(index, current) or text._whole_index(current)
+        whole = text._whole_index(current)
+        assert index == whole
+        assert [index.line_start(line) for line in range(-1, whole.line_count + 1)] == [whole.line_start(line) for line in range(-1, whole.line_count + 1)]
+        assert [index.line_end(line) for line in range(-2, whole.line_count + 1)] == [whole.line_end(line) for line in range(-2, whole.line_count + 1)]
+        offsets = [rng.randrange(-1, len(current) + 2) for _ in range(200)] + list(whole.starts[:50])
+        assert [index.line_of(o) for o in offsets] == [whole.line_of(o) for o in offsets]
+
+
 def test_utf16_columns_are_those_of_a_walk_over_every_character() -> None:
     rng = random.Random(7)
     for _ in range(200):
