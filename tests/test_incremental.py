@@ -329,3 +329,18 @@ def test_symbols_are_carried_over_from_a_text_whose_tree_the_cache_has_let_go(mo
     built.clear()
     assert structure.structure(lang, second, tree_2) == _whole(lang, path, second, tree_2)
     assert max(built) <= 2, built  # the edited method (and what holds it) only, not the file's every definition
+
+
+@pytest.mark.parametrize(("language", "source", "wanted"), [
+    ("python", "handler = lambda r: r\nclass A:\n    h = lambda r: 2\ndef f():\n    g = lambda: 3\n", ["handler", "A", "f"]),
+    ("go", "package p\n\nvar f = func() {}\n\nvar (\n\tg = func() {}\n)\n\nfunc h() {\n\tvar i = func() {}\n\t_ = i\n}\n", ["f", "g", "h"]),
+])
+def test_a_definition_at_the_top_level_only_is_found_there_alone_whole_and_in_a_range(language: str, source: str, wanted: list[str]) -> None:
+    """`#has-parent?` in the definitions query: the same value nested in a class or a function
+    is not one; a query over a few bytes finds the top-level one as the whole list does."""
+    lang = REGISTRY.get(language)
+    assert lang is not None
+    tree = parse(lang, source.encode())
+    assert [d.name for d in definitions(lang, tree)] == wanted
+    first = source.index(f"{wanted[0]} = ")
+    assert [d.name for d in _definitions(lang, tree, (first, first + 1))] == [wanted[0]]

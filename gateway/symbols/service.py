@@ -158,7 +158,8 @@ class SymbolService:
         From tree-sitter (saying why) when the server reports none in a file that has
         definitions: a file outside what it loaded is not an empty file."""
         lang = self.language(source, also)
-        data = source.text.encode()
+        # The kept bytes of a file being edited: a new copy's hash is a pass over a long file.
+        data = utf8(source.text) if keep_tree else source.text.encode()
         tree = parse(lang, data) if keep_tree else parse_once(lang, data)  # first: a server still starting (gateway.lsp.early) starts meanwhile
         if keep_tree and backend is None:
             definitions(lang, tree)  # kept with the tree, found while a starting server has yet to answer (~15 ms on 2,630 lines)
