@@ -22,7 +22,7 @@ from gateway.namepath import NamePath
 from gateway.symbols import removals
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.structure import outermost, structure
+from gateway.symbols.structure import structure, worked_out_ahead
 from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
                                        replaced_name, verify)
 from gateway.results import OperationResult
@@ -101,7 +101,7 @@ class SymbolService:
             # answering: ~12 ms on 50k lines, where the server takes a second); then the answer
             # read and normalised too (kept by answer and text), not only asked for.
             try:
-                outermost(lang, text)
+                worked_out_ahead(lang, text)
                 with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
                     symbols_of(lang, path, text, chosen)
             finally:
