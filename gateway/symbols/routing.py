@@ -268,11 +268,13 @@ def _left_by(references: References, view: FileSymbols, effect: Effect) -> Refer
     names it), less the places in the edited file that the write itself takes away: on a line
     it changes whose new text no longer spells the name."""
     index, display = LineIndex.of(view.source.text), view.source.display
-    own = {(s.name_start, s.name): s for s in view.symbols}
+    own: dict[tuple[int, str], Symbol] = {}  # made on the first ask: a write that renames or removes nothing makes none
     changed = [(index.line_of(r.before[0]) + 1, index.line_of(max(r.before[1] - 1, r.before[0])) + 1, effect.after[r.after[0] : r.after[1]])
                for r in effect.regions]
 
     def left(symbol: Symbol) -> Referrers:
+        if not own:
+            own.update(((s.name_start, s.name), s) for s in view.symbols)
         word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
 
         def taken_away(place: str) -> bool:
