@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from tree_sitter import Tree
 
 from gateway.langs import Language, Preprocessor
-from gateway.preprocessor import View, blank, both_views, distinct, fragment_macros, fragment_use, prefix_macros, prefix_use, views
+from gateway.preprocessor import (View, blank, both_views, distinct, fragment_macros, fragment_names, fragment_use, prefix_macros, prefix_names,
+                                  prefix_use, views)
 from gateway.syntax import parse_blanked
 
 Span = tuple[int, int]
@@ -92,7 +93,7 @@ def _window(spec: Preprocessor, before: bytes, after: bytes, start: int, end_b: 
         return None
     high_b = _after_line(before, end_b)
     high_a = high_b + end_a - end_b
-    uses = (prefix_use(before), fragment_use(before))
+    uses = (prefix_use(prefix_names(before)), fragment_use(fragment_names(before)))
     if high_a < end_a or _reads(spec, before, low, high_b, uses) or _reads(spec, after, low, high_a, uses):
         return None
     return _Window(low, high_b, high_a, (start, end_b, end_a))
@@ -111,8 +112,8 @@ def carry_macros(spec: Preprocessor, before: bytes, after: bytes, regions: Seque
     window = _window(spec, before, after, *_change(regions))
     if window is None:
         return
-    prefix_use.keep((after,), prefix_use(before))
-    fragment_use.keep((after,), fragment_use(before))
+    prefix_names.keep((after,), prefix_names(before))
+    fragment_names.keep((after,), fragment_names(before))
     for uses in (prefix_macros, fragment_macros):
         moved = window.moved(uses(before))
         if moved is not None:
