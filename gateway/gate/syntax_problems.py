@@ -171,7 +171,8 @@ def _clusters(errors: list[_ErrorNode]) -> list[tuple[int, int, list[_ErrorNode]
     for error in sorted(errors, key=lambda e: e.start_byte):
         start, end = max(error.start_byte - 1, 0), error.start_byte + 1
         if found and start <= found[-1][1] + _BYTES_PER_QUERY:
-            found[-1] = (found[-1][0], max(found[-1][1], end), [*found[-1][2], error])
+            found[-1][2].append(error)
+            found[-1] = (found[-1][0], max(found[-1][1], end), found[-1][2])
         else:
             found.append((start, end, [error]))
     return found
