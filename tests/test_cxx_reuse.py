@@ -15,10 +15,11 @@ import pytest
 import gateway.gate.syntax_problems as syntax_problems
 from gateway.gate.checker import classify_edit
 from gateway.gate.syntax_problems import _error_nodes, _errors, _kept
-from gateway.gate.view_trees import view_tree
+from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.langs import default_registry
 from gateway.namepath import address_for
-from gateway.preprocessor import views
+from gateway.preprocessor import _CONDITIONAL, _DIRECTIVE, _FRAGMENT_DEFINE, _PREFIX_DEFINE, both_views, fragment_macros, prefix_macros, views
+from gateway.preprocessor_scan import first_words, hash_lines, whole_words
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
 from gateway.syntax.listing import _spelled
 from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed, _rewritten
@@ -83,6 +84,51 @@ def test_rewrites_redone_on_the_changed_lines_are_those_of_the_whole_text(source
     for view in views(CPP.preprocessor, source):
         spans = [(start, end, start, end) for start, end in _joined(view.blanked)]
         assert _input_after(CPP, source, view.text, spans) == _preprocessed.function(CPP.preprocessor, view.text)
+
+
+SCANNED = (b"#define A\n#define AB\nA x\nAB y\n  A\tz\n #  define   EMPTY_ARG\nf(EMPTY_ARG a)\n#if X \\\n#endif\n#endif\nA_B A\n"
+           b"\r#define Q\nx # y\n\t# elif Z\n#define PAR_UNSEQ std::execution::par_unseq,\n")
+
+
+@pytest.mark.parametrize("source", [QT, CATCH, LIBUV, SCANNED, b"#", b""], ids=["qt", "catch2", "libuv", "made", "hash", "empty"])
+def test_directives_and_macro_uses_found_from_where_they_can_match_are_what_the_patterns_find(source: bytes) -> None:
+    for pattern in (_DIRECTIVE, _CONDITIONAL, _PREFIX_DEFINE, _FRAGMENT_DEFINE):
+        assert [(m.span(), m.groups()) for m in hash_lines(pattern, source)] == [(m.span(), m.groups()) for m in pattern.finditer(source)]
+    names = sorted({m.group(1) for m in _FRAGMENT_DEFINE.finditer(source)})
+    if names:
+        words = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b")
+        assert whole_words(source, names) == [m.span() for m in words.finditer(source)]
+        starts = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in names) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
+        assert first_words(source, names) == [m.span(1) for m in starts.finditer(source)]
+
+
+# What may change how the preprocessor reads lines far from an edit: a directive, a line continued,
+# a macro line (and a `{` after one), prefix and fragment macros defined and used.
+CARRIED = [b"#define EMPTY_ARG\n#define EXPORTED static\n", b"EMPTY_ARG ", b"EXPORTED int g(void);\n", b"#else\n", b"\\\n", b"\n\n{\n",
+           b"DECLARE_THING(x)\n", b"// #if\n", b"\n\n\n"]
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, QT), (CPP, CATCH), (C, LIBUV)], ids=["qt", "catch2", "libuv"])
+def test_views_after_an_edit_carried_from_those_before_it_are_those_of_the_whole_text(lang, source: bytes) -> None:
+    spec = lang.preprocessor
+    assert spec is not None
+    source = b"#define EMPTY_ARG\n#define EXPORTED static\nEXPORTED int f(void);\nDECLARE_THING(x)\n\n\nint a;\n" + source
+    at = source.index(b"int a;")
+    edits = [(at, at + 6, b"{"), (at, at, b"EMPTY_ARG")]  # the macro line above now opens a block; a macro used
+    edits += [(start, end, random.Random(start).choice(INSERTED + CARRIED)) for start, end, _ in _edits(source, 120, 3)]
+    carried = 0
+    for start, end, new in edits:
+        after = source[:start] + new + source[end:]
+        regions = [((start, end), (start, start + len(new)))]
+        carry_macros(spec, source, after, regions)
+        carry_views(spec, source, after, regions)
+        if views.known(spec, after) is not None:
+            carried += 1
+            assert views.known(spec, after) == views.function(spec, after)
+            assert both_views.known(spec, after) == both_views.function(spec, after)
+        for uses in (prefix_macros, fragment_macros):
+            assert uses.known(after) in (None, uses.function(after))
+    assert 30 < carried < len(edits)  # most are carried, those near what the preprocessor reads are not
 
 
 @pytest.mark.parametrize(("lang", "source"), [(CPP, QT), (CPP, CATCH), (C, LIBUV)], ids=["qt", "catch2", "libuv"])

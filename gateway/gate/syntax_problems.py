@@ -33,7 +33,7 @@ from tree_sitter import Node, Query, QueryCursor, Tree
 from gateway.gate import own_parser
 from gateway.gate.judgement import Mapping
 from gateway.langs import Language
-from gateway.gate.view_trees import view_tree
+from gateway.gate.view_trees import carry_views, view_tree
 from gateway.preprocessor import View, in_macro_body, views
 from gateway.syntax import attach, attached, base_of, changes_since, empty_query, extra_query, parse, utf8
 
@@ -171,7 +171,8 @@ def _clusters(errors: list[_ErrorNode]) -> list[tuple[int, int, list[_ErrorNode]
     for error in sorted(errors, key=lambda e: e.start_byte):
         start, end = max(error.start_byte - 1, 0), error.start_byte + 1
         if found and start <= found[-1][1] + _BYTES_PER_QUERY:
-            found[-1] = (found[-1][0], max(found[-1][1], end), [*found[-1][2], error])
+            found[-1][2].append(error)
+            found[-1] = (found[-1][0], max(found[-1][1], end), found[-1][2])
         else:
             found.append((start, end, [error]))
     return found
@@ -291,6 +292,8 @@ def _fresh(lang: Language, before: Tree | None, after: Tree, carry: Callable[[in
 def _fresh_in_views(lang: Language, before: bytes | None, after: bytes, carry: Callable[[int], int | None], sides: _Sides) -> list[_ErrorNode] | None:
     """The new errors of the first view that has any; [] when no view has; None without views."""
     assert lang.preprocessor is not None
+    if before is not None and sides.regions:
+        carry_views(lang.preprocessor, before, after, sides.regions)
     views_a = views(lang.preprocessor, after)
     if not views_a:
         return None
