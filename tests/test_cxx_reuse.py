@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import gateway.gate.syntax_problems as syntax_problems
+import gateway.gate.tree_errors as tree_errors_module
 from gateway.gate.checker import classify_edit
-from gateway.gate.syntax_problems import _error_nodes, _errors, _kept
+from gateway.gate.tree_errors import _error_nodes, _kept, tree_errors
 from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.langs import default_registry
 from gateway.namepath import address_for
@@ -148,27 +148,27 @@ def test_a_view_parsed_from_the_text_is_the_tree_a_parse_from_scratch_makes(lang
 @pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH), (C, LIBUV)], ids=["catch2", "libuv"])
 def test_an_error_away_from_an_edit_is_read_as_it_was_before_it(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     before = parse(lang, source)
-    assert len(_error_nodes(before.root_node, [])) > len(_errors(lang, before)) >= 1  # some read as not errors
-    carried = syntax_problems._carried
+    assert len(_error_nodes(before.root_node, [])) > len(tree_errors(lang, before)) >= 1  # some read as not errors
+    carried = tree_errors_module._carried
     for start, end, new in _edits(source, 40, 2):
         after = source[:start] + new + source[end:]
         tree, _ = edited_tree(lang, before, source, after, start, end, start + len(new))
-        got = _errors(lang, tree)
-        monkeypatch.setattr(syntax_problems, "_carried", lambda *_: None)
+        got = tree_errors(lang, tree)
+        monkeypatch.setattr(tree_errors_module, "_carried", lambda *_: None)
         assert got == _kept(lang, tree, _error_nodes(tree.root_node, [])), (start, end, new)
-        monkeypatch.setattr(syntax_problems, "_carried", carried)
+        monkeypatch.setattr(tree_errors_module, "_carried", carried)
     for view in views(lang.preprocessor, source) if lang.preprocessor is not None else ():
         tree = view_tree(lang, source, view)
-        assert _errors(lang, tree) == _kept(lang, parse_once(lang, view.text), _error_nodes(parse_once(lang, view.text).root_node, []))
+        assert tree_errors(lang, tree) == _kept(lang, parse_once(lang, view.text), _error_nodes(parse_once(lang, view.text).root_node, []))
     asked: list[int] = []
-    readings = syntax_problems._readings
-    monkeypatch.setattr(syntax_problems, "_readings", lambda lang, query, tree, errors: asked.append(len(errors)) or readings(lang, query, tree, errors))
+    readings = tree_errors_module._readings
+    monkeypatch.setattr(tree_errors_module, "_readings", lambda lang, query, tree, errors: asked.append(len(errors)) or readings(lang, query, tree, errors))
     before = parse(lang, source)  # again: the trees above may have taken its place in the cache
-    expected = len(_errors(lang, before))
+    expected = len(tree_errors(lang, before))
     asked.clear()
     after = b"int added;\n" + source  # far from every error
     tree, _ = edited_tree(lang, before, source, after, 0, 0, 11)
-    assert len(_errors(lang, tree)) == expected
+    assert len(tree_errors(lang, tree)) == expected
     assert len(asked) == 1 and asked[0] < len(_error_nodes(tree.root_node, [])) / 2  # those near the start only asked again
 
 
@@ -176,14 +176,14 @@ def test_an_error_away_from_an_edit_is_read_as_it_was_before_it(lang, source: by
 def test_many_errors_read_in_one_query_as_one_query_each(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     nodes = _error_nodes(parse_once(lang, source).root_node, [])
     assert len(nodes) >= 3
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 0)  # one query each
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", 0)  # one query each
     each = _kept(lang, parse_once(lang, source), nodes)
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
     tree = parse_once(lang, source)
-    assert len(syntax_problems._clusters(_kept(lang, tree, nodes))) < len(nodes)
+    assert len(tree_errors_module._clusters(_kept(lang, tree, nodes))) < len(nodes)
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
 

@@ -15,7 +15,7 @@ import re
 from tree_sitter import Node, Tree
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.syntax_problems import error_total, errors_meeting, errors_within
+from gateway.gate.tree_errors import error_total, errors_meeting, errors_within
 from gateway.langs import Language
 from gateway.preprocessor import View, prefix_macros, views
 from gateway.gate.view_trees import carry_macros, carry_views, view_tree
