@@ -88,6 +88,8 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
     reports = session.reports
     loaded = session.within(lambda _: until(lambda: reports.ready, _left(deadline), 0.02), _left(deadline) + 1,
                             "waiting for the server to load the workspace")
+    if loaded:
+        sent.update({path: mark for path, mark in session.reopen_early().items() if path in held})
     offered = _way(session, asking, deadline, budget_ms) if loaded else _busy(session)
     if isinstance(offered, str):
         return {**_unknown(asking, offered), **results}
