@@ -24,6 +24,7 @@ class SyncedDocuments:
     """The document syncing of `LspSession`, which provides what is declared here."""
 
     adapter: Adapter
+    root: Path
     reports: Reports
     documents: Documents
     _early: set[str]  # opened before the server loaded the workspace, where the adapter says so
@@ -76,7 +77,7 @@ class SyncedDocuments:
                 self._versions[uri] = 1
                 self._opened[uri] = digest(text)
                 self._languages[uri] = language_id
-                if self.adapter.reopens_early_documents and not self.reports.ready:
+                if not self.reports.ready and self.adapter.reopens_early_documents(self.root):
                     self._early.add(uri)
                 self._notify(lambda h: h.notify.did_open_text_document(
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}

@@ -91,10 +91,13 @@ class Adapter:
     # Whether the server announces when it has loaded the workspace (`readiness`); until then
     # the symbol operations answer from tree-sitter.
     announces_ready = False
-    # Whether a document opened before the server announced it had loaded the workspace is
-    # opened again once it has (jdtls takes one opened before its project exists for a file
-    # outside any project, and analyses no change of it after): `SyncedDocuments.reopen_early`.
-    reopens_early_documents = False
+
+    def reopens_early_documents(self, root: Path) -> bool:
+        """Whether a document of `root` opened before the server announced it had loaded the
+        workspace is opened again once it has (`SyncedDocuments.reopen_early`): jdtls takes one
+        opened before the project it was given exists for a file outside any project, and
+        analyses no change of it after."""
+        return False
 
     def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
         """(loaded, what it says of its loading) from one of the server's messages; None when

@@ -154,6 +154,9 @@ def _held(folder: Path) -> bool:
 
 
 class JdtlsAdapter(SignatureNameAdapter):
+    def __init__(self) -> None:
+        self._given_projects: set[Path] = set()  # workspaces given an invisible project of their builds' source folders
+
     def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         cores = sorted(p.name for p in (distribution(program) / "plugins").glob("org.eclipse.jdt.ls.core_*.jar"))
         match = _CORE.match(cores[-1]) if cores else None
@@ -191,6 +194,7 @@ class JdtlsAdapter(SignatureNameAdapter):
         layout = java_layout(root)
         if layout is None or not layout.source_folders:
             return params
+        self._given_projects.add(root)
         options = params["initializationOptions"]
         options["triggerFiles"] = [(root / _TRIGGER).as_uri()]
         options["settings"]["java"]["project"] = {
@@ -214,7 +218,9 @@ class JdtlsAdapter(SignatureNameAdapter):
         return KOTLIN_READ_ONLY if language == "kotlin" else None
 
     announces_ready = True
-    reopens_early_documents = True
+
+    def reopens_early_documents(self, root: Path) -> bool:
+        return root in self._given_projects
     # Its Kotlin support keeps answering documentSymbol for the text a document was opened with
     # (after didChange, and after didClose and didOpen alike).
     symbols_of_opened_text = frozenset({"kotlin"})
