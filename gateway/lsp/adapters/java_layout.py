@@ -107,7 +107,7 @@ def _managed(poms: list[ElementTree.Element | None]) -> tuple[dict[tuple[str, st
     """Every workspace pom's properties (and project.version) and managed dependency versions."""
     properties: dict[str, str] = {}
     for pom in poms:
-        for node in pom.find("properties") if pom is not None and pom.find("properties") is not None else ():
+        for node in pom.iterfind("properties/*") if pom is not None else ():
             if isinstance(node.tag, str) and node.text:
                 properties.setdefault(node.tag, node.text.strip())
         version = _text(pom, "version") or _text(pom, "parent/version")
