@@ -62,6 +62,11 @@ class Adapter:
     # them (gateway.lsp.diagnostics), whatever else it pushes.
     no_semantic_errors: str | None = None
 
+    # Seconds without any push while files asked are unanswered, after which those are sent
+    # again (then twice as long, and so on; None: never): jdtls, sent many changes at once,
+    # now and then analyses some of them and never the rest.
+    unanswered_resent_after: float | None = None
+
     def syntax_only(self, diagnostics: list[dict[str, Any]]) -> str | None:
         """Why a file's `diagnostics` are syntax errors only, where one of them says so (jdtls
         on a file outside the projects it loaded); None: they are the server's whole check."""

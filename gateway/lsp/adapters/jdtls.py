@@ -218,6 +218,7 @@ class JdtlsAdapter(SignatureNameAdapter):
         return KOTLIN_READ_ONLY if language == "kotlin" else None
 
     announces_ready = True
+    unanswered_resent_after = 5.0
 
     def reopens_early_documents(self, root: Path) -> bool:
         return root in self._given_projects
