@@ -193,6 +193,7 @@ class JdtlsAdapter(SignatureNameAdapter):
         params = super().initialize_params(root, program)
         layout = java_layout(root)
         if layout is None or not layout.source_folders:
+            self._given_projects.discard(root)
             return params
         self._given_projects.add(root)
         options = params["initializationOptions"]
@@ -219,12 +220,12 @@ class JdtlsAdapter(SignatureNameAdapter):
 
     announces_ready = True
     unanswered_resent_after = 5.0
-
-    def reopens_early_documents(self, root: Path) -> bool:
-        return root in self._given_projects
     # Its Kotlin support keeps answering documentSymbol for the text a document was opened with
     # (after didChange, and after didClose and didOpen alike).
     symbols_of_opened_text = frozenset({"kotlin"})
+
+    def reopens_early_documents(self, root: Path) -> bool:
+        return root in self._given_projects
 
     def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
         if method != "language/status" or not isinstance(params, dict):
