@@ -29,7 +29,8 @@ FAKE_SERVER = Path(__file__).parent / "fake_lsp_server.py"
 # Tests far longer than others of their kind, by nodeid prefix (seconds, from `--durations` on a
 # loaded 2-core machine): started first, so that none of them is the run's tail.
 LONGEST = {
-    "tests/test_symbols_jdtls.py::": 60, "tests/test_jdtls_starting.py::": 40, "tests/test_demo.py::": 38, "tests/test_daemon.py::test_callers_with_other_paths": 17,
+    "tests/test_symbols_jdtls.py::": 60, "tests/test_jdtls_starting.py::": 40, "tests/test_jdtls_maven.py::": 40,
+    "tests/test_demo.py::": 38, "tests/test_daemon.py::test_callers_with_other_paths": 17,
     "tests/test_rpc.py::test_every_method_over_stdio": 15, "tests/test_typed_surfaces.py::test_the_hook_needs_a_grant": 14,
     "tests/test_cli_symbols.py::test_insert_remove_rename": 13, "tests/test_daemon.py::test_daemon_killed_mid_call": 13,
     "tests/test_symbol_promises.py::test_replace_keeps_export": 13, "tests/test_symbol_promises.py::test_the_round_trip": 13,

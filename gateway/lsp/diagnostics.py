@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from multilspy.lsp_protocol_handler.server import Error as LspError
 
 from gateway.errors import GatewayError, ServerFailed
-from gateway.lsp.reports import Push, until
+from gateway.lsp.reports import Push, Reports, until
 
 if TYPE_CHECKING:
     from multilspy.lsp_protocol_handler.server import LanguageServerHandler
@@ -88,6 +88,8 @@ def _errors_of(session: LspSession, texts: Sequence[tuple[Path, str, str]], aske
     reports = session.reports
     loaded = session.within(lambda _: until(lambda: reports.ready, _left(deadline), 0.02), _left(deadline) + 1,
                             "waiting for the server to load the workspace")
+    if loaded:
+        sent.update({path: mark for path, mark in session.reopen_early().items() if path in held})
     offered = _way(session, asking, deadline, budget_ms) if loaded else _busy(session)
     if isinstance(offered, str):
         return {**_unknown(asking, offered), **results}
@@ -257,13 +259,28 @@ def _pushed(session: LspSession, asking: list[Path], deadline: float, sent: dict
             return None
         return push if push.version == version or push.version is None and not reports.names_versions(uri) else None
 
-    session.within(lambda _: until(lambda: all(answer(path) for path in asking), _left(deadline), 0.01), _left(deadline) + 1,
-                   "waiting for the server's diagnostics")
+    quiet = session.adapter.unanswered_resent_after or float("inf")
+    while _left(deadline) > 0:
+        latest = _latest_push(reports)
+        session.within(lambda _: until(lambda: all(answer(path) for path in asking) or _latest_push(reports) != latest,
+                                       min(quiet, _left(deadline)), 0.01), _left(deadline) + 1, "waiting for the server's diagnostics")
+        if all(answer(path) for path in asking):
+            break
+        if _latest_push(reports) == latest and _left(deadline) > 0:  # quiet: the files still unanswered are sent again
+            quiet *= 2  # a file whose analysis takes longer is not sent again for ever
+            for path in [path for path in asking if answer(path) is None]:
+                mark = reports.mark()
+                session.resend(path, reopen=reports.names_versions(path.as_uri()))
+                wanted[path] = (path.as_uri(), mark, session.version_of(path))
     found: Found = {}
     for path in asking:
         push = answer(path)
         found[path] = list(push.diagnostics) if push is not None else None
     return found
+
+
+def _latest_push(reports: Reports) -> int:
+    return max((push.mark for push in list(reports.pushes.values())), default=0)
 
 
 def _errors(diagnostics: list[dict[str, Any]], text: str, server: str, root: Path) -> tuple[ServerDiagnostic, ...]:

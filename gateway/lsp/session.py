@@ -62,6 +62,7 @@ class LspSession(Waiting, SyncedDocuments, ServerProcess):
         self._opened: dict[str, bytes] = {}  # the digest of the text each document was opened with
         self._languages: dict[str, str] = {}  # the language id each document was opened with
         self._held: dict[str, int] = {}  # documents `refresh` leaves as sent (`held`), by how many holders
+        self._early: set[str] = set()
         self._lock = threading.RLock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=f"lsp-{name}", daemon=True)

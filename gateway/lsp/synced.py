@@ -16,14 +16,18 @@ from gateway.lsp.documents import Documents, digest
 if TYPE_CHECKING:
     from multilspy.lsp_protocol_handler.server import LanguageServerHandler
 
+    from gateway.lsp.adapters.base import Adapter
     from gateway.lsp.reports import Reports
 
 
 class SyncedDocuments:
     """The document syncing of `LspSession`, which provides what is declared here."""
 
+    adapter: Adapter
+    root: Path
     reports: Reports
     documents: Documents
+    _early: set[str]  # opened before the server loaded the workspace, where the adapter says so
     _versions: dict[str, int]
     _sent: dict[str, str]
     _opened: dict[str, bytes]
@@ -73,6 +77,8 @@ class SyncedDocuments:
                 self._versions[uri] = 1
                 self._opened[uri] = digest(text)
                 self._languages[uri] = language_id
+                if not self.reports.ready and self.adapter.reopens_early_documents(self.root):
+                    self._early.add(uri)
                 self._notify(lambda h: h.notify.did_open_text_document(
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}
                 ))
@@ -86,6 +92,20 @@ class SyncedDocuments:
             self._sent[uri] = text
             if saved:
                 self._notify(lambda h: h.notify.did_save_text_document({"textDocument": {"uri": uri}, "text": text}))
+
+    def reopen_early(self) -> dict[Path, int]:
+        """Once the server has loaded the workspace, open again the documents opened before
+        (`Adapter.reopens_early_documents`); each with the mark (`Reports.mark`) taken before it was."""
+        with self._lock:
+            if not self.reports.ready or not self._early:
+                return {}
+            reopened: dict[Path, int] = {}
+            for uri in [uri for uri in self._early if uri in self._versions]:
+                path = Path(unquote(urlparse(uri).path))
+                reopened[path] = self.reports.mark()
+                self.resend(path, reopen=True)
+            self._early.clear()
+            return reopened
 
     @contextlib.contextmanager
     def held(self, paths: Iterable[Path]) -> Iterator[None]:
@@ -122,6 +142,7 @@ class SyncedDocuments:
                 if text is None:
                     del self._versions[uri], self._sent[uri], self._opened[uri]
                     self._languages.pop(uri, None)
+                    self._early.discard(uri)
                     self.documents.closed(uri)
                     self._notify(lambda h, uri=uri: h.notify.did_close_text_document({"textDocument": {"uri": uri}}))
                     continue

@@ -62,6 +62,11 @@ class Adapter:
     # them (gateway.lsp.diagnostics), whatever else it pushes.
     no_semantic_errors: str | None = None
 
+    # Seconds without any push while files asked are unanswered, after which those are sent
+    # again (then twice as long, and so on; None: never): jdtls, sent many changes at once,
+    # now and then analyses some of them and never the rest.
+    unanswered_resent_after: float | None = None
+
     def syntax_only(self, diagnostics: list[dict[str, Any]]) -> str | None:
         """Why a file's `diagnostics` are syntax errors only, where one of them says so (jdtls
         on a file outside the projects it loaded); None: they are the server's whole check."""
@@ -91,6 +96,13 @@ class Adapter:
     # Whether the server announces when it has loaded the workspace (`readiness`); until then
     # the symbol operations answer from tree-sitter.
     announces_ready = False
+
+    def reopens_early_documents(self, root: Path) -> bool:
+        """Whether a document of `root` opened before the server announced it had loaded the
+        workspace is opened again once it has (`SyncedDocuments.reopen_early`): jdtls takes one
+        opened before the project it was given exists for a file outside any project, and
+        analyses no change of it after."""
+        return False
 
     def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
         """(loaded, what it says of its loading) from one of the server's messages; None when

