@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import AnyStr
 
+from gateway.bounded import Bounded
 from gateway.errors import Ambiguous, NotFound, UsageError
 
 
@@ -97,3 +98,23 @@ def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
         else:
             high = middle - 1
     return low
+
+
+# Where the last few pairs of texts differ, by their kind and lengths: one write's B and A are
+# compared by its effect, its line index, its incremental parse and its verification's mapping,
+# each a pass over what the two share. A pair found is checked to hold the same texts (the same
+# objects, or copies: a file read twice), which costs less than comparing them again piecewise.
+_ENDS: Bounded[tuple[type, int, int], tuple[object, object, int, int]] = Bounded(4)
+
+
+def common_ends(a: AnyStr, b: AnyStr) -> tuple[int, int]:
+    """(the longest prefix they share, the longest suffix they share after it): `common_prefix`
+    and `common_suffix` within what the prefix leaves, worked out once per pair of texts."""
+    key = (type(a), len(a), len(b))
+    kept = _ENDS.get(key)
+    if kept is not None and (kept[0] is a or kept[0] == a) and (kept[1] is b or kept[1] == b):
+        return kept[2], kept[3]
+    prefix = common_prefix(a, b)
+    suffix = common_suffix(a, b, min(len(a), len(b)) - prefix)
+    _ENDS.put(key, (a, b, prefix, suffix), len(a) + len(b))
+    return prefix, suffix

@@ -45,13 +45,15 @@ class NamePath:
         return parts[-len(self.segments) :] == self.segments
 
 
-def address_for(name_paths: Sequence[str], position: int) -> str:
-    """The shortest name path that resolves to `name_paths[position]` among `name_paths` (in file order)."""
+def address_for(name_paths: Sequence[str], position: int, named: Sequence[tuple[int, str]] | None = None) -> str:
+    """The shortest name path that resolves to `name_paths[position]` among `name_paths` (in file
+    order); `named`: those (with their positions) that end with its last segment, if known."""
     target = name_paths[position]
     # A path can match only if it ends with the pattern's last segment: the others are passed
     # over without being split (a long file has thousands).
-    last = NamePath.parse(target).segments[-1:] or ("",)
-    named = [(i, path) for i, path in enumerate(name_paths) if path.endswith(last[0])]
+    if named is None:
+        last = NamePath.parse(target).segments[-1:] or ("",)
+        named = [(i, path) for i, path in enumerate(name_paths) if path.endswith(last[0])]
     for candidate in (target, "/" + target):
         pattern = NamePath.parse(candidate)
         matching = [i for i, path in named if pattern.matches(path)]

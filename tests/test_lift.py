@@ -74,3 +74,20 @@ def test_address_of_a_name_holding_the_separator() -> None:
     # clangd names a C++ `operator/` with the separator in it; the address must still be given.
     assert address_for(["K", "K/operator/", "K/operator/"], 2) == "/K/operator/[1]"
     assert address_for(["K/f", "K/f"], 1) == "K/f[1]"
+
+
+def test_addresses_kept_with_the_symbols_are_address_for() -> None:
+    from gateway.namepath import address_for
+    from gateway.symbols.addresses import addresses
+    from gateway.symbols.structure import structure
+
+    lang = default_registry().for_path("m.py")
+    assert lang is not None
+    text = "class A:\n    def f(self): pass\n    def g(self): pass\n\nclass B:\n    def f(self): pass\n\ndef f(): pass\n\ndef f(): pass\n"
+    symbols = structure(lang, text)
+    tables = addresses(symbols)
+    assert tables is addresses(list(symbols))  # the same symbols listed again: the same tables
+    paths = [s.name_path for s in symbols]
+    assert [tables.address(i) for i in range(len(paths))] == [address_for(paths, i) for i in range(len(paths))]
+    assert [tables.address(i) for i in range(len(paths))] == ["A", "A/f", "A/g", "B", "B/f", "/f[0]", "/f[1]"]
+    assert addresses(structure(lang, text.replace("class B", "class C"))) is not tables

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gateway.edits import apply_string_edit, common_prefix, common_suffix
+from gateway.edits import apply_string_edit, common_ends, common_prefix, common_suffix
 from gateway.errors import UsageError
 
 # What counts as a line break when deciding whether a write is multi-line.
@@ -93,8 +93,7 @@ def diff(before: str, after: str) -> tuple[tuple[Region, ...], int]:
     """The changed regions from B to A and how many lines the change touches (on the larger side)."""
     if before == after:
         return (), 0
-    head = common_prefix(before, after)
-    tail = common_suffix(before, after, min(len(before), len(after)) - head)
+    head, tail = common_ends(before, after)
     # Whole lines around the change, so the line diff sees lines as the file has them.
     start = max(before.rfind(ch, 0, head) for ch in _BREAKS) + 1
     b_lines = before[start : len(before) - tail].splitlines(keepends=True)

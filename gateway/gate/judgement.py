@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from gateway.langs import Language
-from gateway.syntax import Definition, common_prefix, common_suffix, definitions, edited_tree, header_tokens, parse, widened_range
+from gateway.syntax import Definition, common_ends, definitions, edited_tree, header_tokens, parse, widened_range
 
 Span = tuple[int, int]
 
@@ -22,8 +22,7 @@ Span = tuple[int, int]
 def _one_region(before: bytes, after: bytes) -> tuple[Span, Span]:
     """Where two texts differ, from the first difference to the last (a routed write's texts are
     compared by the routing and by its verification alike: once)."""
-    prefix = common_prefix(before, after)
-    suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
+    prefix, suffix = common_ends(before, after)
     return (prefix, len(before) - suffix), (prefix, len(after) - suffix)
 
 

@@ -125,12 +125,15 @@ class SyncedDocuments:
                     if not self._held[uri]:
                         del self._held[uri]
 
-    def refresh(self, read: Callable[[Path], str | None]) -> None:
+    def refresh(self, read: Callable[[Path], str | None], asking: tuple[Path, str] | None = None) -> None:
         """Re-read the documents the server holds open that changed on disk since their text
         was sent (a file whose stamp is as it was is not read); resend those that differ, and
         tell the server each such file changed (`workspace/didChangeWatchedFiles`).
 
         `read` gives a file's current text, or None when it is gone (then it is closed).
+        `asking`: a file and the text about to be sent for it (the caller's read of it), taken
+        for the file's while its stamp is not settled: the server is sent that text next
+        anyway, and a long file is not read and decoded again for it.
         """
         with self._lock:
             for uri in [u for u in self._versions if u not in self._held]:
@@ -138,7 +141,7 @@ class SyncedDocuments:
                 unchanged, found = self.documents.unchanged(uri, path)
                 if unchanged:
                     continue
-                text = read(path)
+                text = asking[1] if asking is not None and found is None and asking[0] == path else read(path)
                 if text is None:
                     del self._versions[uri], self._sent[uri], self._opened[uri]
                     self._languages.pop(uri, None)

@@ -92,7 +92,7 @@ class LspBackend:
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         """The server's symbols; the same list for the same answer (the session keeps answers per text)."""
-        self.session.refresh(self.read)
+        self.session.refresh(self.read, (path, text))
         patience = self.session.adapter.empty_symbols_while_analysing if definitions else 0.0
         outline = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
         return outline.read(lambda reply: self._read(reply, text))

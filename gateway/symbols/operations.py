@@ -7,6 +7,7 @@ be present after a replacement or insertion and gone after a removal.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from operator import attrgetter
@@ -270,17 +271,20 @@ def syntax_errors(lang: Language, text: str, tree: Tree | None = None) -> list[i
     return error_lines(lang, tree or parse(lang, text.encode()))
 
 
-def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[Counter[str], int]:
-    """Definitions outside `region` (by name path) and how many lie inside it."""
+def _names(lang: Language, text: str, tree: Tree, region: tuple[int, int]) -> tuple[list[str], int]:
+    """The name paths of the definitions outside `region`, in order, and how many lie inside it."""
     to_byte = char_to_byte(text)
     low, high = to_byte(region[0]), to_byte(region[1])  # a name starts on a character's first byte
     found = kept_definitions(lang, tree)
     inside = named_within(found, low, high)
-    outside = Counter(map(attrgetter("name_path"), found))
-    for definition in inside:
-        outside[definition.name_path] -= 1
-        if not outside[definition.name_path]:
-            del outside[definition.name_path]  # no zero counts: two such Counters are equal as dicts are
+    outside = list(map(attrgetter("name_path"), found))
+    for definition in reversed(inside):  # each found by where it starts (the list is in order), from the last
+        at = bisect_left(found, definition.start_byte, key=attrgetter("start_byte"))
+        while at < len(found) and found[at] is not definition:
+            at += 1
+        if at == len(found):  # not in order by where they start after all
+            at = next(i for i, d in enumerate(found) if d is definition)
+        del outside[at]
     return outside, len(inside)
 
 
@@ -292,9 +296,11 @@ def verify(lang: Language, where: str, before: str, change: TextChange, expect_i
     problem = new_syntax_problem(lang, where, (before, old_tree), (change.text, new_tree), Mapping.between(source_b, source_a))
     if problem is not None:
         raise SyntaxBroken(f"{where}: the result would add a syntax error at {problem}; nothing written")
-    old_outside, _ = _names(lang, before, old_tree, change.replaced)
-    new_outside, inside = _names(lang, change.text, new_tree, change.region)
-    if old_outside.items() != new_outside.items():  # as dicts (compared in C), not Counter's own comparison over every name
+    old_names, _ = _names(lang, before, old_tree, change.replaced)
+    new_names, inside = _names(lang, change.text, new_tree, change.region)
+    # The same names in the same order are the same names; only other orders are counted.
+    old_outside, new_outside = (Counter(old_names), Counter(new_names)) if old_names != new_names else (Counter(), Counter())
+    if old_outside != new_outside:
         moved = sorted(((old_outside - new_outside) + (new_outside - old_outside)).elements())
         raise SyntaxBroken(f"{where}: the result would change other definitions ({', '.join(moved[:5])}); nothing written")
     if expect_inside and not inside:

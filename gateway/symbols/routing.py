@@ -17,7 +17,7 @@ from gateway.edits import occurrences
 from gateway.errors import GatewayError, SyntaxBroken
 from gateway.gate.classify import overrides
 from gateway.gate.effect import Effect
-from gateway.namepath import address_for
+from gateway.symbols.addresses import addresses
 from gateway.results import SuggestedOperation
 from gateway.symbols.backends import TreeSitterBackend
 from gateway.symbols.lift import LiftedOperation, Patch, lift
@@ -138,21 +138,21 @@ class _Namer:
 
     def __init__(self, view: FileSymbols, structure: Sequence[Symbol]) -> None:
         self.backend = view.backend.name
-        self.known = {(s.doc_start, s.end): i for i, s in enumerate(view.symbols)}
-        self.known_paths = [s.name_path for s in view.symbols]
-        self.paths = [s.name_path for s in structure]
-        self.structure = list(structure)
+        self.known = addresses(view.symbols)  # kept with the symbols: made once per text's list
+        self.structure = structure
 
     def name(self, symbol: Symbol) -> tuple[str, str]:
         """(name path, backend) for a definition of B: the backend's where it reports it."""
-        at = self.known.get((symbol.doc_start, symbol.end))
+        known = self.known
+        at = known.by_extent.get((symbol.doc_start, symbol.end))
         if at is not None:
-            return address_for(self.known_paths, at), self.backend
-        around = (address_for(self.known_paths, i) for (start, end), i in self.known.items() if start <= symbol.name_start < end)
+            return known.address(at), self.backend
+        around = (known.address(i) for (start, end), i in known.by_extent.items() if start <= symbol.name_start < end)
         fallback = next((address for address in around if address.endswith(symbol.name)), None)
         if fallback is not None:
             return fallback, self.backend
-        return address_for(self.paths, self.structure.index(symbol)), "tree-sitter"
+        ours = addresses(self.structure)
+        return ours.address(ours.symbols.index(symbol)), "tree-sitter"
 
 
 def _lines(index: LineIndex, span: tuple[int, int]) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
 from gateway.symbols import removals
+from gateway.symbols.addresses import addresses
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
 from gateway.symbols.structure import structure, worked_out_ahead
@@ -99,11 +100,12 @@ class SymbolService:
             # The text's own structure carried over first, with its outermost definitions (what a
             # write to it is lifted on, and all the next write plans on while the server is still
             # answering: ~12 ms on 50k lines, where the server takes a second); then the answer
-            # read and normalised too (kept by answer and text), not only asked for.
+            # read and normalised too (kept by answer and text), not only asked for; and each list's
+            # tables of name paths, which a routed write names its definitions by.
             try:
-                worked_out_ahead(lang, text)
+                addresses(worked_out_ahead(lang, text))
                 with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
-                    symbols_of(lang, path, text, chosen)
+                    addresses(symbols_of(lang, path, text, chosen))
             finally:
                 with self._asking_lock:
                     self._asking[path] -= 1

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gateway.bounded import Bounded
-from gateway.syntax import common_prefix, common_suffix
+from gateway.syntax import common_ends
 
 
 # A piece of a text's line starts: `seq[lo:hi]`, each moved by `shift`.
@@ -142,8 +142,7 @@ def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
     before its A), when they differ only in a small middle: the line starts before the middle
     kept, those after it moved, the middle's own found again. None when they differ more."""
     old = base.text
-    prefix = common_prefix(old, text)
-    suffix = common_suffix(old, text, min(len(old), len(text)) - prefix)
+    prefix, suffix = common_ends(old, text)
     end_old, end_new = len(old) - suffix, len(text) - suffix
     if (end_new - prefix) * 8 > len(text):
         return None

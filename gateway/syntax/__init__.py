@@ -20,8 +20,7 @@ from gateway.syntax.trees import (
     attached_to_base,
     base_of,
     changes_since,
-    common_prefix,
-    common_suffix,
+    common_ends,
     edited_tree,
     parse,
     parse_from,
@@ -32,7 +31,7 @@ from gateway.syntax.trees import (
 )
 
 __all__ = [
-    "Definition", "_definitions", "_parser", "attach", "attached", "attached_to_base", "base_of", "changes_since", "common_prefix", "common_suffix",
+    "Definition", "_definitions", "_parser", "attach", "attached", "attached_to_base", "base_of", "changes_since", "common_ends",
     "definitions", "definitions_named", "definitions_near", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "kept_definitions", "language_for",
     "parse", "parse_blanked", "parse_from", "parse_once", "pick", "reparse", "utf8", "widened_range",
 ]

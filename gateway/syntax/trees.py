@@ -18,7 +18,7 @@ from tree_sitter import Language as TreeSitterLanguage
 from tree_sitter import Parser, Tree
 
 from gateway.bounded import Bounded
-from gateway.edits import common_prefix, common_suffix
+from gateway.edits import common_ends
 from gateway.incremental import TextEdit
 from gateway.langs import Language, Preprocessor
 from gateway.textmemo import per_text
@@ -392,8 +392,7 @@ def _widened_edit(before: bytes, after: bytes, start: int, old_end: int, new_end
     """(start, old_end, new_end) grown to take in every byte where `before` and `after` differ."""
     if before == after:
         return start, old_end, new_end
-    prefix = common_prefix(before, after)
-    suffix = common_suffix(before, after, min(len(before), len(after)) - prefix)
+    prefix, suffix = common_ends(before, after)
     return min(start, prefix), max(old_end, len(before) - suffix), max(new_end, len(after) - suffix)
 
 
@@ -404,8 +403,7 @@ def parse_from(lang: Language, base: bytes, source: bytes) -> Tree:
     tree = _TREES.get(lang.grammar, source)
     if tree is not None or base == source:
         return tree or parse(lang, source)
-    start = common_prefix(base, source)
-    end = common_suffix(base, source, min(len(base), len(source)) - start)
+    start, end = common_ends(base, source)
     return edited_tree(lang, parse(lang, base), base, source, start, len(base) - end, len(source) - end)[0]
 
 
