@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.report import machine, percentile, record  # noqa: E402
 from gateway.gate.checker import classify_edit  # noqa: E402
 from gateway.surfaces import daemon_client  # noqa: E402
-from gateway.syntax import _parser  # noqa: E402
+from gateway.syntax import parser_for  # noqa: E402
 
 SOURCE = Path(sysconfig.get_paths()["stdlib"]) / "argparse.py"
 RUNS = 20
@@ -100,7 +100,7 @@ def _process_rows(root: Path, guarded: Path, env: dict[str, str], cold: dict[str
 def _classify_rows(text: str) -> dict[str, float]:
     """The gate on a cached tree, as the daemon runs it, beside a full parse of the same file."""
     source = text.encode()
-    full = [_timed(lambda: _parser("python").parse(source)) for _ in range(30)]
+    full = [_timed(lambda: parser_for("python").parse(source)) for _ in range(30)]
     lines = text.splitlines(keepends=True)
     edits = [(lines[k], lines[k] + "\n") for k in range(200, len(lines), 17) if lines[k].strip() and text.count(lines[k]) == 1]
     classify_edit("argparse.py", edits[0][0], edits[0][1], content=text)

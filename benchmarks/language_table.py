@@ -41,7 +41,7 @@ from gateway.langs import default_registry  # noqa: E402
 from gateway.namepath import address_for  # noqa: E402
 from gateway.symbols.backends import LspBackend  # noqa: E402
 from gateway.symbols.model import Symbol  # noqa: E402
-from gateway.syntax import _parser, utf8  # noqa: E402
+from gateway.syntax import parser_for, utf8  # noqa: E402
 
 RUNS = 30
 TRIED = 10  # definitions tried per file before it is given up
@@ -139,7 +139,7 @@ def _time(gateway: Gateway, name: str, address: str, bodies: tuple[str, str], ru
             took = _ms(lambda: session.request("documentSymbol", lambda h: h.send.document_symbol({"textDocument": {"uri": uri}})))
         else:
             source, grammar = utf8(view.source.text), view.lang.grammar
-            took = _ms(lambda: _parser(grammar).parse(source))
+            took = _ms(lambda: parser_for(grammar).parse(source))
         spent = _ms(lambda: gateway.replace_symbol(address, name, bodies[run % 2]))
         if run:
             baseline.append(took)

@@ -22,7 +22,8 @@ from gateway.preprocessor import _CONDITIONAL, _DIRECTIVE, _FRAGMENT_DEFINE, _PR
 from gateway.preprocessor_scan import first_words, hash_lines, whole_words
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
 from gateway.syntax.listing import _spelled
-from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed, _rewritten
+from gateway.syntax.grammars import _preprocessed, _rewritten, input_after, parse_input, parser_for
+from gateway.syntax.trees import _TREES, _joined
 from gateway.textmemo import per_text
 
 REAL = Path(__file__).parent / "real_code"
@@ -80,10 +81,10 @@ def test_rewrites_redone_on_the_changed_lines_are_those_of_the_whole_text(source
     assert CPP.preprocessor is not None and CPP.preprocessor.rewrites
     for start, end, new in _edits(source, 60, 1):
         after = source[:start] + new + source[end:]
-        assert _input_after(CPP, source, after, [(start, end, start, start + len(new))]) == _preprocessed.function(CPP.preprocessor, after)
+        assert input_after(CPP, source, after, [(start, end, start, start + len(new))]) == _preprocessed.function(CPP.preprocessor, after)
     for view in views(CPP.preprocessor, source):
         spans = [(start, end, start, end) for start, end in _joined(view.blanked)]
-        assert _input_after(CPP, source, view.text, spans) == _preprocessed.function(CPP.preprocessor, view.text)
+        assert input_after(CPP, source, view.text, spans) == _preprocessed.function(CPP.preprocessor, view.text)
 
 
 SCANNED = (b"#define A\n#define AB\nA x\nAB y\n  A\tz\n #  define   EMPTY_ARG\nf(EMPTY_ARG a)\n#if X \\\n#endif\n#endif\nA_B A\n"
@@ -141,7 +142,7 @@ def test_a_view_parsed_from_the_text_is_the_tree_a_parse_from_scratch_makes(lang
     for view in found:
         tree = view_tree(lang, source, view, parsed)
         parsed.append(view)
-        assert str(tree.root_node) == str(_parser(lang.grammar).parse(_parse_input(lang, view.text)).root_node)
+        assert str(tree.root_node) == str(parser_for(lang.grammar).parse(parse_input(lang, view.text)).root_node)
         assert base_of(lang, tree) is not None or view.text == source  # what it was parsed from is known
 
 

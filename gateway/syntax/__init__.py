@@ -13,8 +13,8 @@ from gateway.syntax.definitions import (
     widened_range,
 )
 from gateway.syntax.listing import definitions, definitions_named, definitions_near, find_definitions, kept_definitions
+from gateway.syntax.grammars import parser_for
 from gateway.syntax.trees import (
-    _parser,
     attach,
     attached,
     attached_to_base,
@@ -31,7 +31,7 @@ from gateway.syntax.trees import (
 )
 
 __all__ = [
-    "Definition", "_definitions", "_parser", "attach", "attached", "attached_to_base", "base_of", "changes_since", "common_ends",
+    "Definition", "_definitions", "attach", "attached", "attached_to_base", "base_of", "changes_since", "common_ends",
     "definitions", "definitions_named", "definitions_near", "edited_tree", "empty_query", "error_count", "extra_query", "find_definitions", "header_tokens", "kept_definitions", "language_for",
-    "parse", "parse_blanked", "parse_from", "parse_once", "pick", "reparse", "utf8", "widened_range",
+    "parse", "parse_blanked", "parse_from", "parse_once", "parser_for", "pick", "reparse", "utf8", "widened_range",
 ]

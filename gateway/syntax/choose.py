@@ -9,7 +9,8 @@ from tree_sitter import Query, QueryCursor
 
 from gateway.langs import Language, LanguageRegistry
 from gateway.preprocessor import decided
-from gateway.syntax.trees import _grammar, parse
+from gateway.syntax.grammars import grammar
+from gateway.syntax.trees import parse
 
 _ERRORS: dict[str, Query] = {}
 
@@ -20,7 +21,7 @@ def error_count(lang: Language, source: bytes) -> int:
     tree = parse(lang, source)
     if not tree.root_node.has_error:
         return 0
-    query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(_grammar(lang.grammar), "(ERROR) @error (MISSING) @error"))
+    query = _ERRORS.get(lang.grammar) or _ERRORS.setdefault(lang.grammar, Query(grammar(lang.grammar), "(ERROR) @error (MISSING) @error"))
     return len(QueryCursor(query).captures(tree.root_node).get("error", []))
 
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.DOTALL)

@@ -12,7 +12,7 @@ from typing import Literal
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
 from gateway.langs import Language
-from gateway.syntax.trees import _grammar
+from gateway.syntax.grammars import grammar
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class Definition:
 @functools.cache
 def _query(lang: Language) -> Query:
     source = lang.query_path.read_text(encoding="utf-8")
-    return Query(_grammar(lang.grammar), source)
+    return Query(grammar(lang.grammar), source)
 
 
 def _last_line(node: Node) -> int:
@@ -135,7 +135,7 @@ class _Match:
 def extra_query(lang: Language, name: str) -> Query | None:
     """`queries/<lang>/<name>.scm` beside the definitions query, when the language has one."""
     path = lang.query_path.with_name(f"{name}.scm")
-    return Query(_grammar(lang.grammar), path.read_text(encoding="utf-8")) if path.is_file() else None
+    return Query(grammar(lang.grammar), path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 @functools.cache
@@ -143,7 +143,7 @@ def empty_query(lang: Language) -> Query | None:
     """The node types the language forbids to be empty (`never_empty`), captured as @empty."""
     if not lang.never_empty:
         return None
-    return Query(_grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.never_empty)) + "] @empty")
+    return Query(grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.never_empty)) + "] @empty")
 
 
 def _injected(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) -> list[Tree]:
@@ -159,7 +159,7 @@ def _injected(lang: Language, tree: Tree, byte_range: tuple[int, int] | None) ->
     nodes = cursor.captures(tree.root_node).get("injection.content", [])
     if not nodes:
         return []
-    source, parser, trees = tree.root_node.text or b"", Parser(_grammar(lang.grammar)), []
+    source, parser, trees = tree.root_node.text or b"", Parser(grammar(lang.grammar)), []
     for node in nodes:
         inside = node.children[1:-1]
         if inside:
@@ -283,7 +283,7 @@ def _definitions(lang: Language, tree: Tree, byte_range: tuple[int, int] | None)
 
 @functools.cache
 def _attached_query(lang: Language) -> Query:
-    return Query(_grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.attached_before)) + "] @attached")
+    return Query(grammar(lang.grammar), "[" + " ".join(f"({kind})" for kind in sorted(lang.attached_before)) + "] @attached")
 
 
 def widened_range(lang: Language, tree: Tree, byte_range: tuple[int, int]) -> tuple[int, int]:

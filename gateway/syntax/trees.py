@@ -1,145 +1,23 @@
-"""Parsing with tree-sitter: grammars, the cache of the last trees by exact source, incremental
+"""Parsing with tree-sitter: the cache of the last trees by exact source, incremental
 re-parses that remember their base, and what other modules attach to a tree."""
 
 from __future__ import annotations
 
-import functools
-import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from importlib import import_module
-from importlib.util import find_spec, module_from_spec, spec_from_file_location
-from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
-from tree_sitter import Language as TreeSitterLanguage
-from tree_sitter import Parser, Tree
+from tree_sitter import Tree
 
 from gateway.bounded import Bounded
 from gateway.edits import common_ends
 from gateway.incremental import TextEdit
-from gateway.langs import Language, Preprocessor
-from gateway.textmemo import per_text
+from gateway.langs import Language
+from gateway.syntax.grammars import input_after, parse_input, parser_for
 
 Span = tuple[int, int]
-
-
-# Grammars the pack ships as packages of their own rather than in its bindings folder.
-_SEPARATE_PACKAGES = {"csharp": "tree_sitter_c_sharp", "yaml": "tree_sitter_yaml", "embeddedtemplate": "tree_sitter_embedded_template"}
-
-
-@functools.cache
-def _grammar(name: str) -> TreeSitterLanguage:
-    """One grammar, loaded alone.
-
-    Importing tree_sitter_language_pack loads several grammars eagerly (~40 ms, paid by
-    every hook process), so its one binding module is loaded directly; the pack's own
-    loader is the fallback.
-    """
-    try:
-        if name in _SEPARATE_PACKAGES:
-            module = import_module(_SEPARATE_PACKAGES[name])
-        else:
-            pack = find_spec("tree_sitter_language_pack")
-            assert pack is not None and pack.submodule_search_locations
-            binary = next((Path(pack.submodule_search_locations[0]) / "bindings").glob(f"{name}.*so"))
-            spec = spec_from_file_location(f"tree_sitter_language_pack.bindings.{name}", binary)
-            assert spec is not None and spec.loader is not None
-            module = module_from_spec(spec)
-            spec.loader.exec_module(module)
-        return TreeSitterLanguage(module.language())
-    except (AssertionError, ImportError, StopIteration, AttributeError):
-        from tree_sitter_language_pack import get_language
-
-        return get_language(name)  # type: ignore[arg-type]
-
-
-@functools.cache
-def _parser(grammar: str) -> Parser:
-    return Parser(_grammar(grammar))
-
-
-_LONE_CR = re.compile(rb"\r(?!\n)")
-_SPACED_SPLICE = re.compile(rb"\\([ \t]+)(?=\r?\n)")
-
-
-def _parse_input(lang: Language, source: bytes) -> bytes:
-    """Grammars break lines at LF only; a lone CR (classic Mac files) becomes LF, byte for byte.
-    In C and C++, a backslash before blanks at a line's end splices the lines as the compilers
-    do (a comment ending in a backslash and a space comments out the next line); it is moved to the line's end, in place."""
-    if b"\r" in source:
-        source = _LONE_CR.sub(b"\n", source)
-    return _preprocessed(lang.preprocessor, source) if lang.preprocessor is not None else source
-
-
-@per_text
-def _preprocessed(spec: Preprocessor, source: bytes) -> bytes:
-    """The language's rewrites made (once per text: a judgement parses its texts more than once)."""
-    if b"\\" in source:
-        source = _SPACED_SPLICE.sub(lambda m: m.group(1) + b"\\", source)
-    for pattern, word, needs in spec.rewrites:
-        if not needs or any(needed in source for needed in needs):
-            source = pattern.sub(lambda m: _rewritten(m, word), source)
-    return source
-
-
-Change = tuple[int, int, int, int]  # [start, end) of a base text replaced by [start, end) of a text
-
-
-def _input_after(lang: Language, base: bytes, source: bytes, changes: Sequence[Change]) -> bytes:
-    """`_parse_input(lang, source)`, where `source` is `base` with `changes` made (sorted, apart):
-    from `base`'s, the rewrites redone on the lines around each change only. A rewrite's pattern
-    matches within one line, looking ahead to the next line's start at most (docs/languages.md)."""
-    spec = lang.preprocessor
-    if spec is None or not changes or b"\r" in source or b"\r" in base:
-        return _parse_input(lang, source)
-    known = _preprocessed.known(spec, source)
-    if known is not None:
-        return known
-    # The lines to redo: from the line before each change (a pattern there may look ahead into
-    # it) to the end of its last line, as [start, end) in the text, and how far the changes
-    # before each end have moved it from where it is in `base`.
-    windows: list[list[int]] = []
-    shift = 0
-    for base_start, base_end, start, end in changes:
-        low, high = _line_start(source, _line_start(source, start) - 1), _line_end(source, end)
-        if windows and low <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], high)
-        else:
-            windows.append([low, high, shift, shift])
-        shift += (end - start) - (base_end - base_start)
-        windows[-1][3] = shift
-    base_input, pieces, copied = _preprocessed(spec, base), [], 0
-    for low, high, moved_low, moved_high in windows:
-        context = _line_start(source, low - 1)
-        redone = _preprocessed.function(spec, source[context : _line_end(source, high)])
-        pieces += [base_input[copied : low - moved_low], redone[low - context : high - context]]
-        copied = high - moved_high
-    pieces.append(base_input[copied:])
-    found = b"".join(pieces)
-    if len(found) != len(source):
-        return _parse_input(lang, source)
-    _preprocessed.keep((spec, source), found)
-    return found
-
-
-def _line_start(source: bytes, at: int) -> int:
-    return source.rfind(b"\n", 0, max(at, 0)) + 1
-
-
-def _line_end(source: bytes, at: int) -> int:
-    """Past the line break ending the line `at` is on (the text's end, without one)."""
-    found = source.find(b"\n", at)
-    return len(source) if found < 0 else found + 1
-
-
-def _rewritten(match: re.Match[bytes], word: bytes) -> bytes:
-    start, end = match.span("text")
-    whole = match.group(0)
-    offset = match.start()
-    return whole[: start - offset] + word.ljust(end - start)[: end - start] + whole[end - offset :]
 
 
 @dataclass
@@ -255,7 +133,7 @@ _TREES = _TreeCache(16, 2 << 20)
 
 def parse_once(lang: Language, source: bytes) -> Tree:
     """`parse` without keeping the tree in the cache."""
-    return _TREES.get(lang.grammar, source) or _parser(lang.grammar).parse(_parse_input(lang, source))
+    return _TREES.get(lang.grammar, source) or parser_for(lang.grammar).parse(parse_input(lang, source))
 
 
 # The last few texts' UTF-8, by text (which the key holds alive too); between a daemon's requests
@@ -280,7 +158,7 @@ def utf8(text: str) -> bytes:
 def parse(lang: Language, source: bytes) -> Tree:
     tree = _TREES.get(lang.grammar, source)
     if tree is None:
-        tree = _TREES.first(lang.grammar, source, _parser(lang.grammar).parse(_parse_input(lang, source)))
+        tree = _TREES.first(lang.grammar, source, parser_for(lang.grammar).parse(parse_input(lang, source)))
     return tree
 
 
@@ -303,8 +181,8 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
             continue
         joined = _joined(spans)
         if parsed is None:
-            parsed = _input_after(lang, base, source, [(start, end, start, end) for start, end in joined])
-        edits = _differing(_parse_input(lang, base), parsed, joined)
+            parsed = input_after(lang, base, source, [(start, end, start, end) for start, end in joined])
+        edits = _differing(parse_input(lang, base), parsed, joined)
         if edits is not None and (best is None or len(edits) < len(best[1])):
             best = (base_tree, edits, base)
     if best is None or parsed is None:
@@ -320,7 +198,7 @@ def parse_blanked(lang: Language, source: bytes, bases: Sequence[tuple[bytes, Se
         end_point = (row, end - (parsed.rfind(b"\n", 0, end) + 1))
         at = end
         edited.edit(start_byte=start, old_end_byte=end, new_end_byte=end, start_point=start_point, old_end_point=end_point, new_end_point=end_point)
-    tree = _parser(lang.grammar).parse(parsed, edited)
+    tree = parser_for(lang.grammar).parse(parsed, edited)
     _TREES.put(lang.grammar, source, tree)
     if edits:  # as one edit over them all (the same length), each blanked span a changed range
         changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(tree)] + edits
@@ -368,9 +246,9 @@ def edited_tree(
     """`reparse`, leaving `tree` as it was, with the byte ranges of `after` whose syntax changed.
     The edit is widened over what the grammar is given differently beyond it (a lone CR, or a
     preprocessor rewrite the edit makes or unmakes), so no stale node is reused."""
-    parsed = _input_after(lang, before, after, [(start, old_end, start, new_end)])
+    parsed = input_after(lang, before, after, [(start, old_end, start, new_end)])
     if parsed is not after or lang.preprocessor is not None:
-        start, old_end, new_end = _widened_edit(_parse_input(lang, before), parsed, start, old_end, new_end)
+        start, old_end, new_end = _widened_edit(parse_input(lang, before), parsed, start, old_end, new_end)
     edited = tree.copy()
     edited.edit(
         start_byte=start,
@@ -380,7 +258,7 @@ def edited_tree(
         old_end_point=_point(before, old_end),
         new_end_point=_point(after, new_end),
     )
-    new_tree = _parser(lang.grammar).parse(parsed, edited)
+    new_tree = parser_for(lang.grammar).parse(parsed, edited)
     changed = [(r.start_byte, r.end_byte) for r in edited.changed_ranges(new_tree)]
     _TREES.put(lang.grammar, after, new_tree)
     lines = after.count(b"\n", start, new_end) - before.count(b"\n", start, old_end)
