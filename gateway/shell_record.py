@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, Mark, lstat_at, _read, keep, listed, opened_directory, previous_bytes, prune_objects
+from gateway.snapshot import RACY_NS, FileState, Mark, previous_bytes
+from gateway.snapshot_paths import listed, lstat_at, opened_directory, read_file
+from gateway.snapshot_store import keep, prune_objects
 from gateway.statcache import StatCache, read_stated
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
@@ -246,7 +248,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
             elif info.st_size > max_bytes:
                 files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
             else:
-                read = _read(root, path)
+                read = read_file(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
     return Record(files, taken, mark=seen.mark if seen is not None else None)

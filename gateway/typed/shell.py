@@ -14,7 +14,8 @@ from pathlib import Path
 from dataclasses import replace
 
 from gateway.errors import Forged, GatewayError
-from gateway.snapshot import Snapshot, prune_objects
+from gateway.snapshot import Snapshot
+from gateway.snapshot_store import prune_objects
 from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir

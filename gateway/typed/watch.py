@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import CONFIG_PATH
 from gateway.errors import UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, reconsidered, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, previous_bytes, reconsidered, restore, scan
+from gateway.snapshot_store import mirror_dir
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
