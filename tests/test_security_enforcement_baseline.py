@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gateway.statcache import StatCache
+from gateway.typed import baseline
 from gateway.typed.baseline import BODY, witness_path
 from gateway.typed.state import state_dir
 from gateway.userstate import sign
@@ -110,3 +112,33 @@ def test_a_baseline_of_the_earlier_single_record_form_is_read_and_stored_anew(wo
     assert files(workspace) == before and _bodies(workspace) == {_body(workspace).name}
     assert _stop(workspace) is None
 
+
+
+@pytest.mark.parametrize("command", [f"touch {SHAPES}", f"cp {SHAPES} /tmp/gw-same && cat /tmp/gw-same > {SHAPES}"])
+def test_a_file_with_a_new_stat_but_the_same_bytes_writes_neither_the_files_nor_the_witness(workspace: Path, command: str) -> None:
+    """The touch case: the file is hashed again, found as it was, and only the head is written;
+    the stats the body holds are hints (a reader from disk reads that file again, once)."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    witness, body = witness_path(workspace).stat(), _body(workspace).stat()
+    assert run_through_hooks(workspace, command) == ("ran", None)
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    assert witness_path(workspace).stat().st_ino == witness.st_ino and _body(workspace).stat().st_ino == body.st_ino
+    assert _bodies(workspace) == {_body(workspace).name}
+
+
+def test_state_read_back_from_disk_after_a_touch_still_puts_back_and_refuses_damage(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process without this one's memory (another process, or after a crash) reads the body with
+    the older stat of a touched file: it reads the file again, finds it unchanged, and still puts
+    back a real change and refuses a body cut."""
+    assert run_through_hooks(workspace, f"touch {SHAPES}") == ("ran", None)
+    monkeypatch.setattr(baseline, "_heads", StatCache())
+    monkeypatch.setattr(baseline, "_bodies", StatCache())
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    before = files(workspace)
+    how, answer = run_through_hooks(workspace, f"echo evil > {SHAPES}")
+    assert how == "ran" and answer is not None and f"{SHAPES} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
+    assert files(workspace) == before
+    body = _body(workspace)
+    body.write_bytes(body.read_bytes()[:-10])
+    answer = _stop(workspace)
+    assert answer is not None and "cut" in answer["reason"]

@@ -8,6 +8,14 @@ new body first, then the head naming it, then removes the bodies nothing names: 
 the old head and body or the new ones, never a mix. The witness (a signed copy of the files,
 outside the state directory) is written when the files change. A head with `files` in it is the
 single signed record of earlier versions, read as it is.
+
+"As they were" is by content: each file's mode, digest and blob id. A file touched, or rewritten
+with its own bytes (a file put back), has a new stat but the same content: the head alone is
+written, and the new stats are kept in this process's memory only. The stats a body holds are
+hints, never trusted against the files: one that differs from a file's stat now only makes
+that file read and hashed again, so a process that reads the body back (another process, or
+after a crash) reads those files once more and finds them as they were. Their content, and
+`taken_at`, are what the signature must cover, and it does.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from gateway.atomic import sha256, write_new_text
@@ -117,20 +126,47 @@ def witness_path(root: Path) -> Path:
     return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
 
 
-def _same_files(typed: TypedState, snapshot: Snapshot) -> Baseline | None:
-    """The current baseline when `snapshot` has its files (the head alone is written)."""
+@dataclass(frozen=True)
+class Looked:
+    """What a watched check looked at again (`paths`, its `reconsidered`): every other file's
+    state it holds is `of`'s own object."""
+
+    of: dict[str, FileState]
+    paths: AbstractSet[str]
+
+
+def _same_files(typed: TypedState, snapshot: Snapshot, looked: Looked | None) -> Baseline | None:
+    """The current baseline when `snapshot` holds its files as they were, stats aside (the head
+    alone is written)."""
     with contextlib.suppress(Forged):
         current = current_baseline(typed)
-        if current is not None and current.ref is not None and current.snapshot.files == snapshot.files:
-            return current
+        if current is not None and current.ref is not None:
+            paths = looked.paths if looked is not None and looked.of is current.snapshot.files else None
+            if _same_content(current.snapshot.files, snapshot.files, paths):
+                return current
     return None
 
 
-def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
+def _same_content(current: dict[str, FileState], files: dict[str, FileState], looked: AbstractSet[str] | None) -> bool:
+    """Whether `files` are `current`'s files with the same modes, digests and blob ids (a stat
+    alone may differ: a file touched, or rewritten with its own bytes)."""
+    if files is current or files == current:
+        return True
+    if len(files) != len(current):
+        return False
+    for path in files.keys() if looked is None else looked:
+        old, new = current.get(path), files.get(path)
+        if old is not new and (old is None or new is None or (old.mode, old.sha256, old.blob) != (new.mode, new.sha256, new.blob)):
+            return False
+    return looked is not None or files.keys() == current.keys()
+
+
+def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None = None) -> None:
     """`snapshot` as the baseline: its body (unless the current one holds its files) and the
     witness with it, then the head; bodies neither it nor a pending command's record names are
-    removed. Call under the watch's lock."""
-    same = _same_files(typed, snapshot)
+    removed. `looked`: what the check that made `snapshot` looked at, when it knows. Call under
+    the watch's lock."""
+    same = _same_files(typed, snapshot, looked)
     if same is None:
         text = snapshot.canonical()  # once for the body and the witness (a large workspace's is megabytes)
         ref = BodyRef(BODY.format(sha256(text)), sha256(text), snapshot.taken_at)
@@ -139,8 +175,10 @@ def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     else:
         assert same.ref is not None
         ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
-        snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the same object: what is made once
-        # per baseline (the blob ids, the copies' check) is not made again
+        if snapshot.files == same.snapshot.files:  # the same object: what is made once per baseline (the blob ids,
+            snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the copies' check) is not made again
+        else:  # only stats differ: kept in memory, the body's are hints (see the module)
+            _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
     write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
     _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
     if same is None:

@@ -21,7 +21,7 @@ from gateway.snapshot_store import mirror_dir
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
-from gateway.typed.baseline import save_baseline
+from gateway.typed.baseline import Looked, save_baseline
 from gateway.watcher import look
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
             files.pop(change.path, None)
         else:
             files[change.path] = change.before
-    save_baseline(typed, Snapshot(files, started, seen.mark))
+    save_baseline(typed, Snapshot(files, started, seen.mark), Looked(before.files, again) if again is not None else None)
     outcome = Outcome(kept, [c for c in bypassing if c.path not in unrestored], unrestored)
     if outcome.bypassed:
         entries: list[dict[str, Any]] = [
