@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from gateway import shell_record, watcher
+from gateway.typed.baseline import witness_path
 from tests.test_daemon import _start, _status, _wait_for, env, gateway  # noqa: F401 (env: a fixture)
+from tests.test_security_enforcement_baseline import _bodies
 from tests.test_security_shell import run_through_hooks
 from tests.test_shell_report import GIT, SED_HEADER, TS, through_hooks
 from tests.hosts.sample import SOURCE
@@ -157,6 +159,17 @@ def test_enforcement_puts_back_each_command_while_watched(workspace: Path, watch
     assert not (workspace / "lib" / "deep" / "mod.py").exists()
     shutil.rmtree(workspace / "lib")
     assert run_through_hooks(workspace, "git status --porcelain") == ("ran", None)
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_a_file_put_back_is_not_stored_again_while_watched(workspace: Path, watched: watcher.Watcher) -> None:
+    """The file put back has a new stat and its old bytes: the checks after it write the head alone."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    bodies, witness = _bodies(workspace), witness_path(workspace).stat()
+    ran, answer = run_through_hooks(workspace, SED_HEADER)
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    assert _bodies(workspace) == bodies and witness_path(workspace).stat().st_ino == witness.st_ino
 
 
 def test_git_index_changes_list_what_git_lists(either: Path) -> None:
