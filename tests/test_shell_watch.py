@@ -22,7 +22,7 @@ from gateway.typed.baseline import witness_path
 from tests.test_daemon import _start, _status, _wait_for, env, gateway  # noqa: F401 (env: a fixture)
 from tests.test_security_enforcement_baseline import _bodies
 from tests.test_security_shell import run_through_hooks
-from tests.test_shell_report import GIT, SED_HEADER, TS, through_hooks
+from tests.test_shell_report import GIT, SED_HEADER, TS, hook, through_hooks
 from tests.hosts.sample import SOURCE
 
 pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's"),
@@ -82,6 +82,24 @@ def test_a_command_that_changes_no_source_file_writes_no_copy_of_the_index(eithe
     assert index.stat().st_ino == written.st_ino and index.stat().st_mtime_ns == written.st_mtime_ns
     said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
     assert ADDED_HELPER.format("pkg/new.py") in said and index.stat().st_ino != written.st_ino
+
+
+def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_once(either: Path) -> None:
+    """The command's record is a small head naming the body of files the index already holds: a
+    command that changes nothing writes no copy of the files; one that changes a file writes one."""
+    assert through_hooks(either, "true") == ""
+    directory = shell_record._directory(either)
+    bodies = {p.name: p.stat().st_ino for p in directory.glob("files-*.json")}
+    payload = {"tool_name": "Bash", "tool_use_id": "toolu_2", "session_id": "s", "cwd": str(either),
+               "tool_input": {"command": "git status --porcelain"}}
+    assert hook("claude-code", {**payload, "hook_event_name": "PreToolUse"}) is None
+    heads = [json.loads(p.read_text()) for p in directory.glob("*.json") if len(p.stem) == 32]
+    assert len(heads) == 1 and "files" not in heads[0] and heads[0]["body"] in bodies
+    assert hook("claude-code", {**payload, "hook_event_name": "PostToolUse"}) is None
+    assert {p.name: p.stat().st_ino for p in directory.glob("files-*.json")} == bodies
+    said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
+    assert ADDED_HELPER.format("pkg/new.py") in said
+    assert len(set(p.name for p in directory.glob("files-*.json")) - bodies.keys()) == 1
 
 
 @pytest.mark.parametrize("mode", ["created", "moved in"])
