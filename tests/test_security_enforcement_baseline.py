@@ -6,6 +6,7 @@ refused; a crash between writing a body and the head naming it leaves the old st
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,40 @@ def test_state_read_back_from_disk_after_a_touch_still_puts_back_and_refuses_dam
     body.write_bytes(body.read_bytes()[:-10])
     answer = _stop(workspace)
     assert answer is not None and "cut" in answer["reason"]
+
+
+def test_a_command_costs_one_durable_write_before_it_and_one_after(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check at PreToolUse and the command's record are one signed head, fsynced once; the
+    check at PostToolUse closes it with one more (a command that changes nothing)."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    synced: list[str] = []
+    fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), fsync(fd))[1])
+    assert bash_call(workspace, "git status --porcelain", "PreToolUse") is None
+    assert len(synced) == 1 and "pending" in _head(workspace)
+    assert bash_call(workspace, "git status --porcelain", "PostToolUse") is None
+    assert len(synced) == 2 and "pending" not in _head(workspace)
+
+
+def test_a_crash_while_closing_a_command_leaves_it_pending_and_trusted(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed before the head that closes the command is renamed in: the old head (the command
+    pending) stays whole and trusted, and the PostToolUse run again checks the command."""
+    assert bash_call(workspace, f"echo evil > {SHAPES}", "PreToolUse") is None
+    before, head = files(workspace), (state_dir(workspace) / "baseline.json").read_bytes()
+    (workspace / SHAPES).write_text("evil\n")
+
+    replace = os.replace
+
+    def killed(source: str, target: str) -> None:
+        if str(target).endswith("baseline.json"):
+            raise KeyboardInterrupt  # as if killed between writing the new head aside and renaming it
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        bash_call(workspace, f"echo evil > {SHAPES}", "PostToolUse")
+    monkeypatch.undo()
+    assert (state_dir(workspace) / "baseline.json").read_bytes() == head and files(workspace) == before  # put back before the crash
+    assert bash_call(workspace, f"echo evil > {SHAPES}", "PostToolUse") is None  # checked again: nothing left to put back
+    assert files(workspace) == before and "pending" not in _head(workspace)
+    assert _stop(workspace) is None  # trusted

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ BODY = "baseline-{}.json"
 SHELL_RECORDS = "shell"
 WITNESS = "gateway-armed.json"
 WITNESS_SIGNED_AS = "armed-witness"
+KEEP_PENDING_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class BodyRef:
 class Baseline:
     snapshot: Snapshot
     ref: BodyRef | None  # None: a record of an earlier version, files and all
+    pending: dict[str, BodyRef] = field(default_factory=dict)
+    """The shell commands recorded and not checked yet (gateway.typed.shell names them): the
+    baseline each started from."""
 
 
 _heads: StatCache[Baseline] = StatCache()
@@ -105,7 +109,8 @@ def current_baseline(typed: TypedState) -> Baseline | None:
             baseline = Baseline(Snapshot.from_json(head), None)
         else:
             ref = BodyRef.from_json(head)
-            baseline = Baseline(Snapshot(body_files(typed.state, ref, BASELINE), ref.taken_at), ref)
+            pending = {str(name): BodyRef.from_json(value) for name, value in head.get("pending", {}).items()}
+            baseline = Baseline(Snapshot(body_files(typed.state, ref, BASELINE), ref.taken_at), ref, pending)
         _heads.put(path, baseline, user_key(), info)
         return baseline
     except FileNotFoundError:
@@ -161,11 +166,14 @@ def _same_content(current: dict[str, FileState], files: dict[str, FileState], lo
     return looked is not None or files.keys() == current.keys()
 
 
-def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None = None) -> None:
+def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None = None, record: str | None = None,
+                  done: str | None = None) -> None:
     """`snapshot` as the baseline: its body (unless the current one holds its files) and the
-    witness with it, then the head; bodies neither it nor a pending command's record names are
-    removed. `looked`: what the check that made `snapshot` looked at, when it knows. Call under
-    the watch's lock."""
+    witness with it, then the head; bodies neither it nor a pending command names are removed.
+    `looked`: what the check that made `snapshot` looked at, when it knows. `record`: a shell
+    command to record as pending, starting from `snapshot`, in the same head (one write for the
+    check and the record); `done`: the pending command this check closes. Call under the
+    watch's lock."""
     same = _same_files(typed, snapshot, looked)
     if same is None:
         text = snapshot.canonical()  # once for the body and the witness (a large workspace's is megabytes)
@@ -179,15 +187,32 @@ def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None =
             snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the copies' check) is not made again
         else:  # only stats differ: kept in memory, the body's are hints (see the module)
             _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
-    write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
-    _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
+    pending = _pending(typed, record, done, ref)
+    head = {**ref.to_json(), **({"pending": {name: value.to_json() for name, value in pending.items()}} if pending else {})}
+    write_new_text(typed.state / BASELINE, json.dumps(sign(head, SIGNED_AS)))
+    _heads.put(typed.state / BASELINE, Baseline(snapshot, ref, pending), user_key())
     if same is None:
         _write_witness(typed, snapshot, text)
-        kept = {ref.body} | _pending_bodies(typed.state)
+        kept = {ref.body} | {value.body for value in pending.values()} | _pending_bodies(typed.state)
         for entry in os.scandir(typed.state):
             if entry.name.startswith(BODY.format("")[:-5]) and entry.name not in kept:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
+
+
+def _pending(typed: TypedState, record: str | None, done: str | None, ref: BodyRef) -> dict[str, BodyRef]:
+    """The pending commands after this check: the current head's, but `done` and those a day old
+    (a command whose PostToolUse never came: the host refused it), and `record`."""
+    pending: dict[str, BodyRef] = {}
+    with contextlib.suppress(Forged):
+        current = current_baseline(typed)
+        if current is not None:
+            pending = current.pending
+    oldest = ref.taken_at - KEEP_PENDING_SECONDS
+    pending = {name: value for name, value in pending.items() if name != done and value.taken_at >= oldest}
+    if record is not None:
+        pending[record] = ref
+    return pending
 
 
 def _pending_bodies(state: Path) -> set[str]:
