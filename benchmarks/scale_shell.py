@@ -11,10 +11,11 @@ payloads on stdin; home, state and runtime directories are temporary. Three sett
 Three commands an agent runs: `sed -i` changing one definition header (textwrap.py), `git
 status`, and `python3 -c` that writes nothing. Every timed gated run follows a timed bare
 run (`sh -c COMMAND`) in a twin of the workspace (the same files, its own repository), so
-that the bare run changes nothing the checks see. Before each run, outside the timing, both
-workspaces are put back as committed with git's index fresh (`git checkout` of textwrap.py
-where a run left the sed's change, `git update-index --refresh`): every command, gated or
-bare, in every setting, starts from the same files and the same git work. Each answer is checked: after `sed` the PostToolUse answer names
+that the bare run changes nothing the checks see (it used to run in the workspace itself, and
+`git checkout` put the file back: a change outside the gate that the next check paid for).
+Before each run, outside the timing, git's index of the workspace it runs in is refreshed
+(`git update-index --refresh`), so that no `git status` pays for the index another run left
+stale. Each answer is checked: after `sed` the PostToolUse answer names
 textwrap.py and no other file (off: says nothing), after the other two it says nothing; a
 PreToolUse says nothing. No daemon is left running.
 """
@@ -67,13 +68,15 @@ class Bench:
         self.samples.setdefault(key, []).append(value)
 
 
-SED = f"sed -i 's/{OLD}/{NEW}/' textwrap.py"  # in a basic regular expression ( and ) are themselves
+def _sed(root: Path) -> str:
+    """The header as it is now in `root`, changed (enforcement puts it back; otherwise it stays)."""
+    text = (root / "textwrap.py").read_text("utf-8")
+    old, new = (OLD, NEW) if OLD in text else (NEW, OLD)
+    return f"sed -i 's/{old}/{new}/' textwrap.py"  # in a basic regular expression ( and ) are themselves
 
 
-def _clean(bench: Bench, root: Path) -> None:
-    """`root` as committed, git's index fresh (outside the timing: see the module)."""
-    if NEW in (root / "textwrap.py").read_text("utf-8"):
-        _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"], cwd=root)
+def _refresh(bench: Bench, root: Path) -> None:
+    """git's index of `root` fresh (outside the timing: see the module)."""
     _run(bench, ["git", "update-index", "-q", "--refresh"], cwd=root)
 
 
@@ -118,12 +121,13 @@ def _checked(setting: str, name: str, command: str, pre: subprocess.CompletedPro
 
 def _once(bench: Bench, setting: str, name: str) -> None:
     """One bare run of the command in the twin, then one gated run (hooks around it); both timed."""
-    command = COMMANDS[name] or SED
-    _clean(bench, bench.twin)
+    command = COMMANDS[name] or _sed(bench.twin)
+    _refresh(bench, bench.twin)
     started = time.perf_counter()
     _run(bench, ["sh", "-c", command], cwd=bench.twin)
     bench.add(f"{setting}/{name}/bare", (time.perf_counter() - started) * 1000)
-    _clean(bench, bench.root)
+    command = COMMANDS[name] or _sed(bench.root)
+    _refresh(bench, bench.root)
     bench.calls += 1
     started = time.perf_counter()
     pre = _run(bench, bench.pre, _payload(bench, "PreToolUse", command))
@@ -144,7 +148,8 @@ def _setting(bench: Bench, setting: str, runs: int) -> None:
     config.write_text(SETTINGS[setting])
     (bench.twin / ".gateway").mkdir(exist_ok=True)
     (bench.twin / ".gateway" / "config.toml").write_text(SETTINGS[setting])
-    _clean(bench, bench.root)
+    for root in (bench.root, bench.twin):  # as committed (a report left the sed's change)
+        _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"], cwd=root)
     if _gateway(bench, "daemon", "start").returncode != 0:
         raise RuntimeError("the daemon did not start")
     for name in COMMANDS:  # warm: the daemon's first record of the workspace reads every file
@@ -193,7 +198,7 @@ def main() -> None:
             "as a multiple of the same command alone (`sh -c COMMAND` in a twin workspace, median of all its runs), on "
             "`scale_corpus.python_workspace` (standard-library files in a git repository). Settings: `[gate] shell = "
             "\"off\"` (the hooks' own cost), the default report, typed edits enforced (the sed's change put back each run); "
-            "each run starts from the files as committed and git's index fresh (put back outside the timing). "
+            "git's index refreshed before each run, outside the timing. "
             "× check off: the same hooks with `[gate] shell = \"off\"`, i.e. what the check itself adds to the hooks. "
             f"Median (p90) of {runs} runs each, every gated run right after a bare one. Each answer checked: after `sed` "
             "the report and enforcement name textwrap.py and no other file; after the others nothing is said.")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway import shell_record, watcher
+from gateway import shell_record, snapshot, watcher
 from gateway.typed.baseline import witness_path
 from tests.test_daemon import _start, _status, _wait_for, env, gateway  # noqa: F401 (env: a fixture)
 from tests.test_security_enforcement_baseline import _bodies
@@ -188,6 +188,21 @@ def test_a_file_put_back_is_not_stored_again_while_watched(workspace: Path, watc
     assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
     assert run_through_hooks(workspace, "true") == ("ran", None)
     assert _bodies(workspace) == bodies and witness_path(workspace).stat().st_ino == witness.st_ino
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_enforcement_stats_only_the_paths_with_events_while_watched(workspace: Path, watched: watcher.Watcher,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both checks around a command (the one before it records it, the one after compares) look
+    only at the paths with events: the record keeps the watch's moment it holds at."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    seen: list[str] = []
+    for module in (snapshot, watcher):
+        stat_at = module.lstat_at
+        monkeypatch.setattr(module, "lstat_at", lambda root_fd, path, stat_at=stat_at: (seen.append(path), stat_at(root_fd, path))[1])
+    ran, answer = run_through_hooks(workspace, SED_HEADER)
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert "pkg/util.py" not in seen and "prices.py" in seen
 
 
 def test_git_index_changes_list_what_git_lists(either: Path) -> None:

@@ -45,6 +45,7 @@ SHELL_RECORDS = "shell"
 WITNESS = "gateway-armed.json"
 WITNESS_SIGNED_AS = "armed-witness"
 KEEP_PENDING_SECONDS = 24 * 3600
+MAX_REMEMBERED = 64
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,11 @@ def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None =
         else:  # only stats differ: kept in memory, the body's are hints (see the module)
             _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
     pending = _pending(typed, record, done, ref)
+    if record is not None:
+        _started_from[(typed.state, record)] = snapshot
+        while len(_started_from) > MAX_REMEMBERED:
+            _started_from.pop(next(iter(_started_from)))
+    _started_from.pop((typed.state, done or ""), None)
     head = {**ref.to_json(), **({"pending": {name: value.to_json() for name, value in pending.items()}} if pending else {})}
     write_new_text(typed.state / BASELINE, json.dumps(sign(head, SIGNED_AS)))
     _heads.put(typed.state / BASELINE, Baseline(snapshot, ref, pending), user_key())
@@ -198,6 +204,19 @@ def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None =
             if entry.name.startswith(BODY.format("")[:-5]) and entry.name not in kept:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
+
+
+def started_from(typed: TypedState, name: str, ref: BodyRef, where: str) -> Snapshot:
+    """The baseline the pending command `name` started from (`ref`, as its head records it): the
+    snapshot this process saved, with the watch's mark it holds at (so that the check after the
+    command looks only at the paths with events), else read from its body."""
+    saved = _started_from.get((typed.state, name))
+    if saved is not None and saved.taken_at == ref.taken_at and _bodies.get(typed.state / ref.body, ref.sha256) is saved.files:
+        return saved
+    return Snapshot(body_files(typed.state, ref, where), ref.taken_at)
+
+
+_started_from: dict[tuple[Path, str], Snapshot] = {}  # (state directory, pending name) -> the snapshot it started from
 
 
 def _pending(typed: TypedState, record: str | None, done: str | None, ref: BodyRef) -> dict[str, BodyRef]:

@@ -22,7 +22,7 @@ from gateway.snapshot_store import prune_objects
 from gateway.typed.arming import Armed, check, mark_tampered, refusal
 from gateway.typed.service import TypedEdits
 from gateway.typed.state import objects_dir
-from gateway.typed.baseline import BODY, SHELL_RECORDS, BodyRef, body_files, current_baseline, save_baseline
+from gateway.typed.baseline import BODY, SHELL_RECORDS, BodyRef, body_files, current_baseline, save_baseline, started_from
 from gateway.typed.watch import Outcome, lock, verify
 from gateway.statcache import StatCache, read_stated
 from gateway.userstate import user_key, verified
@@ -105,7 +105,7 @@ _records: StatCache[Snapshot] = StatCache()
 def _load(typed: TypedEdits, key: str) -> Snapshot:
     ref = _pending(typed, key)
     if ref is not None:
-        return Snapshot(body_files(typed.state, ref, f"the record of the command ({ref.body})"), ref.taken_at)
+        return started_from(typed, record_name(key), ref, f"the record of the command ({ref.body})")
     path = _snapshot_file(typed, key)
     cached = _records.get(path, (key, user_key()))
     if cached is not None:
