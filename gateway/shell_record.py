@@ -127,6 +127,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
         for path in (previous.keys() - paths) | again:
             files.pop(path, None)
         paths = again
+    looked = paths if changed is not None else None
     with opened_directory(root) as root_fd:
         for path in paths:
             old = previous.get(path)
@@ -142,7 +143,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
                 read = read_file(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
-    return Record(files, taken, mark=seen.mark if seen is not None else None)
+    return Record(files, taken, mark=seen.mark if seen is not None else None, looked=looked)
 
 
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
@@ -179,7 +180,8 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
-    differ = {p for p, seen in now.files.items() if before.files.get(p) is not seen} | (before.files.keys() - now.files.keys())
+    looked = now.files.keys() if now.looked is None else now.looked & now.files.keys()  # the others hold `before`'s Seen
+    differ = {p for p in looked if before.files.get(p) is not now.files[p]} | (before.files.keys() - now.files.keys())
     for name in sorted(differ):
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):

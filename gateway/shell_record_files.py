@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,13 +52,17 @@ class Record:
     """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
     command finds in the config afterwards does not decide: it may have changed it); `mark`:
     the workspace watch's moment the files hold at, in this process only (never saved); `body`:
-    the body it was read from or saved to ("" for none yet, or a record of an earlier version)."""
+    the body it was read from or saved to ("" for none yet, or a record of an earlier version);
+    `looked`: see below."""
 
     files: dict[str, Seen]
     taken_ns: int
     setting: str = ""
     mark: Mark | None = field(default=None, compare=False)
     body: str = field(default="", compare=False)
+    looked: AbstractSet[str] | None = field(default=None, compare=False)
+    """The paths a watched scan looked at again (every other file's Seen is the known record's
+    own object), in this process only; None: every path was."""
 
 
 _entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)

@@ -205,6 +205,21 @@ def test_enforcement_stats_only_the_paths_with_events_while_watched(workspace: P
     assert "pkg/util.py" not in seen and "prices.py" in seen
 
 
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_a_touched_file_changed_later_is_still_put_back_while_watched(workspace: Path, watched: watcher.Watcher) -> None:
+    """A watched check keeps a touched file's earlier stat (its content is the same); the write
+    after it is an event, and is caught, as is one found by the periodic stat walk."""
+    original = (workspace / "prices.py").read_bytes()
+    assert run_through_hooks(workspace, "touch prices.py") == ("ran", None)
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    ran, answer = run_through_hooks(workspace, "echo 'evil = 1' >> prices.py")
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert (workspace / "prices.py").read_bytes() == original
+    assert run_through_hooks(workspace, "touch prices.py") == ("ran", None)
+    watched._walked_at = 0.0  # the periodic walk: the listing and every stat taken again
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+
+
 def test_git_index_changes_list_what_git_lists(either: Path) -> None:
     """`git add -f` takes an ignored file in without an event on it; `git rm --cached` lets one go."""
     assert through_hooks(either, "true") == ""

@@ -184,8 +184,11 @@ def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None =
     else:
         assert same.ref is not None
         ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
-        if snapshot.files == same.snapshot.files:  # the same object: what is made once per baseline (the blob ids,
-            snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the copies' check) is not made again
+        if snapshot.files == same.snapshot.files or looked is not None:
+            # The same object: what is made once per baseline (the blob ids, the copies' check) is
+            # not made again. Where only stats differ, a watched check keeps the old ones too: the
+            # watch says when those files change again, and its periodic stat walk takes the new ones.
+            snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)
         else:  # only stats differ: kept in memory, the body's are hints (see the module)
             _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
     pending = _pending(typed, record, done, ref)
