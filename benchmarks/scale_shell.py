@@ -10,7 +10,12 @@ payloads on stdin; home, state and runtime directories are temporary. Three sett
 `[gate] shell = "off"` (the hooks' own floor), the default report, and typed edits enforced.
 Three commands an agent runs: `sed -i` changing one definition header (textwrap.py), `git
 status`, and `python3 -c` that writes nothing. Every timed gated run follows a timed bare
-run (`sh -c COMMAND`). Each answer is checked: after `sed` the PostToolUse answer names
+run (`sh -c COMMAND`) in a twin of the workspace (the same files, its own repository), so
+that the bare run changes nothing the checks see (it used to run in the workspace itself, and
+`git checkout` put the file back: a change outside the gate that the next check paid for).
+Before each run, outside the timing, git's index of the workspace it runs in is refreshed
+(`git update-index --refresh`), so that no `git status` pays for the index another run left
+stale. Each answer is checked: after `sed` the PostToolUse answer names
 textwrap.py and no other file (off: says nothing), after the other two it says nothing; a
 PreToolUse says nothing. No daemon is left running.
 """
@@ -52,6 +57,7 @@ PATHS = re.compile(r"[\w./-]+\.py\b")
 @dataclass
 class Bench:
     root: Path
+    twin: Path
     env: dict[str, str]
     pre: list[str]
     post: list[str]
@@ -63,9 +69,15 @@ class Bench:
 
 
 def _sed(root: Path) -> str:
+    """The header as it is now in `root`, changed (enforcement puts it back; otherwise it stays)."""
     text = (root / "textwrap.py").read_text("utf-8")
     old, new = (OLD, NEW) if OLD in text else (NEW, OLD)
     return f"sed -i 's/{old}/{new}/' textwrap.py"  # in a basic regular expression ( and ) are themselves
+
+
+def _refresh(bench: Bench, root: Path) -> None:
+    """git's index of `root` fresh (outside the timing: see the module)."""
+    _run(bench, ["git", "update-index", "-q", "--refresh"], cwd=root)
 
 
 def _bench(base: Path, files: int) -> Bench:
@@ -73,12 +85,14 @@ def _bench(base: Path, files: int) -> Bench:
     if "PYTHONPATH" in os.environ:  # passed on: to measure another checkout (e.g. an earlier commit's) with this benchmark
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     root = python_workspace(base / "workspace", files)
+    twin = python_workspace(base / "twin", files)
     subprocess.run(["gateway", "hook", "install", "claude-code", "--enforce", "--workspace", str(root)], env=env, check=True,
                    capture_output=True)
     hooks = json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
     env["CLAUDE_PROJECT_DIR"] = str(root)
     pre, post = (["sh", "-c", _ours(hooks[event], "command", "claude-code")] for event in ("PreToolUse", "PostToolUse"))
-    return Bench(root, env, pre, post)
+    shutil.copytree(root / ".claude", twin / ".claude")  # the same untracked files for `git status` to list
+    return Bench(root, twin, env, pre, post)
 
 
 def _payload(bench: Bench, event: str, command: str, done: subprocess.CompletedProcess[str] | None = None) -> str:
@@ -91,8 +105,8 @@ def _payload(bench: Bench, event: str, command: str, done: subprocess.CompletedP
     return json.dumps(payload)
 
 
-def _run(bench: Bench, argv: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=bench.root, env=bench.env, input=stdin, capture_output=True, text=True, check=False)
+def _run(bench: Bench, argv: list[str], stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd or bench.root, env=bench.env, input=stdin, capture_output=True, text=True, check=False)
 
 
 def _checked(setting: str, name: str, command: str, pre: subprocess.CompletedProcess[str], post: subprocess.CompletedProcess[str]) -> None:
@@ -106,14 +120,14 @@ def _checked(setting: str, name: str, command: str, pre: subprocess.CompletedPro
 
 
 def _once(bench: Bench, setting: str, name: str) -> None:
-    """One bare run of the command, then one gated run (hooks around it); both timed."""
-    command = COMMANDS[name] or _sed(bench.root)
+    """One bare run of the command in the twin, then one gated run (hooks around it); both timed."""
+    command = COMMANDS[name] or _sed(bench.twin)
+    _refresh(bench, bench.twin)
     started = time.perf_counter()
-    _run(bench, ["sh", "-c", command])
+    _run(bench, ["sh", "-c", command], cwd=bench.twin)
     bench.add(f"{setting}/{name}/bare", (time.perf_counter() - started) * 1000)
-    if name.startswith("sed"):  # the bare run changed it: put back as committed, outside the timing and the hooks
-        _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"])
-        command = _sed(bench.root)
+    command = COMMANDS[name] or _sed(bench.root)
+    _refresh(bench, bench.root)
     bench.calls += 1
     started = time.perf_counter()
     pre = _run(bench, bench.pre, _payload(bench, "PreToolUse", command))
@@ -132,7 +146,10 @@ def _setting(bench: Bench, setting: str, runs: int) -> None:
     config = bench.root / ".gateway" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     config.write_text(SETTINGS[setting])
-    _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"])  # as committed (a report left the sed's change)
+    (bench.twin / ".gateway").mkdir(exist_ok=True)
+    (bench.twin / ".gateway" / "config.toml").write_text(SETTINGS[setting])
+    for root in (bench.root, bench.twin):  # as committed (a report left the sed's change)
+        _run(bench, ["git", "checkout", "-q", "--", "textwrap.py"], cwd=root)
     if _gateway(bench, "daemon", "start").returncode != 0:
         raise RuntimeError("the daemon did not start")
     for name in COMMANDS:  # warm: the daemon's first record of the workspace reads every file
@@ -178,9 +195,10 @@ def main() -> None:
             shutil.rmtree(base, ignore_errors=True)
     note = (f"Machine: {machine()}. The Claude Code hook pair (PreToolUse, the command, PostToolUse; the commands "
             "`gateway hook install claude-code --enforce` wrote, through `sh -c`, the daemon warm) around a Bash command, "
-            "as a multiple of the same command alone (`sh -c COMMAND`, median of all its runs), on "
+            "as a multiple of the same command alone (`sh -c COMMAND` in a twin workspace, median of all its runs), on "
             "`scale_corpus.python_workspace` (standard-library files in a git repository). Settings: `[gate] shell = "
-            "\"off\"` (the hooks' own cost), the default report, typed edits enforced (the sed's change put back each run). "
+            "\"off\"` (the hooks' own cost), the default report, typed edits enforced (the sed's change put back each run); "
+            "git's index refreshed before each run, outside the timing. "
             "× check off: the same hooks with `[gate] shell = \"off\"`, i.e. what the check itself adds to the hooks. "
             f"Median (p90) of {runs} runs each, every gated run right after a bare one. Each answer checked: after `sed` "
             "the report and enforcement name textwrap.py and no other file; after the others nothing is said.")

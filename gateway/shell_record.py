@@ -11,7 +11,8 @@ kept bytes in the workspace's user state, its file states), bounded:
   clean" rule: a write in the same clock tick leaves the stat as it was).
 So what is kept outside the workspace is one copy of each source file's bytes by digest,
 shared by every record and dropped a day after none names it; a command costs a listing and
-a stat per source file, plus reading the files that changed.
+a stat per source file, plus reading the files that changed. The records themselves are stored
+by gateway.shell_record_files (a body of files written only when they changed).
 """
 
 from __future__ import annotations
@@ -24,83 +25,28 @@ import stat
 import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gateway.errors import GatewayError
-from gateway.snapshot import RACY_NS, FileState, Mark, lstat_at, _read, keep, listed, opened_directory, previous_bytes, prune_objects
-from gateway.statcache import StatCache, read_stated
+from gateway.snapshot import RACY_NS, FileState, previous_bytes
+from gateway.snapshot_paths import listed, lstat_at, opened_directory, read_file
+from gateway.snapshot_store import keep, prune_objects
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
+from gateway.shell_record_files import INDEX, Record, Seen, is_body, load, save, skipped
 from gateway.watcher import look
 
 MAX_SOURCES = 20_000
 MAX_WALKED = 50_000
 KEEP_RECORD_NS = 24 * 3600 * 10**9
 RECORDS = "shell-watch"
-INDEX = "index.json"
 PRUNE_EVERY_NS = 3600 * 10**9
 UNREAD = ""  # the digest of a file too large to be read (known by its stat alone)
 
 
 class TooManySources(GatewayError):
     pass
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One file as recorded: its state (mode, SHA-256 of the kept bytes; UNREAD when too large)
-    and the stat it had when read: (size, mtime_ns, ctime_ns, inode)."""
-
-    state: FileState
-    stat: tuple[int, int, int, int]
-
-    def to_json(self) -> list[Any]:
-        return [self.state.mode, self.state.sha256, *self.stat]
-
-    @classmethod
-    def from_json(cls, value: list[Any]) -> Seen:
-        return cls(FileState(int(value[0]), str(value[1])), (int(value[2]), int(value[3]), int(value[4]), int(value[5])))
-
-
-@dataclass
-class Record:
-    """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
-    command finds in the config afterwards does not decide: it may have changed it); `mark`:
-    the workspace watch's moment the files hold at, in this process only (never saved)."""
-
-    files: dict[str, Seen]
-    taken_ns: int
-    setting: str = ""
-    mark: Mark | None = field(default=None, compare=False)
-
-    def encoded(self, key: str = "") -> bytes:
-        """The record as JSON; each file's entry made once while its Seen is the same (a record
-        takes most of them from the one before it)."""
-        last = _encoded_files.get("last")
-        if last is not None and last[0] == self.files:  # the same Seen objects: compared by identity first
-            return self._with_head(key, last[1])
-        parts = []
-        for path, seen in self.files.items():
-            found = _entries.get(path)
-            if found is None or found[0] is not seen:
-                found = _entries[path] = (seen, f"{json.dumps(path)}:{json.dumps(seen.to_json(), separators=(',', ':'))}")
-            parts.append(found[1])
-        if len(_entries) > 2 * len(self.files) + 1000:  # paths gone since: kept no longer
-            for path in _entries.keys() - self.files.keys():
-                _entries.pop(path, None)
-        files = ",".join(parts)
-        _encoded_files["last"] = (dict(self.files), files)
-        return self._with_head(key, files)
-
-    def _with_head(self, key: str, files: str) -> bytes:
-        head = json.dumps({"key": key, "taken_ns": self.taken_ns, "setting": self.setting}, separators=(",", ":"))
-        return f'{head[:-1]},"files":{{{files}}}}}'.encode()
-
-
-_entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)
-_encoded_files: dict[str, tuple[dict[str, Seen], str]] = {}  # "last": the files last encoded, and their JSON
 
 
 @dataclass(frozen=True)
@@ -124,59 +70,6 @@ def _directory(root: Path) -> Path:
 
 def _record_file(root: Path, key: str) -> Path:
     return _directory(root) / f"{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:32]}.json"
-
-
-def _safe(path: str) -> bool:
-    """A relative path inside the workspace, as the listing gives them (a record is state anyone
-    of the user could write: it never names a file elsewhere)."""
-    return bool(path) and not path.startswith("/") and "\\" not in path and "\0" not in path and ".." not in path.split("/")
-
-
-_records: StatCache[Record] = StatCache()
-
-
-def _load(path: Path) -> Record | None:
-    """The record in `path` (parsed once while the file is unchanged; callers do not change it)."""
-    cached = _records.get(path)
-    if cached is not None:
-        return cached
-    try:
-        raw, info = read_stated(path)
-        data = json.loads(raw)
-        files = {p: Seen.from_json(v) for p, v in data["files"].items() if _safe(p)}
-        record = Record(files, int(data["taken_ns"]), str(data.get("setting", "")))
-        _records.put(path, record, info=info)
-        return record
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        return None  # unreadable: taken again, every file read
-
-
-def _skipped(path: Path) -> str | None:
-    """Why the command `path` records was not recorded (too many files), if it was not."""
-    try:
-        if path.stat().st_size >= 4096:
-            return None
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    reason = data.get("skipped") if isinstance(data, dict) else None
-    return str(reason) if reason is not None else None
-
-
-def _save(record: Record, *paths: Path, key: str = "") -> None:
-    """`record` in each of `paths`; the index (a stat cache, read where no process holds it) is
-    not written again while it holds the same files (an older `taken_ns` there only trusts fewer
-    stats)."""
-    data = None
-    for path in paths:
-        if path.name == INDEX and (saved := _load(path)) is not None and saved.files == record.files:
-            _records.put(path, record)
-            continue
-        data = data if data is not None else record.encoded(key)
-        private_file(path, data, durable=False)
-        _records.put(path, record)
 
 
 def _in_git(root: Path) -> bool:
@@ -234,6 +127,7 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
         for path in (previous.keys() - paths) | again:
             files.pop(path, None)
         paths = again
+    looked = paths if changed is not None else None
     with opened_directory(root) as root_fd:
         for path in paths:
             old = previous.get(path)
@@ -246,22 +140,22 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
             elif info.st_size > max_bytes:
                 files[path] = Seen(FileState(stat.S_IMODE(info.st_mode), UNREAD), key)
             else:
-                read = _read(root, path)
+                read = read_file(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
-    return Record(files, taken, mark=seen.mark if seen is not None else None)
+    return Record(files, taken, mark=seen.mark if seen is not None else None, looked=looked)
 
 
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
     """Record the source files before the command `key` runs (the last record as the stat cache)."""
     index = _directory(root) / INDEX
     try:
-        record = scan(root, judged, max_bytes, _load(index))
+        record = scan(root, judged, max_bytes, load(index))
     except TooManySources as error:
         private_file(_record_file(root, key), json.dumps({"key": key, "skipped": str(error)}).encode(), durable=False)
         return
     record.setting = setting
-    _save(record, _record_file(root, key), index, key=key)
+    save(record, _record_file(root, key), index, key=key)
 
 
 def recorded(root: Path, key: str) -> bool:
@@ -273,20 +167,21 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     now and kept as the next command's stat cache), and the record's setting; None when there
     is no record of it."""
     path = _record_file(root, key)
-    skipped = _skipped(path)
-    if skipped is not None:
+    reason = skipped(path)
+    if reason is not None:
         path.unlink(missing_ok=True)
-        raise TooManySources(skipped)
-    before = _load(path)
+        raise TooManySources(reason)
+    before = load(path)
     if before is None:
         return None
     now = scan(root, judged, max_bytes, before, frozenset(before.files))
     index = _directory(root) / INDEX
-    _save(now, index)
+    save(now, index)
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
-    differ = {p for p, seen in now.files.items() if before.files.get(p) is not seen} | (before.files.keys() - now.files.keys())
+    looked = now.files.keys() if now.looked is None else now.looked & now.files.keys()  # the others hold `before`'s Seen
+    differ = {p for p in looked if before.files.get(p) is not now.files[p]} | (before.files.keys() - now.files.keys())
     for name in sorted(differ):
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):
@@ -302,10 +197,12 @@ def _prune(root: Path, now: Record) -> None:
             return
     keep = {s.state.sha256 for s in now.files.values()}
     for entry in _directory(root).glob("*.json"):
+        if is_body(entry.name):
+            continue  # named by the records (gateway.shell_record_files removes those none names)
         if entry.name != INDEX and time.time_ns() - entry.stat().st_mtime_ns > KEEP_RECORD_NS:
             entry.unlink(missing_ok=True)  # a command whose PostToolUse never came (the host refused it)
             continue
-        loaded = _load(entry)
+        loaded = load(entry)
         keep |= {s.state.sha256 for s in loaded.files.values()} if loaded else set()
     if (state_dir(root) / "baseline.json").exists() or (state_dir(root) / "shell").exists():
         return  # a workspace under enforcement: its records decide (gateway.typed.shell prunes)

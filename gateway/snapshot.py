@@ -1,18 +1,14 @@
 """The workspace's files at one moment, compared with a later moment, and put back where they changed.
 
-The files are those git lists (tracked, and untracked but not ignored; every file outside
-git) plus everything under `.gateway/` but its state. Each is read and hashed: git's own
+The files are those gateway.snapshot_paths lists (git's tracked and not-ignored files, the
+gateway's configuration, git's hooks and config). Each is read and hashed: git's own
 view (`git status`, `git diff`, the index) is never trusted, since `--skip-worktree` and
 `--assume-unchanged` hide changes from it. A scan compared with an earlier snapshot reads
 again only the files whose stat (size, mtime, ctime, inode, mode) differs from the one they had
 when read, or whose ctime falls within `RACY_NS` of that snapshot (git's "racily clean" rule:
 a write in the clock tick of the reading leaves the stat as it was). ctime cannot be set by a
-user process, so a write that puts size and mtime back (`touch -d`) still changes the stat. Git's hooks and `.git/config` are watched too: code
-in them runs at the user's next git command. The bytes of every file are kept, content-addressed,
-in the objects directory the caller names (outside the workspace), and a second copy in the
-workspace's own store (`mirror_dir`: git's object store as loose blobs, or `.gateway/state/objects`
-outside git), so that removing the first does not lose them. The rest of `.git/` and
-`.gateway/state/` are never part of it.
+user process, so a write that puts size and mtime back (`touch -d`) still changes the stat.
+The bytes of every file are kept, content-addressed, twice (gateway.snapshot_store).
 """
 
 from __future__ import annotations
@@ -20,37 +16,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import stat
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Set as AbstractSet
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from gateway.errors import GatewayError
 from gateway.atomic import replace_atomically, sha256
-from gateway.config import STATE_DIR
-from gateway.gitcalls import git
+from gateway.snapshot_paths import StatKey, Stats, listed, listed_and_stats, lstat_at, opened_directory, read_file, stat_key
+from gateway.snapshot_store import from_mirror, kept_names, mirror_blobs, mirror_dir, write_private
 
-KEEP_OBJECTS_SECONDS = 24 * 3600
 RACY_NS = 2_000_000_000
-_SKIPPED_DIRS = {".git"}
-GATEWAY_DIR = ".gateway"
-GIT_WATCHED = (".git/hooks/", ".git/config")
-"""Inside `.git/`: what runs code at the user's next git command (hooks, and the config's
-`core.fsmonitor`, `core.pager`, `!` aliases...)."""
-
-
-StatKey = tuple[int, int, int, int, int]
-"""(size, mtime_ns, ctime_ns, inode, st_mode) of a file: what says it may have changed."""
-
-
-def stat_key(info: os.stat_result) -> StatKey:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
 
 
 @dataclass(frozen=True)
@@ -130,154 +107,6 @@ class Change:
     before: FileState | None
     after: FileState | None = None
 
-
-_EXCLUDED_UNDER = (".git/", f"{STATE_DIR.as_posix()}/")
-
-
-def _excluded(path: str) -> bool:
-    if path.startswith(GIT_WATCHED):
-        return False
-    return path == ".git" or path.startswith(_EXCLUDED_UNDER)
-
-
-def _walk(top: Path, root: Path) -> set[str]:
-    found = set()
-    for directory, subdirs, files in os.walk(top):
-        subdirs[:] = [d for d in subdirs if d not in _SKIPPED_DIRS]
-        for name in files:
-            path = (Path(directory) / name).relative_to(root).as_posix()
-            if not _excluded(path):
-                found.add(path)
-    return found
-
-
-def listed(root: Path) -> set[str]:
-    """The paths watched in `root`: git's tracked and not-ignored files (all files outside git)
-    and the gateway's own configuration, whatever git ignores."""
-    done = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
-    if done is None:
-        paths = _walk(root, root)
-    else:
-        paths = {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p and not _excluded(p)}
-    return paths | _walk(root / GATEWAY_DIR, root) | _git_watched(root)
-
-
-def _git_watched(root: Path) -> set[str]:
-    """`.git/config` and every file under `.git/hooks/` (of a repository whose `.git` is a directory)."""
-    git_dir = root / ".git"
-    if not git_dir.is_dir() or git_dir.is_symlink():
-        return set()
-    found = _walk(git_dir / "hooks", root)
-    return found | ({".git/config"} if (git_dir / "config").exists() or (git_dir / "config").is_symlink() else set())
-
-
-def _read(root: Path, path: str) -> tuple[bytes, os.stat_result] | None:
-    """A regular file's bytes and its stat from before they were read (so that a write while
-    reading changes the stat); None for anything else (absent, a link, a directory)."""
-    from gateway.reading import open_regular, read_fd
-
-    try:
-        fd = open_regular(root / path, path, follow=False)
-    except GatewayError:
-        return None
-    if fd is None:
-        return None
-    try:
-        info = os.fstat(fd)
-        return read_fd(fd, path, seconds=float("inf")), info
-    except (OSError, GatewayError):
-        return None
-    finally:
-        os.close(fd)
-
-
-def _write_new(directory: Path, name: str, data: bytes) -> None:
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temp = directory / f".{name}.{os.getpid()}.{time.monotonic_ns()}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(temp, directory / name)
-
-
-def keep(objects: Path, data: bytes) -> str:
-    """`data` kept in the object store `objects` (once, by its SHA-256, which is returned)."""
-    digest = sha256(data)
-    if not (objects / digest).exists():
-        _write_new(objects, digest, data)
-    return digest
-
-
-def mirror_dir(root: Path) -> Path:
-    """Where the second copies of `root`'s files are kept: git's object store when `.git` is a
-    directory (a loose blob, as git itself writes one), else `.gateway/state/objects`."""
-    git_dir = root / ".git"
-    if git_dir.is_dir() and not git_dir.is_symlink() and (git_dir / "objects").is_dir():
-        return git_dir / "objects"
-    return root / STATE_DIR / "objects"
-
-
-def _mirror(root: Path, mirror: Path, new: dict[str, bytes]) -> None:
-    """Second copies of `new` (blob id -> bytes) as git loose blobs in `mirror`, but for those
-    git already holds (packed: a tracked file as committed)."""
-    if mirror.parent.name == ".git" and new:
-        done = git(root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in new).encode())
-        held = {line.split(b" ")[0].decode() for line in done.stdout.splitlines() if not line.endswith(b" missing")} if done else set()
-        new = {blob: data for blob, data in new.items() if blob not in held}
-    for blob, data in new.items():
-        if not (mirror / blob[:2] / blob[2:]).exists():
-            _write_new(mirror / blob[:2], blob[2:], zlib.compress(b"blob %d\0" % len(data) + data, 1))
-
-
-def _names(directory: Path) -> set[str]:
-    try:
-        return set(os.listdir(directory))
-    except OSError:
-        return set()
-
-
-def _from_mirror(mirror: Path, blob: str) -> bytes | None:
-    """The blob's bytes: a loose object, or (once git has packed it) as `git cat-file` gives it."""
-    try:
-        raw = zlib.decompress((mirror / blob[:2] / blob[2:]).read_bytes())
-        return raw[raw.index(b"\0") + 1:]
-    except (OSError, ValueError, zlib.error):
-        pass
-    if mirror.name != "objects" or mirror.parent.name != ".git":
-        return None
-    done = git(mirror.parent.parent, "cat-file", "blob", blob)
-    return done.stdout if done is not None else None
-
-
-@contextlib.contextmanager
-def opened_directory(root: Path) -> Iterator[int]:
-    """A descriptor of `root`, to `lstat` many paths relative to it without joining each."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
-
-
-def lstat_at(root_fd: int, path: str) -> os.stat_result | None:
-    """The lstat of `path` relative to the directory `root_fd`; None when there is nothing."""
-    try:
-        return os.stat(path, dir_fd=root_fd, follow_symlinks=False)
-    except OSError:
-        return None
-
-
-Stats = dict[str, os.stat_result | None]
-
-
-def listed_and_stats(root: Path, paths: AbstractSet[str]) -> tuple[set[str], Stats]:
-    """`listed(root)`, and the lstat of each of `paths` (None: absent) taken while git lists
-    (git runs as its own process meanwhile, so the two costs overlap)."""
-    with ThreadPoolExecutor(1) as pool:
-        listing = pool.submit(listed, root)
-        with opened_directory(root) as root_fd:
-            stats = {path: lstat_at(root_fd, path) for path in paths}
-        return listing.result(), stats
 
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
@@ -362,15 +191,15 @@ def _read_and_kept(root: Path, objects: Path, paths: list[str], mirrored: Abstra
     """The files at `paths` read and hashed, their bytes kept in `objects` (and the mirror, as `scan` says)."""
     files, kept, new = {}, None, {}
     for path in paths:
-        read = _read(root, path)
+        read = read_file(root, path)
         if read is None:
             continue
         data, info = read
         digest = sha256(data)
         if kept is None:
-            kept = _names(objects)
+            kept = kept_names(objects)
         if digest not in kept:
-            _write_new(objects, digest, data)
+            write_private(objects, digest, data)
             kept.add(digest)
         blob = ""
         if mirrored is not None:
@@ -379,7 +208,7 @@ def _read_and_kept(root: Path, objects: Path, paths: list[str], mirrored: Abstra
                 new[blob] = data
         files[path] = FileState(stat.S_IMODE(info.st_mode), digest, blob, stat_key(info))
     if new:
-        _mirror(root, mirror_dir(root), new)
+        mirror_blobs(root, mirror_dir(root), new)
     return files
 
 
@@ -425,7 +254,7 @@ def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) 
             return data
     if mirror is None or not state.blob:
         return None
-    data = _from_mirror(mirror, state.blob)
+    data = from_mirror(mirror, state.blob)
     return data if data is not None and sha256(data) == state.sha256 else None
 
 
@@ -450,12 +279,3 @@ def restore(root: Path, changes: list[Change], objects: Path) -> list[str]:
         except OSError:
             failed.append(change.path)
     return failed
-
-
-def prune_objects(objects: Path, keep: set[str]) -> None:
-    """Drop kept bytes no snapshot needs any more (older than a day, and not in `keep`)."""
-    limit = time.time() - KEEP_OBJECTS_SECONDS
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(objects):
-            if entry.name not in keep and entry.stat().st_mtime < limit:
-                os.unlink(entry.path)

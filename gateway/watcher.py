@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.gitcalls import GIT_TIMEOUT_SECONDS, git
-from gateway.snapshot import GATEWAY_DIR, Mark, Stats, listed, listed_and_stats, lstat_at, opened_directory
+from gateway.snapshot import Mark
+from gateway.snapshot_paths import GATEWAY_DIR, Stats, listed, listed_and_stats, lstat_at, opened_directory
 
 try:
     from inotify_simple import INotify, flags

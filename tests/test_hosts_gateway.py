@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from gateway.surfaces import daemon_client
-from gateway.typed.shell import SNAPSHOTS
+from gateway.typed.baseline import BASELINE
 from gateway.typed.state import state_path
 from tests.hosts.harness import HOSTS, HostSession
 from tests.hosts.sample import BODY_NEW, BODY_OLD, BROKEN, NEW, OLD, PRICES_WORKSPACE, ROUTED, SOURCE, prices_workspace
@@ -265,11 +265,11 @@ def test_a_background_writer_is_put_back_at_stop(host: str, workspace: Path, tmp
     session.model.final_wait = written.exists
     # In a session of its own: some hosts end a command's process group when it returns. It
     # writes once the command's PostToolUse has been checked (that check removes the record
-    # taken before the command: gateway.typed.shell), 20 s at most: on a loaded machine that
-    # check may come later than any fixed pause.
+    # taken before the command, pending in the baseline's head: gateway.typed.shell), 20 s at most:
+    # on a loaded machine that check may come later than any fixed pause.
     monkeypatch.setenv("XDG_STATE_HOME", session.env["XDG_STATE_HOME"])  # where the host's hooks keep the state
-    records = state_path(workspace) / SNAPSHOTS
-    checked = f"for i in \\$(seq 200); do ls {records}/*.json > /dev/null 2>&1 || break; sleep 0.1; done; sleep 0.2"  # \\$: for `sh -c`, not the host's shell
+    head = state_path(workspace) / BASELINE
+    checked = f"for i in \\$(seq 200); do grep -q pending {head} 2> /dev/null || break; sleep 0.1; done; sleep 0.2"  # \\$: for `sh -c`, not the host's shell
     writer = f"setsid sh -c \"{checked}; echo 'evil = 1' >> prices.py; touch {written}\" > /dev/null 2>&1 &"
     if host == "codex":
         result = session.run([("exec_command", {"cmd": writer})], model="gpt-5.5")

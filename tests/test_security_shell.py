@@ -119,12 +119,36 @@ def test_a_granted_shell_write_is_kept_and_consumes_the_grant(workspace: Path) -
 
 def test_a_forged_snapshot_is_not_trusted(workspace: Path) -> None:
     assert bash_call(workspace, "python3 /tmp/x.py", "PreToolUse") is None
-    for record in (state_dir(workspace) / "shell").iterdir():
-        data = json.loads(record.read_text())
-        data["baseline"]["taken_at"] -= 3600  # grants counted from an hour earlier
-        record.write_text(json.dumps(data))
+    head = state_dir(workspace) / "baseline.json"
+    data = json.loads(head.read_text())
+    [pending] = data["pending"].values()  # the command's record, in the head the check before it wrote
+    pending["taken_at"] -= 3600  # grants counted from an hour earlier
+    head.write_text(json.dumps(data))
     answer = bash_call(workspace, "python3 /tmp/x.py", "PostToolUse")
-    assert answer is not None and "forged" in answer["reason"]
+    assert answer is not None and "fails its signature" in answer["reason"] and "re-arm" in answer["reason"]
+
+
+def test_a_record_of_an_earlier_version_is_still_read(workspace: Path) -> None:
+    """A command recorded by an earlier version (a signed file of its own) is checked against it."""
+    from gateway.typed.shell import SIGNED_AS, record_name
+    from gateway.userstate import sign
+
+    shapes = "pkg/shapes.py"
+
+    assert bash_call(workspace, f"echo evil > {shapes}", "PreToolUse") is None
+    head = state_dir(workspace) / "baseline.json"
+    data = json.loads(head.read_text())
+    pending = data.pop("pending")
+    head.write_text(json.dumps(sign(data, "baseline")))
+    records = state_dir(workspace) / "shell"
+    records.mkdir()
+    name = record_name("toolu_1")  # bash_call's tool_use_id
+    (records / f"{name}.json").write_text(json.dumps(sign({"key": "toolu_1", "command": "", "baseline": pending[name]}, SIGNED_AS)))
+    before = files(workspace)
+    subprocess.run(["bash", "-c", f"echo evil > {shapes}"], cwd=workspace, check=True)
+    answer = bash_call(workspace, f"echo evil > {shapes}", "PostToolUse")
+    assert answer is not None and f"{shapes} (changed)" in answer["reason"] and "tampered" not in answer["reason"]
+    assert files(workspace) == before and not list(records.iterdir())
 
 
 def test_a_gated_edit_made_while_a_command_runs_is_left_alone(workspace: Path) -> None:

@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from gateway import shell_record, watcher
+from gateway import shell_record, snapshot, watcher
+from gateway.typed.baseline import witness_path
 from tests.test_daemon import _start, _status, _wait_for, env, gateway  # noqa: F401 (env: a fixture)
+from tests.test_security_enforcement_baseline import _bodies
 from tests.test_security_shell import run_through_hooks
-from tests.test_shell_report import GIT, SED_HEADER, TS, through_hooks
+from tests.test_shell_report import GIT, SED_HEADER, TS, hook, through_hooks
 from tests.hosts.sample import SOURCE
 
 pytestmark = [pytest.mark.usefixtures("processes"), pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's"),
@@ -80,6 +82,24 @@ def test_a_command_that_changes_no_source_file_writes_no_copy_of_the_index(eithe
     assert index.stat().st_ino == written.st_ino and index.stat().st_mtime_ns == written.st_mtime_ns
     said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
     assert ADDED_HELPER.format("pkg/new.py") in said and index.stat().st_ino != written.st_ino
+
+
+def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_once(either: Path) -> None:
+    """The command's record is a small head naming the body of files the index already holds: a
+    command that changes nothing writes no copy of the files; one that changes a file writes one."""
+    assert through_hooks(either, "true") == ""
+    directory = shell_record._directory(either)
+    bodies = {p.name: p.stat().st_ino for p in directory.glob("files-*.json")}
+    payload = {"tool_name": "Bash", "tool_use_id": "toolu_2", "session_id": "s", "cwd": str(either),
+               "tool_input": {"command": "git status --porcelain"}}
+    assert hook("claude-code", {**payload, "hook_event_name": "PreToolUse"}) is None
+    heads = [json.loads(p.read_text()) for p in directory.glob("*.json") if len(p.stem) == 32]
+    assert len(heads) == 1 and "files" not in heads[0] and heads[0]["body"] in bodies
+    assert hook("claude-code", {**payload, "hook_event_name": "PostToolUse"}) is None
+    assert {p.name: p.stat().st_ino for p in directory.glob("files-*.json")} == bodies
+    said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
+    assert ADDED_HELPER.format("pkg/new.py") in said
+    assert len(set(p.name for p in directory.glob("files-*.json")) - bodies.keys()) == 1
 
 
 @pytest.mark.parametrize("mode", ["created", "moved in"])
@@ -157,6 +177,47 @@ def test_enforcement_puts_back_each_command_while_watched(workspace: Path, watch
     assert not (workspace / "lib" / "deep" / "mod.py").exists()
     shutil.rmtree(workspace / "lib")
     assert run_through_hooks(workspace, "git status --porcelain") == ("ran", None)
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_a_file_put_back_is_not_stored_again_while_watched(workspace: Path, watched: watcher.Watcher) -> None:
+    """The file put back has a new stat and its old bytes: the checks after it write the head alone."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    bodies, witness = _bodies(workspace), witness_path(workspace).stat()
+    ran, answer = run_through_hooks(workspace, SED_HEADER)
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    assert _bodies(workspace) == bodies and witness_path(workspace).stat().st_ino == witness.st_ino
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_enforcement_stats_only_the_paths_with_events_while_watched(workspace: Path, watched: watcher.Watcher,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both checks around a command (the one before it records it, the one after compares) look
+    only at the paths with events: the record keeps the watch's moment it holds at."""
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    seen: list[str] = []
+    for module in (snapshot, watcher):
+        stat_at = module.lstat_at
+        monkeypatch.setattr(module, "lstat_at", lambda root_fd, path, stat_at=stat_at: (seen.append(path), stat_at(root_fd, path))[1])
+    ran, answer = run_through_hooks(workspace, SED_HEADER)
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert "pkg/util.py" not in seen and "prices.py" in seen
+
+
+@pytest.mark.workspace(enforce=True, git="commit", files={"prices.py": SOURCE, "pkg/util.py": "def util():\n    return 1\n"})
+def test_a_touched_file_changed_later_is_still_put_back_while_watched(workspace: Path, watched: watcher.Watcher) -> None:
+    """A watched check keeps a touched file's earlier stat (its content is the same); the write
+    after it is an event, and is caught, as is one found by the periodic stat walk."""
+    original = (workspace / "prices.py").read_bytes()
+    assert run_through_hooks(workspace, "touch prices.py") == ("ran", None)
+    assert run_through_hooks(workspace, "true") == ("ran", None)
+    ran, answer = run_through_hooks(workspace, "echo 'evil = 1' >> prices.py")
+    assert ran == "ran" and answer is not None and "prices.py (changed)" in answer["reason"]
+    assert (workspace / "prices.py").read_bytes() == original
+    assert run_through_hooks(workspace, "touch prices.py") == ("ran", None)
+    watched._walked_at = 0.0  # the periodic walk: the listing and every stat taken again
+    assert run_through_hooks(workspace, "true") == ("ran", None)
 
 
 def test_git_index_changes_list_what_git_lists(either: Path) -> None:

@@ -29,14 +29,14 @@ def _workspace(tmp_path: Path) -> Path:
 
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths the scans read from now on (each read still done by the real `_read`)."""
-    read, seen = snapshot._read, []
+    """The paths the scans read from now on (each read still done by the real `read_file`)."""
+    read, seen = snapshot.read_file, []
 
     def counted(root: Path, path: str) -> tuple[bytes, os.stat_result] | None:
         seen.append(path)
         return read(root, path)
 
-    monkeypatch.setattr(snapshot, "_read", counted)
+    monkeypatch.setattr(snapshot, "read_file", counted)
     return seen
 
 

@@ -59,7 +59,12 @@ def post(engine: Engine | None, call: HookCall) -> Answer:
 
 def _pre(scope: Scope, call: HookCall) -> Answer:
     typed = scope.typed_of_call()
-    found = scope.noticed(typed)
+    record = None
+    if call.kind == "shell" and typed is not None:
+        from gateway.hostcalls.shells import record_with_check
+
+        record = record_with_check(scope, call)
+    found = scope.noticed(typed, record)
     if found is not None:
         again = "" if found.tampered else "; run it again"
         return Answer("deny", f"{found.message(SINCE)} This tool call was not run{again}.")

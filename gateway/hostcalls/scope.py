@@ -204,15 +204,16 @@ class Scope:
         """`read_judged` by the gate of the workspace that judges `path`."""
         return read_judged(self.gate(path), path)
 
-    def noticed(self, typed: TypedEdits | None) -> Outcome | None:
+    def noticed(self, typed: TypedEdits | None, record: str | None = None) -> Outcome | None:
         """What changed in the workspace since the last check without a gated write (put back
         now), or a problem with the gateway's own state; None when nothing did. `typed`: the
-        call's typed-edit state."""
+        call's typed-edit state; `record`: the shell command to record with the check
+        (gateway.typed.shell.record_name)."""
         if typed is None:
             return None
         from gateway.typed.arming import sweep
 
-        outcome = sweep(typed, f"{self.call.event} {self.call.tool}")
+        outcome = sweep(typed, f"{self.call.event} {self.call.tool}", record)
         return outcome if outcome.bypassed else None
 
     def with_grant(self, paths: list[Path], answer: Answer, typed: TypedEdits | None,

@@ -69,10 +69,21 @@ def before_shell(scope: Scope, call: HookCall) -> Answer:
         if patched is None:
             _watch_before(scope, call)
         return PASS
-    from gateway.typed.shell import before_command
+    from gateway.typed.shell import before_command, recorded
 
-    before_command(typed, call.key, call.text)
+    if not recorded(typed, call.key):  # the check before it did not record it (gateway.hostcalls.judge)
+        before_command(typed, call.key)
     return PASS
+
+
+def record_with_check(scope: Scope, call: HookCall) -> str | None:
+    """The name under which the check at PreToolUse records a shell command under enforcement in
+    its own write (None: none to record, or one `before_shell` records after judging its patch)."""
+    if call.kind != "shell" or call.text is None or _runs_a_patch(call.text) or _enforced(scope) is None:
+        return None
+    from gateway.typed.shell import record_name
+
+    return record_name(call.key)
 
 
 def after_shell(scope: Scope, call: HookCall) -> Answer:

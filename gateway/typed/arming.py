@@ -233,9 +233,10 @@ def refused(typed: TypedState) -> str | None:
     return refusal(armed.reason)
 
 
-def sweep(typed: TypedState, event: str) -> Outcome:
+def sweep(typed: TypedState, event: str, record: str | None = None) -> Outcome:
     """At a hook call: what changed since the last check, put back unless a gated write did it;
-    a tampered state refuses the call (and the ones after it, until re-armed)."""
+    a tampered state refuses the call (and the ones after it, until re-armed). `record`: the
+    shell command about to run, recorded in the same write when the call is not refused."""
     with lock(typed):
         armed = check(typed)
         if armed.state == "fresh":
@@ -244,7 +245,8 @@ def sweep(typed: TypedState, event: str) -> Outcome:
             return Outcome()
         outcome = Outcome()
         if armed.baseline is not None:
-            outcome = verify(typed, armed.baseline, f"Something outside the gate (noticed at {event})", f"watch:{event}", False)
+            outcome = verify(typed, armed.baseline, f"Something outside the gate (noticed at {event})", f"watch:{event}", False,
+                             record=record if armed.state == "armed" else None)
         if armed.state == "tampered":
             mark_tampered(typed, armed, f"watch:{event}")
             return Outcome(outcome.kept, outcome.restored, outcome.unrestored, outcome.problems, refusal(armed.reason))

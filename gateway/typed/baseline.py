@@ -8,6 +8,14 @@ new body first, then the head naming it, then removes the bodies nothing names: 
 the old head and body or the new ones, never a mix. The witness (a signed copy of the files,
 outside the state directory) is written when the files change. A head with `files` in it is the
 single signed record of earlier versions, read as it is.
+
+"As they were" is by content: each file's mode, digest and blob id. A file touched, or rewritten
+with its own bytes (a file put back), has a new stat but the same content: the head alone is
+written, and the new stats are kept in this process's memory only. The stats a body holds are
+hints, never trusted against the files: one that differs from a file's stat now only makes
+that file read and hashed again, so a process that reads the body back (another process, or
+after a crash) reads those files once more and finds them as they were. Their content, and
+`taken_at`, are what the signature must cover, and it does.
 """
 
 from __future__ import annotations
@@ -15,8 +23,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from gateway.atomic import sha256, write_new_text
@@ -35,6 +44,8 @@ BODY = "baseline-{}.json"
 SHELL_RECORDS = "shell"
 WITNESS = "gateway-armed.json"
 WITNESS_SIGNED_AS = "armed-witness"
+KEEP_PENDING_SECONDS = 24 * 3600
+MAX_REMEMBERED = 64
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,9 @@ class BodyRef:
 class Baseline:
     snapshot: Snapshot
     ref: BodyRef | None  # None: a record of an earlier version, files and all
+    pending: dict[str, BodyRef] = field(default_factory=dict)
+    """The shell commands recorded and not checked yet (gateway.typed.shell names them): the
+    baseline each started from."""
 
 
 _heads: StatCache[Baseline] = StatCache()
@@ -96,7 +110,8 @@ def current_baseline(typed: TypedState) -> Baseline | None:
             baseline = Baseline(Snapshot.from_json(head), None)
         else:
             ref = BodyRef.from_json(head)
-            baseline = Baseline(Snapshot(body_files(typed.state, ref, BASELINE), ref.taken_at), ref)
+            pending = {str(name): BodyRef.from_json(value) for name, value in head.get("pending", {}).items()}
+            baseline = Baseline(Snapshot(body_files(typed.state, ref, BASELINE), ref.taken_at), ref, pending)
         _heads.put(path, baseline, user_key(), info)
         return baseline
     except FileNotFoundError:
@@ -117,20 +132,50 @@ def witness_path(root: Path) -> Path:
     return (git_dir if git_dir.is_dir() and not git_dir.is_symlink() else root / STATE_DIR) / WITNESS
 
 
-def _same_files(typed: TypedState, snapshot: Snapshot) -> Baseline | None:
-    """The current baseline when `snapshot` has its files (the head alone is written)."""
+@dataclass(frozen=True)
+class Looked:
+    """What a watched check looked at again (`paths`, its `reconsidered`): every other file's
+    state it holds is `of`'s own object."""
+
+    of: dict[str, FileState]
+    paths: AbstractSet[str]
+
+
+def _same_files(typed: TypedState, snapshot: Snapshot, looked: Looked | None) -> Baseline | None:
+    """The current baseline when `snapshot` holds its files as they were, stats aside (the head
+    alone is written)."""
     with contextlib.suppress(Forged):
         current = current_baseline(typed)
-        if current is not None and current.ref is not None and current.snapshot.files == snapshot.files:
-            return current
+        if current is not None and current.ref is not None:
+            paths = looked.paths if looked is not None and looked.of is current.snapshot.files else None
+            if _same_content(current.snapshot.files, snapshot.files, paths):
+                return current
     return None
 
 
-def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
+def _same_content(current: dict[str, FileState], files: dict[str, FileState], looked: AbstractSet[str] | None) -> bool:
+    """Whether `files` are `current`'s files with the same modes, digests and blob ids (a stat
+    alone may differ: a file touched, or rewritten with its own bytes)."""
+    if files is current or files == current:
+        return True
+    if len(files) != len(current):
+        return False
+    for path in files.keys() if looked is None else looked:
+        old, new = current.get(path), files.get(path)
+        if old is not new and (old is None or new is None or (old.mode, old.sha256, old.blob) != (new.mode, new.sha256, new.blob)):
+            return False
+    return looked is not None or files.keys() == current.keys()
+
+
+def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None = None, record: str | None = None,
+                  done: str | None = None) -> None:
     """`snapshot` as the baseline: its body (unless the current one holds its files) and the
-    witness with it, then the head; bodies neither it nor a pending command's record names are
-    removed. Call under the watch's lock."""
-    same = _same_files(typed, snapshot)
+    witness with it, then the head; bodies neither it nor a pending command names are removed.
+    `looked`: what the check that made `snapshot` looked at, when it knows. `record`: a shell
+    command to record as pending, starting from `snapshot`, in the same head (one write for the
+    check and the record); `done`: the pending command this check closes. Call under the
+    watch's lock."""
+    same = _same_files(typed, snapshot, looked)
     if same is None:
         text = snapshot.canonical()  # once for the body and the witness (a large workspace's is megabytes)
         ref = BodyRef(BODY.format(sha256(text)), sha256(text), snapshot.taken_at)
@@ -139,17 +184,57 @@ def save_baseline(typed: TypedState, snapshot: Snapshot) -> None:
     else:
         assert same.ref is not None
         ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
-        snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)  # the same object: what is made once
-        # per baseline (the blob ids, the copies' check) is not made again
-    write_new_text(typed.state / BASELINE, json.dumps(sign(ref.to_json(), SIGNED_AS)))
-    _heads.put(typed.state / BASELINE, Baseline(snapshot, ref), user_key())
+        if snapshot.files == same.snapshot.files or looked is not None:
+            # The same object: what is made once per baseline (the blob ids, the copies' check) is
+            # not made again. Where only stats differ, a watched check keeps the old ones too: the
+            # watch says when those files change again, and its periodic stat walk takes the new ones.
+            snapshot = Snapshot(same.snapshot.files, snapshot.taken_at, snapshot.mark)
+        else:  # only stats differ: kept in memory, the body's are hints (see the module)
+            _bodies.put(typed.state / ref.body, snapshot.files, ref.sha256)
+    pending = _pending(typed, record, done, ref)
+    if record is not None:
+        _started_from[(typed.state, record)] = snapshot
+        while len(_started_from) > MAX_REMEMBERED:
+            _started_from.pop(next(iter(_started_from)))
+    _started_from.pop((typed.state, done or ""), None)
+    head = {**ref.to_json(), **({"pending": {name: value.to_json() for name, value in pending.items()}} if pending else {})}
+    write_new_text(typed.state / BASELINE, json.dumps(sign(head, SIGNED_AS)))
+    _heads.put(typed.state / BASELINE, Baseline(snapshot, ref, pending), user_key())
     if same is None:
         _write_witness(typed, snapshot, text)
-        kept = {ref.body} | _pending_bodies(typed.state)
+        kept = {ref.body} | {value.body for value in pending.values()} | _pending_bodies(typed.state)
         for entry in os.scandir(typed.state):
             if entry.name.startswith(BODY.format("")[:-5]) and entry.name not in kept:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
+
+
+def started_from(typed: TypedState, name: str, ref: BodyRef, where: str) -> Snapshot:
+    """The baseline the pending command `name` started from (`ref`, as its head records it): the
+    snapshot this process saved, with the watch's mark it holds at (so that the check after the
+    command looks only at the paths with events), else read from its body."""
+    saved = _started_from.get((typed.state, name))
+    if saved is not None and saved.taken_at == ref.taken_at and _bodies.get(typed.state / ref.body, ref.sha256) is saved.files:
+        return saved
+    return Snapshot(body_files(typed.state, ref, where), ref.taken_at)
+
+
+_started_from: dict[tuple[Path, str], Snapshot] = {}  # (state directory, pending name) -> the snapshot it started from
+
+
+def _pending(typed: TypedState, record: str | None, done: str | None, ref: BodyRef) -> dict[str, BodyRef]:
+    """The pending commands after this check: the current head's, but `done` and those a day old
+    (a command whose PostToolUse never came: the host refused it), and `record`."""
+    pending: dict[str, BodyRef] = {}
+    with contextlib.suppress(Forged):
+        current = current_baseline(typed)
+        if current is not None:
+            pending = current.pending
+    oldest = ref.taken_at - KEEP_PENDING_SECONDS
+    pending = {name: value for name, value in pending.items() if name != done and value.taken_at >= oldest}
+    if record is not None:
+        pending[record] = ref
+    return pending
 
 
 def _pending_bodies(state: Path) -> set[str]:

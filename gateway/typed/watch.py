@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import CONFIG_PATH
 from gateway.errors import UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, mirror_dir, previous_bytes, reconsidered, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, previous_bytes, reconsidered, restore, scan
+from gateway.snapshot_store import mirror_dir
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
 from gateway.typed.state import objects_dir
-from gateway.typed.baseline import save_baseline
+from gateway.typed.baseline import Looked, save_baseline
 from gateway.watcher import look
 
 if TYPE_CHECKING:
@@ -110,9 +111,12 @@ def _authorized(typed: TypedState, config: TypedEditsConfig, change: Change, sin
     return typed.consume(change.path, before, "hook:Bash", result=after or DELETED)
 
 
-def verify(typed: TypedState, before: Snapshot, what: str, operation: str, during_command: bool, command: str | None = None) -> Outcome:
+def verify(typed: TypedState, before: Snapshot, what: str, operation: str, during_command: bool, command: str | None = None,
+           record: str | None = None, done: str | None = None) -> Outcome:
     """Compare the workspace with `before`; put back and log every change no grant covers; the
-    workspace as it then is becomes the baseline. Call under `lock`."""
+    workspace as it then is becomes the baseline, in the same write as the shell command
+    `record` starting from it (unless a change was put back: the call is then refused) and the
+    one this check closes (`done`; gateway.typed.baseline.save_baseline). Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
     seen = look(root, before.files.keys(), before.mark)
     also = before.files.keys()
@@ -130,7 +134,8 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
             files.pop(change.path, None)
         else:
             files[change.path] = change.before
-    save_baseline(typed, Snapshot(files, started, seen.mark))
+    save_baseline(typed, Snapshot(files, started, seen.mark), Looked(before.files, again) if again is not None else None,
+                  None if bypassing else record, done)
     outcome = Outcome(kept, [c for c in bypassing if c.path not in unrestored], unrestored)
     if outcome.bypassed:
         entries: list[dict[str, Any]] = [
