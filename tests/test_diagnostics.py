@@ -229,6 +229,6 @@ def test_jdtls_saying_a_file_gets_only_syntax_errors_makes_it_unknown() -> None:
     pushed = [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 2, "code": "16",
                "source": "Java", "message": "Primitives.java is a non-project file, only syntax errors are reported"}]
     why = JdtlsAdapter().syntax_only(pushed)
-    assert why is not None and why.startswith("jdtls reports only syntax errors for a file outside the projects it loaded")
+    assert why is not None and why.startswith("jdtls reports only syntax errors for a file outside its source folders")
     assert JdtlsAdapter().syntax_only([{**pushed[0], "message": "x cannot be resolved"}]) is None
     assert Adapter().syntax_only(pushed) is None

@@ -152,7 +152,8 @@ class Referrers:
         return replace(self, sure=tuple(p for p in self.sure if not gone(p)), unsure=tuple(p for p in self.unsure if not gone(p)))
 
 
-def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> Referrers:
+def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None,
+              ask_server: bool = True) -> Referrers:
     """Where the symbol is, or may be, referred to outside its own text: the server's references
     where a server runs and answers, and the places the syntax trees find its name at (a name
     match the server rules on left out where it answered, unless the language calls the name
@@ -161,7 +162,7 @@ def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged:
     unsure: dict[str, str] = {}
     own = (view.source.path, symbol.doc_start, symbol.end)
     texts = candidates(service, view, symbol, staged)
-    answered = view.backend.session is not None
+    answered = ask_server and view.backend.session is not None
     if answered:
         sure += _server_references(service, view, symbol, own, texts)
     implicit = view.lang.implicit_names is not None and view.lang.implicit_names.match(symbol.name) is not None
@@ -176,9 +177,10 @@ def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged:
     return Referrers(tuple(sure), tuple(p for p in unsure if p not in sure), tuple(dict.fromkeys(unsure.values())), answered)
 
 
-def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
-    """Places (file:line) outside the symbol's own text that refer, or may refer, to it (`referrers`)."""
-    return referrers(service, view, symbol, staged).places
+def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol) -> list[str]:
+    """Places (file:line) outside the symbol's own text that the syntax trees tie to it or cannot
+    rule out, the server not asked: for where it named none (it may not have indexed them yet)."""
+    return referrers(service, view, symbol, ask_server=False).places
 
 
 def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, within: float | None = None) -> list[str]:
