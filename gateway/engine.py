@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gateway.results import SuggestedOperation
     from gateway.symbols.backends import SymbolBackend
     from gateway.symbols.model import Symbol
+    from gateway.symbols.references import Referrers
     from gateway.symbols.routing import Route
     from gateway.symbols.service import FileSymbols, SymbolService
     from gateway.verify import CommitCheck, Verifier
@@ -246,17 +247,17 @@ class Engine:
         return planned, view.backend
 
     def _refuse_referenced_removals(self, classification: Classification, source: SourceFile, effect: Effect,
-                                    asking_servers: bool) -> Callable[[FileSymbols, Symbol], list[str]] | None:
+                                    asking_servers: bool) -> Callable[[FileSymbols, Symbol], Referrers] | None:
         """StillReferenced when the write removes a definition still in use, as remove_symbol
         refuses it; the workspace's references (None for a file outside it). A write that is not
         routed starts no server for it: the syntax trees say where the name is used."""
         from gateway.symbols.backends import TreeSitterBackend
-        from gateway.symbols.references import references_outside
+        from gateway.symbols.references import referrers
         from gateway.symbols.routing import RouteRefused, refuse_referenced_removals
 
         if not source.path.is_relative_to(self.workspace.root):
             return None
-        references = functools.partial(references_outside, self.symbol_service)
+        references = functools.partial(referrers, self.symbol_service)
         if classification.reason == "definition" and any(d.change == "removed" for d in classification.definitions):
             try:
                 backend = None if asking_servers else TreeSitterBackend()

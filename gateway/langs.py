@@ -80,6 +80,12 @@ class Language:
     name_sigil: str = ""
     # What starts a name private to its class (`#` in JavaScript): a rename keeps it or its absence.
     private_prefix: str = ""
+    # A method's body reaches its type's members by their bare names (Java's implicit `this`);
+    # without it (Python, JavaScript, Go, Rust) a bare name there is never a member.
+    bare_members: bool = False
+    # Names the language calls without their spelling (Python's `__init__` by `A()`): a server's
+    # references miss those calls, so its empty answer does not clear a name match of one.
+    implicit_names: re.Pattern[str] | None = None
     # Line breaks the grammar does not read where the language does (Kotlin's before a primary
     # constructor): when a write's syntax is judged, each pattern's `break` group is read as spaces.
     syntax_joins: tuple[re.Pattern[bytes], ...] = ()
@@ -147,6 +153,8 @@ def _load_language(path: Path, queries: Path) -> Language:
         markers=re.compile("|".join(f"(?:{m})" for m in raw["markers"]), re.MULTILINE) if raw.get("markers") else None,
         name_sigil=raw.get("name_sigil", ""),
         private_prefix=raw.get("private_prefix", ""),
+        bare_members=bool(raw.get("bare_members", False)),
+        implicit_names=re.compile(raw["implicit_names"]) if raw.get("implicit_names") else None,
         syntax_joins=tuple(re.compile(str(p).encode(), re.MULTILINE) for p in raw.get("syntax_joins", ())),
         server=ServerSpec(
             name=server["name"],

@@ -11,10 +11,12 @@ Conditions the language's data names as defined or undefined (`__cplusplus`) are
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from gateway.langs import Preprocessor
+from gateway.preprocessor_scan import first_words, hash_lines, whole_words
 from gateway.textmemo import per_text
 
 Span = tuple[int, int]
@@ -127,7 +129,7 @@ def _groups(spec: Preprocessor, source: bytes) -> tuple[list[list[_Branch]], lis
     groups: list[list[_Branch]] = []
     stack: list[list[_Branch]] = []
     directives: list[Span] = []
-    for found in _DIRECTIVE.finditer(source):
+    for found in hash_lines(_DIRECTIVE, source):
         start, end = found.span()
         keyword, condition = found.group(1), found.group(2).rstrip(b"\r")
         directives.append((start, end))
@@ -162,7 +164,7 @@ def _taken(branches: list[_Branch], kind: str) -> int | None:
 _BLANKS = bytes(byte if byte in b"\r\n" else ord(" ") for byte in range(256))
 
 
-def _blank(buffer: bytearray, start: int, end: int) -> None:
+def blank(buffer: bytearray, start: int, end: int) -> None:
     buffer[start:end] = buffer[start:end].translate(_BLANKS)
 
 
@@ -174,14 +176,22 @@ _PREFIX_DEFINE = re.compile(
 
 
 @per_text
+def prefix_names(source: bytes) -> tuple[bytes, ...]:
+    """The prefix macros the text defines (its `#define` lines name them)."""
+    return tuple(sorted({m.group(1) for m in hash_lines(_PREFIX_DEFINE, source)}))
+
+
+@functools.lru_cache(maxsize=32)
+def prefix_use(names: tuple[bytes, ...]) -> re.Pattern[bytes] | None:
+    """A use of one of these prefix macros."""
+    return re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in names) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE) if names else None
+
+
+@per_text
 def prefix_macros(source: bytes) -> tuple[Span, ...]:
     """Where a line starts with such a macro before a declaration: tree-sitter reads `EXTERN_C
     void __attribute__((x)) f(void)` as a declaration of `void` and a function without a name."""
-    names = {m.group(1) for m in _PREFIX_DEFINE.finditer(source)}
-    if not names:
-        return ()
-    use = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
-    return tuple(m.span(1) for m in use.finditer(source))
+    return tuple(first_words(source, prefix_names(source)))
 
 
 # An object-like macro defined as nothing, or as an argument followed by its comma (`#define
@@ -190,28 +200,37 @@ _FRAGMENT_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(
 
 
 @per_text
-def fragment_macros(source: bytes) -> tuple[Span, ...]:
-    """Where such a macro is used outside directives: blanked, it reads as its expansion does
-    (or, for the argument, as the call without it). Only names every definition in the file
-    gives such a body."""
+def fragment_names(source: bytes) -> tuple[bytes, ...]:
+    """The fragment macros the text defines (only names every definition in the file gives
+    such a body)."""
     bodies: dict[bytes, set[bool]] = {}
-    for found in _FRAGMENT_DEFINE.finditer(source):
+    for found in hash_lines(_FRAGMENT_DEFINE, source):
         body = found.group(2)
         bodies.setdefault(found.group(1), set()).add(body == b"" or body.endswith(b","))
-    names = sorted(name for name, fragments in bodies.items() if fragments == {True})
-    if not names:
-        return ()
-    use = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b")
-    return tuple(m.span() for m in use.finditer(source) if not source[source.rfind(b"\n", 0, m.start()) + 1 : m.start()].lstrip().startswith(b"#"))
+    return tuple(sorted(name for name, fragments in bodies.items() if fragments == {True}))
+
+
+@functools.lru_cache(maxsize=32)
+def fragment_use(names: tuple[bytes, ...]) -> re.Pattern[bytes] | None:
+    """A use of one of these fragment macros."""
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b") if names else None
 
 
 @per_text
-def views(spec: Preprocessor, source: bytes) -> tuple[View, ...]:
-    """The first-branch and last-branch views of a text (one when they are the same), or none
-    when there is nothing to read differently."""
+def fragment_macros(source: bytes) -> tuple[Span, ...]:
+    """Where such a macro is used outside directives: blanked, it reads as its expansion does
+    (or, for the argument, as the call without it)."""
+    return tuple((start, end) for start, end in whole_words(source, fragment_names(source))
+                 if not source[source.rfind(b"\n", 0, start) + 1 : start].lstrip().startswith(b"#"))
+
+
+@per_text
+def both_views(spec: Preprocessor, source: bytes) -> tuple[View, ...]:
+    """The first-branch and the last-branch view of a text, or none when there is nothing to
+    read differently."""
     macro_lines = [m.span() for m in spec.macro_line.finditer(source)] if spec.macro_line.pattern else []
     macro_lines += prefix_macros(source) + fragment_macros(source)
-    if not macro_lines and not _CONDITIONAL.search(source):
+    if not macro_lines and next(hash_lines(_CONDITIONAL, source), None) is None:
         return ()
     groups, directives = _groups(spec, source)
     found: list[View] = []
@@ -223,11 +242,21 @@ def views(spec: Preprocessor, source: bytes) -> tuple[View, ...]:
         buffer = bytearray(source)
         blanked = sorted(inactive + directives + macro_lines)
         for start, end in blanked:
-            _blank(buffer, start, end)
-        view = View(kind, bytes(buffer), tuple(sorted(inactive)), tuple(blanked))
-        if not found or found[0].text != view.text:
-            found.append(view)
+            blank(buffer, start, end)
+        found.append(View(kind, bytes(buffer), tuple(sorted(inactive)), tuple(blanked)))
     return tuple(found)
+
+
+def distinct(both: tuple[View, ...]) -> tuple[View, ...]:
+    """The first view, and the last where its text is another."""
+    return both[:1] + tuple(v for v in both[1:] if v.text != both[0].text)
+
+
+@per_text
+def views(spec: Preprocessor, source: bytes) -> tuple[View, ...]:
+    """The first-branch and last-branch views of a text (one when they are the same), or none
+    when there is nothing to read differently."""
+    return distinct(both_views(spec, source))
 
 
 def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:

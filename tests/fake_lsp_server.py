@@ -7,6 +7,7 @@ and "pull-crash" it offers pull diagnostics and never answers a pull, or exits o
 In mode "die-starting" it exits as it is initialised. In mode "loud" it writes a line of 100 KiB
 to stderr before each documentSymbol answer (as zuban does now and then).
 In mode "ok" it answers documentSymbol with one function `f` on the file's first two lines.
+In mode "rename-by-text" it renames by text: every whole word of the name in the document.
 $FAKE_LSP_SLOW (seconds) makes it slow: it answers initialize that much later, and before its
 first documentSymbol answer it announces work ($/progress "Indexing", 40%) for as long.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import time
 
@@ -108,8 +110,23 @@ if os.environ.get("FAKE_LSP_MODE", "").startswith("pull-"):
         return None
 
 
+if os.environ.get("FAKE_LSP_MODE") == "rename-by-text":
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename(params: types.RenameParams) -> types.WorkspaceEdit:
+        """Every whole word spelling the name at the position, renamed (what a server must not do)."""
+        document = server.workspace.get_text_document(params.text_document.uri)
+        lines = document.source.split("\n")
+        line, column = params.position.line, params.position.character
+        word = re.match(r"\w+", lines[line][column:])
+        edits = [types.TextEdit(types.Range(types.Position(at, m.start()), types.Position(at, m.end())), params.new_name)
+                 for at, text in enumerate(lines) for m in re.finditer(rf"\b{word.group(0)}\b", text)] if word else []
+        return types.WorkspaceEdit(changes={params.text_document.uri: edits})
+
+
 if __name__ == "__main__":
     if "--version" in sys.argv:
         print("fake-lsp 0.1")
         sys.exit(0)
     server.start_io()
+

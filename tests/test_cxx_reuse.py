@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-import gateway.gate.syntax_problems as syntax_problems
+import gateway.gate.tree_errors as tree_errors_module
 from gateway.gate.checker import classify_edit
-from gateway.gate.syntax_problems import _error_nodes, _errors, _kept
-from gateway.gate.view_trees import view_tree
+from gateway.gate.tree_errors import _error_nodes, _kept, tree_errors
+from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.langs import default_registry
 from gateway.namepath import address_for
-from gateway.preprocessor import views
+from gateway.preprocessor import _CONDITIONAL, _DIRECTIVE, _FRAGMENT_DEFINE, _PREFIX_DEFINE, both_views, fragment_macros, prefix_macros, views
+from gateway.preprocessor_scan import first_words, hash_lines, whole_words
 from gateway.syntax import base_of, definitions, definitions_named, edited_tree, parse, parse_once
 from gateway.syntax.listing import _spelled
 from gateway.syntax.trees import _TREES, _input_after, _joined, _parse_input, _parser, _preprocessed, _rewritten
@@ -85,6 +86,51 @@ def test_rewrites_redone_on_the_changed_lines_are_those_of_the_whole_text(source
         assert _input_after(CPP, source, view.text, spans) == _preprocessed.function(CPP.preprocessor, view.text)
 
 
+SCANNED = (b"#define A\n#define AB\nA x\nAB y\n  A\tz\n #  define   EMPTY_ARG\nf(EMPTY_ARG a)\n#if X \\\n#endif\n#endif\nA_B A\n"
+           b"\r#define Q\nx # y\n\t# elif Z\n#define PAR_UNSEQ std::execution::par_unseq,\n")
+
+
+@pytest.mark.parametrize("source", [QT, CATCH, LIBUV, SCANNED, b"#", b""], ids=["qt", "catch2", "libuv", "made", "hash", "empty"])
+def test_directives_and_macro_uses_found_from_where_they_can_match_are_what_the_patterns_find(source: bytes) -> None:
+    for pattern in (_DIRECTIVE, _CONDITIONAL, _PREFIX_DEFINE, _FRAGMENT_DEFINE):
+        assert [(m.span(), m.groups()) for m in hash_lines(pattern, source)] == [(m.span(), m.groups()) for m in pattern.finditer(source)]
+    names = sorted({m.group(1) for m in _FRAGMENT_DEFINE.finditer(source)})
+    if names:
+        words = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in names) + rb")\b")
+        assert whole_words(source, names) == [m.span() for m in words.finditer(source)]
+        starts = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n) for n in names) + rb")(?=[ \t]+[A-Za-z_])", re.MULTILINE)
+        assert first_words(source, names) == [m.span(1) for m in starts.finditer(source)]
+
+
+# What may change how the preprocessor reads lines far from an edit: a directive, a line continued,
+# a macro line (and a `{` after one), prefix and fragment macros defined and used.
+CARRIED = [b"#define EMPTY_ARG\n#define EXPORTED static\n", b"EMPTY_ARG ", b"EXPORTED int g(void);\n", b"#else\n", b"\\\n", b"\n\n{\n",
+           b"DECLARE_THING(x)\n", b"// #if\n", b"\n\n\n"]
+
+
+@pytest.mark.parametrize(("lang", "source"), [(CPP, QT), (CPP, CATCH), (C, LIBUV)], ids=["qt", "catch2", "libuv"])
+def test_views_after_an_edit_carried_from_those_before_it_are_those_of_the_whole_text(lang, source: bytes) -> None:
+    spec = lang.preprocessor
+    assert spec is not None
+    source = b"#define EMPTY_ARG\n#define EXPORTED static\nEXPORTED int f(void);\nDECLARE_THING(x)\n\n\nint a;\n" + source
+    at = source.index(b"int a;")
+    edits = [(at, at + 6, b"{"), (at, at, b"EMPTY_ARG")]  # the macro line above now opens a block; a macro used
+    edits += [(start, end, random.Random(start).choice(INSERTED + CARRIED)) for start, end, _ in _edits(source, 120, 3)]
+    carried = 0
+    for start, end, new in edits:
+        after = source[:start] + new + source[end:]
+        regions = [((start, end), (start, start + len(new)))]
+        carry_macros(spec, source, after, regions)
+        carry_views(spec, source, after, regions)
+        if views.known(spec, after) is not None:
+            carried += 1
+            assert views.known(spec, after) == views.function(spec, after)
+            assert both_views.known(spec, after) == both_views.function(spec, after)
+        for uses in (prefix_macros, fragment_macros):
+            assert uses.known(after) in (None, uses.function(after))
+    assert 30 < carried < len(edits)  # most are carried, those near what the preprocessor reads are not
+
+
 @pytest.mark.parametrize(("lang", "source"), [(CPP, QT), (CPP, CATCH), (C, LIBUV)], ids=["qt", "catch2", "libuv"])
 def test_a_view_parsed_from_the_text_is_the_tree_a_parse_from_scratch_makes(lang, source: bytes) -> None:
     assert lang.preprocessor is not None
@@ -102,27 +148,27 @@ def test_a_view_parsed_from_the_text_is_the_tree_a_parse_from_scratch_makes(lang
 @pytest.mark.parametrize(("lang", "source"), [(CPP, CATCH), (C, LIBUV)], ids=["catch2", "libuv"])
 def test_an_error_away_from_an_edit_is_read_as_it_was_before_it(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     before = parse(lang, source)
-    assert len(_error_nodes(before.root_node, [])) > len(_errors(lang, before)) >= 1  # some read as not errors
-    carried = syntax_problems._carried
+    assert len(_error_nodes(before.root_node, [])) > len(tree_errors(lang, before)) >= 1  # some read as not errors
+    carried = tree_errors_module._carried
     for start, end, new in _edits(source, 40, 2):
         after = source[:start] + new + source[end:]
         tree, _ = edited_tree(lang, before, source, after, start, end, start + len(new))
-        got = _errors(lang, tree)
-        monkeypatch.setattr(syntax_problems, "_carried", lambda *_: None)
+        got = tree_errors(lang, tree)
+        monkeypatch.setattr(tree_errors_module, "_carried", lambda *_: None)
         assert got == _kept(lang, tree, _error_nodes(tree.root_node, [])), (start, end, new)
-        monkeypatch.setattr(syntax_problems, "_carried", carried)
+        monkeypatch.setattr(tree_errors_module, "_carried", carried)
     for view in views(lang.preprocessor, source) if lang.preprocessor is not None else ():
         tree = view_tree(lang, source, view)
-        assert _errors(lang, tree) == _kept(lang, parse_once(lang, view.text), _error_nodes(parse_once(lang, view.text).root_node, []))
+        assert tree_errors(lang, tree) == _kept(lang, parse_once(lang, view.text), _error_nodes(parse_once(lang, view.text).root_node, []))
     asked: list[int] = []
-    readings = syntax_problems._readings
-    monkeypatch.setattr(syntax_problems, "_readings", lambda lang, query, tree, errors: asked.append(len(errors)) or readings(lang, query, tree, errors))
+    readings = tree_errors_module._readings
+    monkeypatch.setattr(tree_errors_module, "_readings", lambda lang, query, tree, errors: asked.append(len(errors)) or readings(lang, query, tree, errors))
     before = parse(lang, source)  # again: the trees above may have taken its place in the cache
-    expected = len(_errors(lang, before))
+    expected = len(tree_errors(lang, before))
     asked.clear()
     after = b"int added;\n" + source  # far from every error
     tree, _ = edited_tree(lang, before, source, after, 0, 0, 11)
-    assert len(_errors(lang, tree)) == expected
+    assert len(tree_errors(lang, tree)) == expected
     assert len(asked) == 1 and asked[0] < len(_error_nodes(tree.root_node, [])) / 2  # those near the start only asked again
 
 
@@ -130,14 +176,14 @@ def test_an_error_away_from_an_edit_is_read_as_it_was_before_it(lang, source: by
 def test_many_errors_read_in_one_query_as_one_query_each(lang, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     nodes = _error_nodes(parse_once(lang, source).root_node, [])
     assert len(nodes) >= 3
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 0)  # one query each
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", 0)  # one query each
     each = _kept(lang, parse_once(lang, source), nodes)
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", 1 << 30)  # one over the file
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
-    monkeypatch.setattr(syntax_problems, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
+    monkeypatch.setattr(tree_errors_module, "_BYTES_PER_QUERY", len(source) // len(nodes))  # one for each cluster of errors
     tree = parse_once(lang, source)
-    assert len(syntax_problems._clusters(_kept(lang, tree, nodes))) < len(nodes)
+    assert len(tree_errors_module._clusters(_kept(lang, tree, nodes))) < len(nodes)
     tree = parse_once(lang, source)
     assert _kept(lang, tree, _error_nodes(tree.root_node, [])) == each
 

@@ -240,6 +240,25 @@ def test_line_starts_of_an_edited_text_are_those_of_the_whole_text() -> None:
     assert text._edited_index(text._whole_index("a\nb\n"), "x" * 100) is None
 
 
+def test_line_starts_after_many_edits_in_turn_are_those_of_the_whole_text() -> None:
+    """Each index is made from the last one's pieces, past the point where they are written
+    out again: every line's start, end and every offset's line are those of the whole text."""
+    rng = random.Random(5)
+    current = (STDLIB / "textwrap.py").read_text(encoding="utf-8")
+    index = text._whole_index(current)
+    for _ in range(3 * text._MOST_PIECES):
+        at = rng.randrange(len(current) + 1)
+        cut = rng.choice([0, 0, 1, 7, 40, 300])
+        current = current[:at] + rng.choice(["", "x", "\n", "a\nb\n", "\n\n\n", "def f():\n    pass\n"]) + current[at + cut :]
+        index = text._edited_index(index, current) or text._whole_index(current)
+        whole = text._whole_index(current)
+        assert index == whole
+        assert [index.line_start(line) for line in range(-1, whole.line_count + 1)] == [whole.line_start(line) for line in range(-1, whole.line_count + 1)]
+        assert [index.line_end(line) for line in range(-2, whole.line_count + 1)] == [whole.line_end(line) for line in range(-2, whole.line_count + 1)]
+        offsets = [rng.randrange(-1, len(current) + 2) for _ in range(200)] + list(whole.starts[:50])
+        assert [index.line_of(o) for o in offsets] == [whole.line_of(o) for o in offsets]
+
+
 def test_utf16_columns_are_those_of_a_walk_over_every_character() -> None:
     rng = random.Random(7)
     for _ in range(200):
@@ -310,3 +329,18 @@ def test_symbols_are_carried_over_from_a_text_whose_tree_the_cache_has_let_go(mo
     built.clear()
     assert structure.structure(lang, second, tree_2) == _whole(lang, path, second, tree_2)
     assert max(built) <= 2, built  # the edited method (and what holds it) only, not the file's every definition
+
+
+@pytest.mark.parametrize(("language", "source", "wanted"), [
+    ("python", "handler = lambda r: r\nclass A:\n    h = lambda r: 2\ndef f():\n    g = lambda: 3\n", ["handler", "A", "f"]),
+    ("go", "package p\n\nvar f = func() {}\n\nvar (\n\tg = func() {}\n)\n\nfunc h() {\n\tvar i = func() {}\n\t_ = i\n}\n", ["f", "g", "h"]),
+])
+def test_a_definition_at_the_top_level_only_is_found_there_alone_whole_and_in_a_range(language: str, source: str, wanted: list[str]) -> None:
+    """`#has-parent?` in the definitions query: the same value nested in a class or a function
+    is not one; a query over a few bytes finds the top-level one as the whole list does."""
+    lang = REGISTRY.get(language)
+    assert lang is not None
+    tree = parse(lang, source.encode())
+    assert [d.name for d in definitions(lang, tree)] == wanted
+    first = source.index(f"{wanted[0]} = ")
+    assert [d.name for d in _definitions(lang, tree, (first, first + 1))] == [wanted[0]]

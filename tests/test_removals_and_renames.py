@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
-from gateway.errors import Blocked, StillReferenced
+from gateway.errors import Ambiguous, Blocked, StillReferenced
 from gateway.results import SuggestedOperation
 from gateway.surfaces import render
 from gateway.surfaces.cli import run as cli
@@ -305,3 +305,71 @@ def test_a_function_replaced_by_a_binding_of_its_name_is_not_refused_as_removed(
     with Gateway(python, use_servers=False) as gateway:
         verdict = gateway.classify("util.py", REMOVED, "get_auth_from_url = str.lower\n\n\n")
     assert "still referenced" not in verdict.message, verdict.message
+
+
+def test_without_a_server_a_member_of_the_same_name_is_said_to_be_a_name_match_not_a_reference(tmp_path: Path) -> None:
+    """Only the name ties `t.String()` (an object of a type the syntax trees cannot tell) to the
+    method removed: still refused, saying so, while a use tied to it is a reference."""
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "stamp").mkdir()
+    (tmp_path / "stamp" / "stamp.go").write_text("package stamp\n\nimport \"time\"\n\nfunc Stamp() string {\n\tt := time.Now()\n\treturn t.HasParent()\n}\n")
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    said = str(refused.value)
+    assert "Command/HasParent may still be referenced at stamp/stamp.go:7, where its name is spelt (member of an object of unknown type)" in said, said
+    assert "no language server answered for it" in said and "is still referenced" not in said, said
+    (tmp_path / "root.go").write_text(GO_ROOT)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(StillReferenced) as refused:
+        gateway.edit("command.go", GO_METHOD, "", route=True)
+    assert "Command/HasParent is still referenced at root.go:4; and may still be referenced at stamp/stamp.go:7" in str(refused.value), refused.value
+    assert (tmp_path / "command.go").read_text() == GO_COMMAND
+
+
+def test_the_syntax_tree_rename_of_a_python_method_leaves_the_module_function_of_its_name_alone(tmp_path: Path) -> None:
+    """A bare `helper()` is the module's function in Python, inside the class or not."""
+    helpers = ("def helper():\n    return 1\n\n\nclass A:\n    def helper(self):\n        return helper() + 1\n\n    def other(self):\n"
+               "        return self.helper()\n\n\ndef main():\n    return helper()\n")
+    (tmp_path / "helpers.py").write_text(helpers)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("A/helper", "helpers.py", "assist").to_json()
+    assert (tmp_path / "helpers.py").read_text() == helpers.replace("def helper(self)", "def assist(self)").replace(
+        "self.helper()", "self.assist()"), result
+    assert result["complete"], result
+
+
+def test_self_in_another_modules_class_of_the_same_name_is_not_taken_for_the_renamed_method(tmp_path: Path) -> None:
+    """Another module's `class A` is another class: its `self.helper()` may be anything, so the
+    syntax-tree rename names it instead of renaming it."""
+    (tmp_path / "helpers.py").write_text("class A:\n    def helper(self):\n        return 1\n")
+    other = "class A:\n    def helper(self):\n        return 2\n\n    def call(self):\n        return self.helper()\n"
+    (tmp_path / "other.py").write_text(other)
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Ambiguous) as refused:
+        gateway.rename_symbol("A/helper", "helpers.py", "assist")
+    assert "other.py:6 may belong to another type" in str(refused.value), refused.value
+    assert (tmp_path / "other.py").read_text() == other
+
+
+def test_a_parameter_of_the_renamed_functions_name_is_left_alone_with_its_uses(tmp_path: Path) -> None:
+    """`then((helper) => helper * 2)` and `then(helper => helper + 1)` bind parameters of their own."""
+    source = ("export function helper(x: number): number {\n\treturn x + 1;\n}\n\n"
+              "export function later(value: Promise<number>): Promise<number> {\n\treturn value.then((helper) => helper * 2);\n}\n\n"
+              "export function sooner(value: Promise<number>): Promise<number> {\n\treturn value.then(helper => helper + 1);\n}\n")
+    (tmp_path / "a.ts").write_text(source)
+    with Gateway(tmp_path, use_servers=False) as gateway:
+        result = gateway.rename_symbol("helper", "a.ts", "assist").to_json()
+    assert (tmp_path / "a.ts").read_text() == source.replace("function helper", "function assist"), result
+    assert result["complete"], result
+
+
+def test_a_rename_by_text_says_which_places_only_spell_the_name(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/cobra\n\ngo 1.21\n")
+    (tmp_path / "command.go").write_text(GO_COMMAND)
+    (tmp_path / "stamp").mkdir()
+    (tmp_path / "stamp" / "stamp.go").write_text("package stamp\n\nimport \"time\"\n\nfunc Stamp() bool {\n\tt := time.Now()\n\treturn t.HasParent()\n}\n")
+    with Gateway(tmp_path, use_servers=False) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("command.go", "func (c *Command) HasParent() bool {", "func (c *Command) HasAParent() bool {\n", route=True)
+    said = str(refused.value)
+    assert ("which leaves the places spelling it at stamp/stamp.go:7 (which may refer to it: member of an object of unknown type) behind"
+            in said), said
+    assert (tmp_path / "command.go").read_text() == GO_COMMAND

@@ -216,7 +216,8 @@ def test_a_typescript_rename_adds_no_alias(tmp_path: Path) -> None:
     with Gateway(tmp_path) as gateway:
         result = gateway.rename_symbol("/greet", "a.ts", "salute").to_json()
     assert result["backend"] == "lsp:typescript-language-server"
-    assert (tmp_path / "a.ts").read_text().endswith("export const config = { salute };\n")
+    # an object's key is not the function's name: `config.greet` keeps working (issue 37)
+    assert (tmp_path / "a.ts").read_text().endswith("export const config = { greet: salute };\n")
     assert (tmp_path / "b.ts").read_text() == 'import { salute } from "./a";\nexport { salute };\nconsole.log(salute("x"));\n'
 
 

@@ -271,10 +271,10 @@ def _staged(gateway: Engine, plan: Plan) -> dict[Path, str]:
 def _refuse_referenced(gateway: Engine, plan: Plan, step: Step, view: FileSymbols, symbol: Symbol) -> None:
     """StillReferenced, as remove_symbol refuses it, while anything refers to the symbol in the
     workspace as the earlier steps leave it."""
-    from gateway.symbols.references import references_outside, still_referenced
+    from gateway.symbols.references import referrers, still_referenced
 
-    places = references_outside(gateway.symbol_service, view, symbol, _staged(gateway, plan))
-    if places:
+    places = referrers(gateway.symbol_service, view, symbol, _staged(gateway, plan))
+    if places.places:
         raise still_referenced(view.source.display, symbol.name_path, places, f"`force = true` in step {step.id}")
 
 
@@ -282,14 +282,14 @@ def _refuse_removing_referenced(gateway: Engine, plan: Plan, fp: FilePlan, effec
     """StillReferenced for a text step that removes a definition still referenced, as an edit is
     refused: its advice, a remove_symbol step, would be refused too."""
     from gateway.symbols.backends import TreeSitterBackend
-    from gateway.symbols.references import references_outside
+    from gateway.symbols.references import referrers
     from gateway.symbols.routing import refuse_referenced_removals
 
     if fp.source is None or not any(d.change == "removed" for d in verdict.definitions):
         return
     view = gateway.symbol_service.file_symbols(dataclasses.replace(fp.source, text=fp.text), TreeSitterBackend(), also=effect.after)
     staged = _staged(gateway, plan)
-    refuse_referenced_removals(view, effect, verdict, lambda symbol: references_outside(gateway.symbol_service, view, symbol, staged),
+    refuse_referenced_removals(view, effect, verdict, lambda symbol: referrers(gateway.symbol_service, view, symbol, staged),
                                "a remove_symbol step with `force = true`")
 
 

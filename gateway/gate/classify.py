@@ -23,7 +23,8 @@ from gateway.gate.macros import MacroEffect, MacroSources, Side, macro_effect
 from gateway.gate.readings import judged_reading
 from gateway.gate.shadows import Hidden, guarded, shadowed
 from gateway.gate.unreadable import Unseen, unseen
-from gateway.gate.syntax_problems import SyntaxProblem, error_total, first_problem, new_syntax_problem
+from gateway.gate.syntax_problems import SyntaxProblem, first_problem, new_syntax_problem
+from gateway.gate.tree_errors import error_total
 from gateway.gate.verdict import ChangedLines, Classification, Tool, TouchedDefinition, allow, block_message, syntax_refusal
 from gateway.langs import Language
 from gateway.namepath import address_for

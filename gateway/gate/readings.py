@@ -15,10 +15,10 @@ import re
 from tree_sitter import Node, Tree
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.syntax_problems import error_total, errors_meeting, errors_within
+from gateway.gate.tree_errors import error_total, errors_meeting, errors_within
 from gateway.langs import Language
 from gateway.preprocessor import View, prefix_macros, views
-from gateway.gate.view_trees import view_tree
+from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.syntax import definitions
 
 Span = tuple[int, int]
@@ -80,8 +80,9 @@ def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) 
     return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in errors)
 
 
-def _pairs(lang: Language, before: bytes, after: bytes) -> list[tuple[View, View]]:
+def _pairs(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]]) -> list[tuple[View, View]]:
     assert lang.preprocessor is not None
+    carry_views(lang.preprocessor, before, after, regions)
     views_b, views_a = views(lang.preprocessor, before), views(lang.preprocessor, after)
     if not views_b and not views_a:
         return []
@@ -102,6 +103,7 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
     high_b, high_a = max(b1 for (_, b1), _ in regions), max(a1 for _, (_, a1) in regions)
     near_a = (max(0, min(low, raw.window_a[0]) - _AROUND), max(high_a, raw.window_a[1]) + _AROUND)
     near_b = (near_a[0], max(high_b, raw.window_a[1] - raw.delta) + _AROUND)
+    carry_macros(spec, before, after, regions)
     if not (
         errors_within(lang, raw.tree_a, *near_a)
         or errors_within(lang, raw.tree_b, *near_b)
@@ -114,7 +116,7 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
     raw_errors = _errors(lang, raw)
     found: list[tuple[int, bool, _Judgement]] = []
     parsed: list[View] = []
-    for view_b, view_a in _pairs(lang, before, after):
+    for view_b, view_a in _pairs(lang, before, after, regions):
         shared = view_b.text[:low] == view_a.text[:low] and view_b.text[high_b:] == view_a.text[high_a:]
         hidden = view_b.hides(low, high_b) and view_a.hides(low, high_a)
         if not shared or hidden or view_b.text[low:high_b] == view_a.text[low:high_a]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Tree
 
-from gateway.gate.syntax_problems import errors_within
+from gateway.gate.tree_errors import errors_within
 from gateway.langs import Language
 from gateway.syntax import find_definitions
 

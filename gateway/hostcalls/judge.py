@@ -165,7 +165,7 @@ class Judged:
 
 def _readings(raw: str | None) -> list[tuple[str | None, str | None]]:
     """(text, newline) pairs the host may edit: as the file is, and with CRLF as LF."""
-    if raw is None or "\r\n" not in raw:
+    if raw is None or "\r" not in raw or "\r\n" not in raw:  # "\r" first: a search for one character is memchr's
         return [(raw, "\n")]
     return [(raw, None), (raw.replace("\r\n", "\n"), "\n")]
 

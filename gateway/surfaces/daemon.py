@@ -61,6 +61,11 @@ WORKSPACE_CHECK_SECONDS = 2.0
 # The daemon tidies (heap, grown servers) when a request ends and none runs, at most this often.
 TIDY_SECONDS = 1.0
 GC_THRESHOLD = 10_000  # Python's default: 700 allocations
+# How long a thread that wants the interpreter lock waits before the one holding it is asked to
+# let it go (Python's default: 5 ms). A hook's request takes the lock back after every read,
+# parse and answer; behind a background ask's normalisation of a long file's outline, or
+# another client's request, each time cost it up to the default's 5 ms.
+SWITCH_SECONDS = 0.0005
 
 
 def _rss(pid: int) -> int:
@@ -356,6 +361,7 @@ def run_daemon(workspace: str, for_file: str | None = None) -> None:
     identity = (found.st_dev, found.st_ino)
     config = daemon_config(root)
     _bound_heap()
+    sys.setswitchinterval(SWITCH_SECONDS)
     gateway = Gateway(root)
     gateway.symbol_service.asks_ahead = True
     server = DaemonServer(gateway, config.idle_minutes * 60, config.server_growth_mib, config.prestart_servers)

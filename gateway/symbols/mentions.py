@@ -11,6 +11,7 @@ refer to the old name. No language server is asked here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,11 +98,20 @@ _TYPE_WORDS = ("class", "struct", "impl", "interface", "trait", "object", "modul
 
 def _enclosing_type(node: Node) -> Node | None:
     """The type declaration around `node`: past its body (Java's and Kotlin's `class_body`),
-    which starts after the declaration's name."""
+    which starts after the declaration's name; never the file itself (Python's `module`)."""
     owner = _enclosing(node, _TYPE_WORDS)
     while owner is not None and owner.type.endswith("_body"):
         owner = _enclosing(owner, _TYPE_WORDS)
-    return owner
+    return owner if owner is not None and owner.parent is not None else None
+
+
+def _spells_in_header(owner: Node, name: str, own_name: bool) -> bool:
+    """Whether a type declaration's header spells `name`: in its bases (a type deriving from it),
+    or (`own_name`: where a type's name is seen beyond its file) as its name (the type reopened)."""
+    body, named = owner.child_by_field_name("body"), owner.child_by_field_name("name")
+    start = named.end_byte if named is not None and not own_name else owner.start_byte
+    header = (owner.text or b"")[start - owner.start_byte : (body.start_byte if body is not None else owner.end_byte) - owner.start_byte]
+    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", header) is not None
 
 
 def _in_import(node: Node) -> bool:
@@ -166,21 +176,30 @@ def _base_type(text: str) -> str:
 
 
 def _binds_locally(node: Node, name: bytes) -> bool:
-    """Whether the function around `node` declares a parameter or local spelt `name`."""
+    """Whether the function around `node` declares a parameter or local spelt `name` (`node`
+    itself among them: a parameter of the name is not the symbol, nor are its uses)."""
     function = _enclosing(node, _FUNCTION_WORDS)
     while function is not None:
-        for token in _tokens(function, name):
-            parent = token.parent
-            if parent is None or token == node:
-                continue
-            if "parameter" in parent.type or parent.type in ("variable_declarator", "var_spec", "short_var_declaration", "let_declaration"):
-                return True
-            if "assignment" in parent.type and parent.child_by_field_name("left") == token:
-                return True
-            if parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration":
-                return True
+        if any(_declares(token) for token in _tokens(function, name)):
+            return True
         function = _enclosing(function, _FUNCTION_WORDS)
     return False
+
+
+def _declares(token: Node) -> bool:
+    """Whether the token is the name a parameter or local declaration binds."""
+    parent = token.parent
+    if parent is None:
+        return False
+    if parent.type == "arrow_function":  # `helper => helper + 1`
+        return parent.child_by_field_name("parameter") == token
+    if "parameter" in parent.type:  # its default value is a use
+        return token not in (parent.child_by_field_name("value"), parent.child_by_field_name("default_value"))
+    if parent.type in ("variable_declarator", "var_spec", "short_var_declaration", "let_declaration"):
+        return True
+    if "assignment" in parent.type and parent.child_by_field_name("left") == token:
+        return True
+    return parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration"
 
 
 class MentionFinder:
@@ -232,6 +251,9 @@ class MentionFinder:
             return True, "definition"
         if token.start_byte in own:
             return self._namesake(own, own[token.start_byte]) if same_file else None
+        if token.type == "property_identifier" and token.parent is not None and token.parent.type == "pair" \
+                and token.parent.child_by_field_name("key") == token:
+            return None  # an object literal's key (`{helper: assist}`) names a property, not what is in scope
         receiver = _receiver(token)
         if receiver is not None:
             return self._member(path, token, receiver)
@@ -244,6 +266,9 @@ class MentionFinder:
         if target.parent_name is not None:
             owner = _enclosing_type(token)
             inside = same_file and owner is not None and owner.start_byte <= self._parent_start() < owner.end_byte
+            if inside and owner is not None and not target.lang.bare_members:  # a method's body reaches members through a receiver
+                function = _enclosing(token, _FUNCTION_WORDS)
+                inside = function is None or function.start_byte < owner.start_byte
             return (True, "member in its type") if inside and not _binds_locally(token, token.text or b"") else None
         if _binds_locally(token, token.text or b""):
             return None
@@ -263,7 +288,12 @@ class MentionFinder:
             return False, "attribute"
         if text in SELF_NAMES or text == target.parent_name:
             owner = _enclosing_type(token)
-            if owner is None or path != target.path or owner.start_byte <= self._parent_start() < owner.end_byte:
+            if path != target.path:  # through its class's name, or `self` in that class or one naming it (reopened, derived)
+                ours = owner is None or text == target.parent_name or _spells_in_header(owner, target.parent_name,
+                                                                                       target.lang.rename_scope != "module")
+            else:
+                ours = owner is None or owner.start_byte <= self._parent_start() < owner.end_byte
+            if ours:
                 return True, "member through self"
         function = _enclosing(token, _FUNCTION_WORDS)
         declared = _binding_type(function, receiver.text or b"") if function is not None and receiver.child_count == 0 else None

@@ -16,7 +16,8 @@ from tree_sitter import Tree
 from gateway.errors import Collision, SyntaxBroken, UsageError
 from gateway.gate.judgement import Mapping
 from gateway.incremental import named_within
-from gateway.gate.syntax_problems import error_lines, first_problem, new_syntax_problem
+from gateway.gate.syntax_problems import first_problem, new_syntax_problem
+from gateway.gate.tree_errors import error_lines
 from gateway.langs import Language
 from gateway.symbols.model import Symbol
 from gateway.symbols.normalize import Locator

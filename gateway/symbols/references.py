@@ -4,7 +4,8 @@ and the syntax trees of the files that spell its name (gateway.symbols.mentions)
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlparse
@@ -118,19 +119,66 @@ def _open_mentions(view: FileSymbols, texts: dict[Path, tuple[Language, str]]) -
             view.backend.sync(path, text, lang.server.language_id_for(path))
 
 
-def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
-    """Places (file:line) outside the symbol's own text that refer, or may refer, to it: the
-    server's references where a server runs, and every place the syntax trees tie to it or
-    cannot rule out; `staged`: other files' texts not written yet, as `candidates` takes them."""
-    places: list[str] = []
+def displayed(service: SymbolService, view: FileSymbols) -> Callable[[Path], str]:
+    """How a place's file is named: the view's own file as the view names it (a host's hook by
+    the path it gave, which the places a write takes away are matched against), others as the
+    workspace does."""
+    return lambda path: view.source.display if path == view.source.path else service.workspace.display(path)
+
+
+# Name matches a server that answers references rules on: it knows an object's type and what an
+# import or a use in another file binds. Strings naming a symbol and a declaration of its name
+# (a C++ prototype) it does not answer for.
+SERVER_RULES_ON = frozenset({"attribute", "member of an object of unknown type", "import", "use"})
+
+
+@dataclass(frozen=True)
+class Referrers:
+    """The places (file:line) outside a symbol's text that refer to it: `sure`, the server's
+    references and the places the syntax trees tie to it; `unsure`, where its name is only
+    spelt (`whys`: as what), less those a server that answered rules on (`answered`)."""
+
+    sure: tuple[str, ...] = ()
+    unsure: tuple[str, ...] = ()
+    whys: tuple[str, ...] = ()
+    answered: bool = False
+
+    @property
+    def places(self) -> list[str]:
+        return list(dict.fromkeys(self.sure + self.unsure))
+
+    def without(self, gone: Callable[[str], bool]) -> Referrers:
+        """These referrers less the places `gone` says the write takes away."""
+        return replace(self, sure=tuple(p for p in self.sure if not gone(p)), unsure=tuple(p for p in self.unsure if not gone(p)))
+
+
+def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> Referrers:
+    """Where the symbol is, or may be, referred to outside its own text: the server's references
+    where a server runs and answers, and the places the syntax trees find its name at (a name
+    match the server rules on left out where it answered, unless the language calls the name
+    without spelling it); `staged`: other files' texts not written yet, as `candidates` takes them."""
+    sure: list[str] = []
+    unsure: dict[str, str] = {}
     own = (view.source.path, symbol.doc_start, symbol.end)
     texts = candidates(service, view, symbol, staged)
-    if view.backend.session is not None:
-        places += _server_references(service, view, symbol, own, texts)
+    answered = view.backend.session is not None
+    if answered:
+        sure += _server_references(service, view, symbol, own, texts)
+    implicit = view.lang.implicit_names is not None and view.lang.implicit_names.match(symbol.name) is not None
     for mention in mentions_in(service, view, symbol, texts):
-        if not (mention.path == own[0] and own[1] <= mention.start < own[2]):
-            places.append(mention.place(service.workspace.display))
-    return list(dict.fromkeys(places))
+        if mention.path == own[0] and own[1] <= mention.start < own[2]:
+            continue
+        if mention.tied:
+            sure.append(mention.place(displayed(service, view)))
+        elif not (answered and not implicit and mention.why in SERVER_RULES_ON):
+            unsure.setdefault(mention.place(displayed(service, view)), mention.why)
+    sure = list(dict.fromkeys(sure))
+    return Referrers(tuple(sure), tuple(p for p in unsure if p not in sure), tuple(dict.fromkeys(unsure.values())), answered)
+
+
+def references_outside(service: SymbolService, view: FileSymbols, symbol: Symbol, staged: Mapping[Path, str] | None = None) -> list[str]:
+    """Places (file:line) outside the symbol's own text that refer, or may refer, to it (`referrers`)."""
+    return referrers(service, view, symbol, staged).places
 
 
 def server_references(service: SymbolService, view: FileSymbols, symbol: Symbol, within: float | None = None) -> list[str]:
@@ -175,23 +223,37 @@ def _server_references(
         if path == own[0] and own[1] <= index.from_utf16(start["line"], start["character"]) < own[2]:
             continue
         if path.is_relative_to(service.workspace.root):
-            places.append(f"{service.workspace.display(path)}:{start['line'] + 1}")
+            places.append(f"{displayed(service, view)(path)}:{start['line'] + 1}")
     return places
 
 
-def still_referenced(where: str, name_path: str, places: list[str], anyway: str = "--force / force=true",
+def still_referenced(where: str, name_path: str, places: list[str] | Referrers, anyway: str = "--force / force=true",
                      suggested: tuple[SuggestedOperation, ...] = ()) -> StillReferenced:
-    """The refusal of a removal from file `where` while `places` refer to the symbol; `anyway`: how to remove it all the same."""
-    shown = ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+    """The refusal of a removal from file `where` while `places` refer, or may refer, to the
+    symbol; `anyway`: how to remove it all the same. Places where the name is only spelt are
+    said to be that, not references."""
+    found = places if isinstance(places, Referrers) else Referrers(tuple(places))
+    said = []
+    if found.sure:
+        said.append(f"is still referenced at {listed(found.sure)}")
+    if found.unsure:
+        server = "" if found.answered else ", and no language server answered for it"
+        said.append(f"{'and ' if found.sure else ''}may still be referenced at {listed(found.unsure)}, where its name is spelt "
+                    f"({', '.join(found.whys)}) but the syntax trees cannot tell whether it is this definition{server}")
+    check = "change those places first" if found.sure else "check those places first"
     return StillReferenced(
-        f"{where}: {name_path} is still referenced at {shown}; nothing removed "
-        f"(change those places first, or remove it anyway with {anyway})",
+        f"{where}: {name_path} {'; '.join(said)}; nothing removed ({check}, or remove it anyway with {anyway})",
         suggested=suggested,
     )
 
 
+def listed(places: Sequence[str]) -> str:
+    """Places as a refusal lists them: the first eight, and how many more."""
+    return ", ".join(places[:8]) + (f" and {len(places) - 8} more" if len(places) > 8 else "")
+
+
 def refuse_referenced(service: SymbolService, view: FileSymbols, symbol: Symbol) -> None:
-    """StillReferenced, listing the places, when anything outside the symbol refers to it."""
-    places = references_outside(service, view, symbol)
-    if places:
-        raise still_referenced(view.source.display, symbol.name_path, places)
+    """StillReferenced, listing the places, when anything outside the symbol refers, or may refer, to it."""
+    found = referrers(service, view, symbol)
+    if found.places:
+        raise still_referenced(view.source.display, symbol.name_path, found)

@@ -18,6 +18,7 @@ from gateway.symbols.mentions import Mention
 from gateway.symbols.model import Symbol
 from gateway.symbols.operations import TextChange, refuse_collision, verify
 from gateway.symbols.references import at_symbol, candidates, mentions_in, uri_path
+from gateway.symbols.rename_check import cross_checked
 from gateway.results import OperationResult
 from gateway.symbols.service import FileSymbols, SymbolService
 from gateway.symbols.text import LineIndex
@@ -101,9 +102,14 @@ def plan_rename(
     staged: dict[Path, str] = {}
     texts = candidates(service, view, symbol)
     if view.backend.session is not None:
-        for file, edits in sorted(_server_edits(view, symbol, new_name, texts).items()):
+        proposed = _server_edits(view, symbol, new_name, texts)
+        for file in proposed:
             if file not in sources:
                 sources[file] = read(file)
+        before = {file: (view.lang if file == view.source.path else service.language(source), source.text, source.display)
+                  for file, source in sources.items()}
+        checked = cross_checked((view.source.path, symbol), before, proposed, view.backend.name)
+        for file, edits in sorted(checked.items()):
             staged[file] = _apply_edits(sources[file].text, edits)
         texts = {path: (lang, staged.get(path, text)) for path, (lang, text) in texts.items()}
     mentions = mentions_in(service, view, symbol, texts, new_name)

@@ -26,7 +26,7 @@ from gateway.symbols.nearby import lift_near
 from gateway.gate.judgement import Mapping
 from gateway.gate.syntax_problems import new_syntax_problem
 from gateway.symbols.operations import TextChange, verify
-from gateway.symbols.references import still_referenced
+from gateway.symbols.references import Referrers, listed, still_referenced
 from gateway.symbols.service import FileSymbols, symbols_of
 from gateway.symbols.text import LineIndex, char_to_byte
 from gateway.syntax import definitions, parse, utf8
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from gateway.langs import Language
 
 # The places (path:line) outside a definition of the file before the write that refer, or may
-# refer, to it (gateway.symbols.references.references_outside on that file).
-References = Callable[[Symbol], list[str]]
+# refer, to it (gateway.symbols.references.referrers on that file).
+References = Callable[[Symbol], Referrers]
 
 
 class RouteRefused(GatewayError):
@@ -160,7 +160,7 @@ def _lines(index: LineIndex, span: tuple[int, int]) -> tuple[int, int]:
 
 
 def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, indexes: tuple[LineIndex, LineIndex], shift: int,
-               left_behind: Callable[[Symbol], list[str] | None]) -> RoutedOperation:
+               left_behind: Callable[[Symbol], Referrers | None]) -> RoutedOperation:
     result, (index_b, index_r) = lifted.result, indexes
     if lifted.tool == "text":
         start, end = _lines(index_r, (patch.after[0] + shift, patch.after[1] + shift))
@@ -181,28 +181,31 @@ def _operation(namer: _Namer, path: str, lifted: LiftedOperation, patch: Patch, 
     return RoutedOperation("replace_symbol", name, path, start, end, backend)
 
 
-def _left_behind(lang: Language, before: str, tree: Tree, references: References | None) -> Callable[[Symbol], list[str] | None]:
+def _left_behind(lang: Language, before: str, tree: Tree, references: References | None) -> Callable[[Symbol], Referrers | None]:
     """The places a rename by text of a definition of `before` leaves referring to the old name
     (None: not known): none for an override, which calls reach through the method it overrides."""
     to_byte = char_to_byte(before)
 
-    def left(symbol: Symbol) -> list[str] | None:
+    def left(symbol: Symbol) -> Referrers | None:
         at = to_byte(symbol.name_start)
         if any(d.name_start_byte == at and overrides(tree, d) for d in definitions(lang, tree)):
-            return []
+            return Referrers()
         return references(symbol) if references is not None else None
 
     return left
 
 
-def _refuse_rename(name: str, path: str, new_name: str, places: list[str] | None) -> None:
-    """RouteRefused for a rename by text that leaves `places` (None: not known) referring to the
-    old name; a definition nothing refers to is renamed by replacing it."""
-    if places == []:
+def _refuse_rename(name: str, path: str, new_name: str, places: Referrers | None) -> None:
+    """RouteRefused for a rename by text that leaves `places` (None: not known) referring, or
+    maybe referring, to the old name; a definition nothing refers to is renamed by replacing it."""
+    if places is not None and not places.places:
         return
     rename = SuggestedOperation.of("rename_symbol", name_path=name, path=path, new_name=new_name)
-    shown = "any reference to the old name" if places is None else (
-        f"the references to the old name at {', '.join(places[:8])}{f' and {len(places) - 8} more' if len(places) > 8 else ''}")
+    shown = "any reference to the old name"
+    if places is not None:
+        said = [f"the references to the old name at {listed(places.sure)}"] if places.sure else []
+        said += [f"the places spelling it at {listed(places.unsure)} (which may refer to it: {', '.join(places.whys)})"] if places.unsure else []
+        shown = " and ".join(said)
     # The refusal this completes already names the rename_symbol command.
     raise RouteRefused("rename", f"it renames `{name}` to `{new_name}` by text, which leaves {shown} behind; nothing was written", (rename,))
 
@@ -265,19 +268,20 @@ def _left_by(references: References, view: FileSymbols, effect: Effect) -> Refer
     names it), less the places in the edited file that the write itself takes away: on a line
     it changes whose new text no longer spells the name."""
     index, display = LineIndex.of(view.source.text), view.source.display
-    own = {(s.name_start, s.name): s for s in view.symbols}
+    own: dict[tuple[int, str], Symbol] = {}  # made on the first ask: a write that renames or removes nothing makes none
     changed = [(index.line_of(r.before[0]) + 1, index.line_of(max(r.before[1] - 1, r.before[0])) + 1, effect.after[r.after[0] : r.after[1]])
                for r in effect.regions]
 
-    def left(symbol: Symbol) -> list[str]:
+    def left(symbol: Symbol) -> Referrers:
+        if not own:
+            own.update(((s.name_start, s.name), s) for s in view.symbols)
         word = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
-        places = []
-        for place in references(own.get((symbol.name_start, symbol.name), symbol)):
+
+        def taken_away(place: str) -> bool:
             where, _, line = place.rpartition(":")
-            if where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed):
-                continue
-            places.append(place)
-        return places
+            return where == display and any(low <= int(line) <= high and not word.search(new) for low, high, new in changed)
+
+        return references(own.get((symbol.name_start, symbol.name), symbol)).without(taken_away)
 
     return left
 
@@ -308,7 +312,7 @@ def refuse_referenced_removals(view: FileSymbols, effect: Effect, classification
         if any(word.search(text) for text in written):
             continue  # what the write puts there spells the name: it may bind it again (`f = partial(g)`)
         places = left(symbol)
-        if places:
+        if places.places:
             name = namer.name(symbol)[0]
             if anyway_by is not None:
                 raise still_referenced(view.source.display, name, places, anyway_by)

@@ -22,7 +22,7 @@ from gateway.namepath import NamePath
 from gateway.symbols import removals
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
 from gateway.symbols.normalize import build_symbols
-from gateway.symbols.structure import outermost, structure
+from gateway.symbols.structure import structure, worked_out_ahead
 from gateway.symbols.operations import (TextChange, defined_name, insert_text, refuse_collision, refuse_duplicate, remove_text, replace_text,
                                        replaced_name, verify)
 from gateway.results import OperationResult
@@ -101,7 +101,7 @@ class SymbolService:
             # answering: ~12 ms on 50k lines, where the server takes a second); then the answer
             # read and normalised too (kept by answer and text), not only asked for.
             try:
-                outermost(lang, text)
+                worked_out_ahead(lang, text)
                 with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
                     symbols_of(lang, path, text, chosen)
             finally:
@@ -158,7 +158,8 @@ class SymbolService:
         From tree-sitter (saying why) when the server reports none in a file that has
         definitions: a file outside what it loaded is not an empty file."""
         lang = self.language(source, also)
-        data = source.text.encode()
+        # The kept bytes of a file being edited: a new copy's hash is a pass over a long file.
+        data = utf8(source.text) if keep_tree else source.text.encode()
         tree = parse(lang, data) if keep_tree else parse_once(lang, data)  # first: a server still starting (gateway.lsp.early) starts meanwhile
         if keep_tree and backend is None:
             definitions(lang, tree)  # kept with the tree, found while a starting server has yet to answer (~15 ms on 2,630 lines)

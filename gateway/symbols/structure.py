@@ -206,3 +206,15 @@ def outermost(lang: Language, text: str, tree: Tree | None = None) -> list[tuple
             blocks.append((start, end))
         kept.outermost = blocks
     return kept.outermost
+
+
+def worked_out_ahead(lang: Language, text: str) -> None:
+    """What the next write to `text` is planned on, worked out now: its structure, its outermost
+    extents, and its definitions and symbols by where their names start (what that write's
+    symbols are carried over by). The daemon's background ask about a text just written calls
+    it, so that the next edit's hook does not pass over every symbol of a long file for them."""
+    tree = parse(lang, utf8(text))
+    outermost(lang, text, tree)
+    kept = _kept(lang, text, tree)
+    kept.named()
+    kept.named_definitions()

@@ -13,31 +13,81 @@ from gateway.bounded import Bounded
 from gateway.syntax import common_prefix, common_suffix
 
 
-@dataclass(frozen=True)
+# A piece of a text's line starts: `seq[lo:hi]`, each moved by `shift`.
+_Piece = tuple[tuple[int, ...], int, int, int]
+_MOST_PIECES = 24  # an index read through more pieces than this is written out again (one pass)
+
+
 class LineIndex:
-    text: str
-    starts: tuple[int, ...]
+    """A text's line starts, as pieces: the whole tuple for a text indexed afresh; for a text
+    that is an edit of an indexed one, that one's pieces before the edit, the edit's own lines,
+    and its pieces after the edit moved by the edit's shift. An edit costs its own lines and
+    the pieces, not a pass over the lines of the file."""
+
+    __slots__ = ("text", "_pieces", "_firsts", "_counts", "line_count")
+
+    def __init__(self, text: str, pieces: list[_Piece]) -> None:
+        self.text, self._pieces = text, [p for p in pieces if p[1] < p[2]]
+        self._firsts = [seq[lo] + shift for seq, lo, _, shift in self._pieces]
+        self._counts = list(itertools.accumulate((hi - lo for _, lo, hi, _ in self._pieces), initial=0))
+        self.line_count = self._counts[-1]
 
     @classmethod
     def of(cls, text: str) -> LineIndex:
         return _line_index(text)
 
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """Every line's start, written out."""
+        if len(self._pieces) == 1 and self._pieces[0][3] == 0 and self._pieces[0][1] == 0 and self._pieces[0][2] == len(self._pieces[0][0]):
+            return self._pieces[0][0]
+        return tuple(itertools.chain.from_iterable(seq[lo:hi] if not shift else map(shift.__add__, seq[lo:hi]) for seq, lo, hi, shift in self._pieces))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LineIndex) and self.text == other.text and self.starts == other.starts
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _after(self, offset: int) -> int:
+        """How many lines start at or before `offset` (bisect_right over the starts)."""
+        k = bisect.bisect_right(self._firsts, offset) - 1
+        if k < 0:
+            return 0
+        seq, lo, hi, shift = self._pieces[k]
+        return self._counts[k] + bisect.bisect_right(seq, offset - shift, lo, hi) - lo
+
+    def _start(self, line: int) -> int:
+        if line < 0:
+            line += self.line_count
+        k = bisect.bisect_right(self._counts, line) - 1
+        seq, lo, _, shift = self._pieces[k]
+        return seq[lo + line - self._counts[k]] + shift
+
+    def _cut(self, low: int, high: int, shift: int) -> list[_Piece]:
+        """The pieces of lines [low, high), moved by `shift`."""
+        cut = []
+        for (seq, lo, hi, moved), first in zip(self._pieces, self._counts, strict=False):
+            a, b = max(lo, lo + low - first), min(hi, lo + high - first)
+            if a < b:
+                cut.append((seq, a, b, moved + shift))
+        return cut
+
     def line_of(self, offset: int) -> int:
         """0-based line of a character offset."""
-        return bisect.bisect_right(self.starts, offset) - 1
+        return self._after(offset) - 1
 
     def line_start(self, line: int) -> int:
-        return self.starts[min(max(line, 0), len(self.starts) - 1)]
+        return self._start(min(max(line, 0), self.line_count - 1))
 
     def line_end(self, line: int) -> int:
         """Offset of the line's newline (or of the end of the text)."""
-        if line + 1 < len(self.starts):
-            return self.starts[line + 1] - 1
+        if line + 1 < self.line_count:
+            return self._start(line + 1) - 1
         return len(self.text)
 
     def from_utf16(self, line: int, column: int) -> int:
         """Character offset of an LSP position (line, UTF-16 code unit column)."""
-        if line >= len(self.starts):
+        if line >= self.line_count:
             return len(self.text)
         start, end = self.line_start(line), self.line_end(line)
         if not _ASTRAL.search(self.text, start, end):  # one unit per character: a server's every symbol, mostly
@@ -62,10 +112,6 @@ class LineIndex:
     def is_blank(self, line: int) -> bool:
         return not self.text[self.line_start(line) : self.line_end(line)].strip()
 
-    @property
-    def line_count(self) -> int:
-        return len(self.starts)
-
 
 # The offset tables of the last few texts seen (an operation has two: before and after; a
 # daemon judges writes to several files in turn) are kept: one operation asks for them many
@@ -87,7 +133,8 @@ def _line_index(text: str) -> LineIndex:
 def _whole_index(text: str) -> LineIndex:
     lines = text.split("\n")
     lines.pop()
-    return LineIndex(text, tuple(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0)))
+    starts = tuple(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
+    return LineIndex(text, [(starts, 0, len(starts), 0)])
 
 
 def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
@@ -100,15 +147,18 @@ def _edited_index(base: LineIndex, text: str) -> LineIndex | None:
     end_old, end_new = len(old) - suffix, len(text) - suffix
     if (end_new - prefix) * 8 > len(text):
         return None
-    starts = base.starts
     # A line starts after each newline: those before the middle start at or before `prefix`.
-    head, tail = bisect.bisect_right(starts, prefix), bisect.bisect_right(starts, end_old)
+    head, tail = base._after(prefix), base._after(end_old)
     middle, at = [], text.find("\n", prefix, end_new)
     while at >= 0:
         middle.append(at + 1)
         at = text.find("\n", at + 1, end_new)
-    shift = end_new - end_old
-    return LineIndex(text, starts[:head] + tuple(middle) + tuple(map(shift.__add__, starts[tail:])))
+    own = tuple(middle)
+    pieces = [*base._cut(0, head, 0), (own, 0, len(own), 0), *base._cut(tail, base.line_count, end_new - end_old)]
+    if len(pieces) > _MOST_PIECES:
+        starts = LineIndex(text, pieces).starts
+        pieces = [(starts, 0, len(starts), 0)]
+    return LineIndex(text, pieces)
 
 
 def _same(offset: int) -> int:

@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree, TreeCursor
 
@@ -182,7 +183,7 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
         cursor.set_byte_range(max(byte_range[0] - 1, 0), byte_range[1] + 1)  # definitions that only touch it too
     broken = tree.root_node.has_error
     by_node: dict[tuple[int, int], tuple[int, int]] = {}  # one name per definition: the later pattern's
-    for pattern, captures in cursor.matches(tree.root_node):
+    for pattern, captures in cursor.matches(tree.root_node, _holds):
         names = captures.get("name")
         kinds = [key for key in captures if key.startswith("definition.")]
         if not names or not kinds or names[0].start_byte == names[0].end_byte:  # an anonymous `enum : int {}`
@@ -205,6 +206,17 @@ def _collect(lang: Language, tree: Tree, byte_range: tuple[int, int] | None, bes
                 del best[other]
             by_node[place] = key
             best[key] = match
+
+
+def _holds(predicate: str, args: list[tuple[str, Literal["capture", "string"]]], pattern_index: int, captures: dict[str, list[Node]]) -> bool:
+    """The predicate the queries use beyond tree-sitter's own: `(#has-parent? @capture type...)`,
+    the captured node's parent is of one of these types. A pattern rooted at the file's node
+    instead (`(module (assignment ...))`) would keep a ranged query walking every top-level
+    statement: 1 ms a query at 50k lines, against 0.04."""
+    if predicate != "has-parent?" or not args or args[0][1] != "capture":
+        raise ValueError(f"unknown query predicate #{predicate} (pattern {pattern_index})")
+    types = {value for value, _ in args[1:]}
+    return all(node.parent is not None and node.parent.type in types for node in captures.get(args[0][0], []))
 
 
 def _text(node: Node) -> str:

@@ -23,15 +23,16 @@
   name: (field_identifier) @name
   body: (block)? @body) @definition.method
 
-; A package-level function value: `var f = func(...) { ... }`.
-(source_file
-  (var_declaration
-    (var_spec name: (identifier) @name value: (expression_list . (func_literal body: (block) @body)))) @definition.function)
+; A package-level function value: `var f = func(...) { ... }`. (`#has-parent?`, not a pattern
+; rooted at `source_file`: such a pattern makes a query over a few lines visit the whole file.)
+((var_declaration
+   (var_spec name: (identifier) @name value: (expression_list . (func_literal body: (block) @body)))) @definition.function
+ (#has-parent? @definition.function source_file))
 
-(source_file
-  (var_declaration
-    (var_spec_list
-      (var_spec name: (identifier) @name value: (expression_list . (func_literal body: (block) @body))) @definition.function)))
+((var_declaration
+   (var_spec_list
+     (var_spec name: (identifier) @name value: (expression_list . (func_literal body: (block) @body))) @definition.function)) @_declaration
+ (#has-parent? @_declaration source_file))
 
 (type_declaration
   (type_spec name: (type_identifier) @name type: (struct_type (field_declaration_list) @body)) @definition.struct)

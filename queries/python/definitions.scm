@@ -34,8 +34,9 @@
         name: (identifier) @name
         body: (block) @body)) @definition.method))
 
-; A module-level lambda is a function: `handler = lambda request: ...`.
-(module
-  (assignment
-    left: (identifier) @name
-    right: (lambda body: (_) @body)) @definition.function)
+; A module-level lambda is a function: `handler = lambda request: ...`. (`#has-parent?`, not a
+; pattern rooted at `module`: such a pattern makes a query over a few lines visit the whole file.)
+((assignment
+   left: (identifier) @name
+   right: (lambda body: (_) @body)) @definition.function
+ (#has-parent? @definition.function module))

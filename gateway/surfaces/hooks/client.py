@@ -20,7 +20,6 @@ import os
 import sys
 
 from gateway import fastjson
-from gateway.errors import EXIT_HOOK_FAILED
 from gateway.roots import gateway_root
 from gateway.surfaces.daemon_client import DaemonError, start_unless_running, through_daemon
 from gateway.surfaces.hooks import registry
@@ -104,6 +103,8 @@ def _refuse_at(seconds: float) -> _thread.LockType:
 
     def watch() -> None:
         if not answered.acquire(timeout=seconds):
+            from gateway.errors import EXIT_HOOK_FAILED
+
             os.write(2, f"gateway: the write could not be judged within {seconds:g} s (a language server or the gateway's "
                         "daemon did not answer in time); the tool call is refused, try it again\n".encode())
             os._exit(EXIT_HOOK_FAILED)
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"usage: gateway hook ({'|'.join(registry.names())}) [{'|'.join(registry.EVENTS)}]")
         stdout, code = answer(words[0], sys.stdin.buffer.read(), words[1] if len(words) == 2 else None)
     except Exception as error:  # noqa: BLE001 - fail closed: the host must not run a tool the hook could not judge
-        from gateway.errors import GatewayError
+        from gateway.errors import EXIT_HOOK_FAILED, GatewayError
 
         answered.release()
         if isinstance(error, DaemonError | GatewayError):

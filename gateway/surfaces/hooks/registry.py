@@ -9,7 +9,6 @@ both hold no more than the builtins at module level (no dataclasses, no typing: 
 
 from __future__ import annotations
 
-import importlib
 import os
 
 TYPE_CHECKING = False
@@ -95,7 +94,7 @@ def host(name: object) -> Host | None:
         if module is None:
             return None
         try:
-            importlib.import_module(f"{PACKAGE}.{module}")
+            __import__(f"{PACKAGE}.{module}")  # not importlib's import_module: `importlib` loads `warnings`, a cost to the hook
         except ModuleNotFoundError as error:
             if error.name != f"{PACKAGE}.{module}":
                 raise
@@ -109,7 +108,7 @@ def hosts() -> dict[str, Host]:
     directory = os.path.join(os.path.dirname(__file__), "hosts")
     for file in sorted(os.listdir(directory)):
         if file.endswith(".py") and not file.startswith("_"):
-            importlib.import_module(f"{PACKAGE}.{file[:-3]}")
+            __import__(f"{PACKAGE}.{file[:-3]}")
     return {name: _registered[name] for name in sorted(_registered, key=lambda name: _module_name(name) or name)}
 
 
