@@ -357,7 +357,7 @@ def publish(args: argparse.Namespace, corpus: str, rows: list[dict[str, Any]]) -
     stem = "replay-repos" if args.repo else "replay"
     result_path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     chart(rows, result_path(f"{stem}.png"))
-    markdown = render(rows, corpus)
+    markdown = render(rows, f"{corpus}; at most {args.max_edits} edits per language and cut, sampled with seed {SEED}")
     print(markdown)
     if args.repo:
         record(markdown, stem, "Real-edit replay on repositories (`replay.py --repo ... --record`)")
