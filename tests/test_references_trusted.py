@@ -159,3 +159,21 @@ def test_a_name_python_calls_implicitly_keeps_its_name_matches_though_the_server
     said = str(refused.value)
     assert "leaves the places spelling it at adapter.py:7 (which may refer to it: member of an object of unknown type) behind" in said, said
     assert (tmp_path / "box.py").read_text() == box
+
+
+def test_clangd_s_references_do_not_clear_a_member_call_of_that_name(tmp_path: Path) -> None:
+    """cxxopts: `result.begin()` in a test file clangd had not parsed yet was missing from its
+    references, and a rename by text of `ParseResult::begin` was written, breaking the build.
+    clangd's index takes a file in only once its translation unit is parsed, so an absent place
+    in its answer proves nothing (`Adapter.references_rule_on_name_matches`): a call of that name
+    on an object tree-sitter cannot type (here another class's, which clangd rightly leaves out)
+    still refuses the rename, said as a place that may refer to it."""
+    header = ("#pragma once\nnamespace opts {\nclass ParseResult {\npublic:\n  int begin() const { return 0; }\n};\n"
+              "class Other {\npublic:\n  int begin() const { return 2; }\n};\nOther other();\n}\n")
+    (tmp_path / "opts.hpp").write_text(header)
+    (tmp_path / "test.cpp").write_text('#include "opts.hpp"\nint check() {\n  auto found = opts::other();\n  return found.begin();\n}\n')
+    (tmp_path / "compile_flags.txt").write_text("-std=c++17\n")
+    with Gateway(tmp_path) as gateway, pytest.raises(Blocked) as refused:
+        gateway.edit("opts.hpp", "  int begin() const { return 0; }", "  int beginRenamed() const { return 0; }", route=True)
+    assert "test.cpp:4 (which may refer to it" in str(refused.value), str(refused.value)
+    assert (tmp_path / "opts.hpp").read_text() == header

@@ -162,16 +162,18 @@ def referrers(service: SymbolService, view: FileSymbols, symbol: Symbol, staged:
     unsure: dict[str, str] = {}
     own = (view.source.path, symbol.doc_start, symbol.end)
     texts = candidates(service, view, symbol, staged)
-    answered = ask_server and view.backend.session is not None
-    if answered:
+    session = view.backend.session if ask_server else None
+    answered = session is not None
+    if session is not None:
         sure += _server_references(service, view, symbol, own, texts)
+    rules = session is not None and session.adapter.references_rule_on_name_matches
     implicit = view.lang.implicit_names is not None and view.lang.implicit_names.match(symbol.name) is not None
     for mention in mentions_in(service, view, symbol, texts):
         if mention.path == own[0] and own[1] <= mention.start < own[2]:
             continue
         if mention.tied:
             sure.append(mention.place(displayed(service, view)))
-        elif not (answered and not implicit and mention.why in SERVER_RULES_ON):
+        elif not (rules and not implicit and mention.why in SERVER_RULES_ON):
             unsure.setdefault(mention.place(displayed(service, view)), mention.why)
     sure = list(dict.fromkeys(sure))
     return Referrers(tuple(sure), tuple(p for p in unsure if p not in sure), tuple(dict.fromkeys(unsure.values())), answered)

@@ -159,6 +159,11 @@ class Adapter:
         """A server's symbol name as name-path segments (most servers name symbols plainly)."""
         return [name]
 
+    # Whether the server's references are complete for the files it was given, so that a name
+    # match it does not list (a method of another type) is not a reference (references.referrers).
+    # clangd's come from an index a file enters only once its whole translation unit is parsed.
+    references_rule_on_name_matches = True
+
     # Whether `macro_calls` reads a documentSymbol answer (so it is kept as decoded beside the
     # symbols read from it; documents.Outline).
     lists_macros = False

@@ -27,6 +27,7 @@ def _made(symbols: list[Any]) -> list[tuple[str, str]]:
 
 class ClangdAdapter(Adapter):
     lists_macros = True
+    references_rule_on_name_matches = False
 
     def name_segments(self, name: str) -> list[str]:
         if "::" not in name or name.startswith("operator"):
