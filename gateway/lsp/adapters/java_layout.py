@@ -163,6 +163,9 @@ def _jars(coordinates: list[Coordinate], home: Path) -> tuple[tuple[Path, ...], 
     jars: dict[Path, None] = {}
     missing: dict[str, None] = {}
     for coordinate in dict.fromkeys(coordinates):
+        parts = (coordinate.group, coordinate.artifact, coordinate.version or "")
+        if any("/" in part or "\\" in part or ".." in part for part in parts):
+            continue  # a build file's names are a repository's words: never a path out of the local repositories
         jar = _maven_jar(coordinate, home / ".m2" / "repository") or _gradle_jar(coordinate, home / ".gradle" / "caches" / "modules-2" / "files-2.1")
         if jar is None:
             missing[f"{coordinate.group}:{coordinate.artifact}"] = None
