@@ -20,6 +20,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -127,23 +128,27 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
     stats = stats or {}
     if changed is not None and previous:
         return _rescanned(root, objects, previous, listing | also, changed, mirrored, stats, trusted_before_ns)
+    unread = _taken_again(root, previous, listing | also, mirrored, stats, trusted_before_ns, files)
+    files.update(_read_and_kept(root, objects, unread, mirrored))
+    return files
+
+
+def _taken_again(root: Path, previous: dict[str, FileState], paths: Iterable[str], mirrored: AbstractSet[str] | None, stats: Stats,
+                 trusted_before_ns: int, files: dict[str, FileState]) -> list[str]:
+    """Into `files`, the previous state of each of `paths` whose stat is the one it had when read
+    and that was not written within RACY_NS of that snapshot; the other paths, to be read. One
+    loop, no call per file: it runs for every file."""
     unread = []
     with opened_directory(root) as root_fd:
-        for path in listing | also:
-            # Taken again when its stat is the one it had when read, and it was not written within
-            # RACY_NS of that snapshot (one loop, no call per file: it runs for every file).
+        for path in paths:
             old = previous.get(path)
             if old is not None and old.stat and (mirrored is None or old.blob):
-                if changed is not None and path not in changed:
-                    files[path] = old
-                    continue
                 info = stats[path] if path in stats else lstat_at(root_fd, path)
                 if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
                     files[path] = old
                     continue
             unread.append(path)
-    files.update(_read_and_kept(root, objects, unread, mirrored))
-    return files
+    return unread
 
 
 def reconsidered(previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str], mirrored: bool) -> AbstractSet[str]:
@@ -173,16 +178,7 @@ def _rescanned(root: Path, objects: Path, previous: dict[str, FileState], paths:
     files = dict(previous)
     for path in (previous.keys() - paths) | again:
         files.pop(path, None)
-    unread = []
-    with opened_directory(root) as root_fd:
-        for path in again:
-            old = previous.get(path)
-            if old is not None and old.stat and (mirrored is None or old.blob):
-                info = stats[path] if path in stats else lstat_at(root_fd, path)
-                if info is not None and info.st_ctime_ns < trusted_before_ns and stat_key(info) == old.stat:
-                    files[path] = old
-                    continue
-            unread.append(path)
+    unread = _taken_again(root, previous, again, mirrored, stats, trusted_before_ns, files)
     files.update(_read_and_kept(root, objects, unread, mirrored))
     return files
 
