@@ -106,8 +106,11 @@ oracles:
 demo: setup
 	$(PY) -m gateway.demo
 
+# Four workers on 2 cores: the tests that wait (a stopped daemon, a hook bound) leave a core to the
+# others. The suite's JVMs (jdtls, javac, the Kotlin compiler) each live seconds: compiled by C1
+# only they take about half the CPU (tests/test_oracles.py and the jdtls tests: 77 s to 37 s).
 test: setup
-	$(PY) -m pytest -q -n 4  # four workers on 2 cores: the tests that wait (a stopped daemon, a hook bound) leave a core to the others
+	JAVA_TOOL_OPTIONS="$$JAVA_TOOL_OPTIONS -XX:TieredStopAtLevel=1" $(PY) -m pytest -q -n 4
 
 # ruff (pyflakes and pycodestyle's error classes) and pyright (basic) over the package.
 lint: python-env

@@ -145,6 +145,14 @@ class HostSession:
     def close(self) -> None:
         self.model.close()
 
+    def evidence(self, result: HostRun, told: str) -> str:
+        """For a failed assertion: what the host sent back, its stderr (hook failures and
+        timeouts), and the tails of the workspace daemons' logs (a daemon killed mid-call)."""
+        runtime = os.environ.get("XDG_RUNTIME_DIR")
+        logs = sorted((Path(runtime) / "gateway").glob("*.log")) if runtime else []
+        said = [f"--- {log.name}\n{log.read_text(errors='replace')[-1500:]}" for log in logs]
+        return "\n".join([told[-2500:], "--- host stderr", result.stderr[-1500:], *said])
+
 
 def _opencode_dependencies() -> Path:
     """`@opencode-ai/plugin` at OpenCode's own version, installed by `make setup`. OpenCode installs
