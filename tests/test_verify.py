@@ -4,6 +4,8 @@ servers off, then real servers (gopls, typescript-language-server, jedi) through
 
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 
 import pytest
@@ -129,6 +131,31 @@ def test_a_note_made_after_the_answer_is_made_in_the_callers_context(tmp_path: P
     with waiting_at_most(3.5):
         remember(path, "after\n", lambda: f"bound {_AT_MOST.get()}")
     assert take(path, ["after\n"]) == "bound 3.5"
+
+
+def test_a_note_remembered_within_a_hooks_answer_is_started_once_the_answer_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The note's thread does not take the interpreter from the answer still being worked out:
+    its work starts on leaving `answer_first` (hostcalls.judge.pre), in the caller's context,
+    and a note remembered inside it is started there, not held for an outer answer."""
+    from gateway.hostcalls.answer_first import answer_first
+    from gateway.hostcalls.pending import remember, take
+    from gateway.lsp.manager import _AT_MOST, waiting_at_most
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path, started = tmp_path / "a.py", []
+
+    def note() -> str:
+        with answer_first():
+            remember(tmp_path / "b.py", "b\n", "inner")
+        started.append(_AT_MOST.get())
+        return "made"
+
+    with answer_first(), waiting_at_most(2.5):
+        remember(path, "after\n", note)
+        time.sleep(0.2)
+        assert started == []
+    assert take(path, ["after\n"]) == "made" and started == [2.5]
+    assert take(tmp_path / "b.py", ["b\n"]) == "inner"
 
 
 def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
