@@ -30,6 +30,7 @@ from gateway.hostcalls.host_edits import edit_for, host_edits, kept_last_newline
 from gateway.hostcalls.performed import performed
 from gateway.hostcalls.scope import Scope
 from gateway.hostcalls.verified import kept_note, wanted
+from gateway.priority import answering
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
@@ -43,7 +44,7 @@ def pre(engine: Engine | None, call: HookCall) -> Answer:
     one made for the call's workspace when it is needed, closed after)."""
     scope = Scope(engine, call)
     try:
-        with answer_first():  # the notes of routed writes started once the answer is made
+        with answering(), answer_first():  # background work waits; routed writes' notes start once the answer is made
             return _pre(scope, call)
     finally:
         scope.close()
