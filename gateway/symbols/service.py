@@ -19,7 +19,7 @@ from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
-from gateway.priority import background, give_way
+from gateway.priority import background
 from gateway.symbols import removals
 from gateway.symbols.addresses import addresses
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
@@ -64,7 +64,6 @@ def symbols_of(lang: Language, path: Path, text: str, backend: SymbolBackend, tr
     kept = _normalized.get(id(raws))
     if kept is not None and kept[0] is raws and kept[1] == text:
         return list(kept[2])
-    give_way()  # the daemon's ask ahead reads a long answer after the hook's answer
     symbols = build_symbols(lang, text, tree, found, raws)
     _normalized.put(id(raws), (raws, text, symbols), len(text))
     return list(symbols)
