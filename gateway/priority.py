@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 
 GIVE_WAY_SECONDS = 1.0
+GIVE_WAY_EVERY = 256  # items (symbols read or normalised) between the points a long pass gives way at
 
 _answering = 0  # hook answers being worked out now
 _settled = threading.Condition()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from tree_sitter import Node, Tree
 
 from gateway.langs import Language
-from gateway.priority import give_way
+from gateway.priority import GIVE_WAY_EVERY, give_way
 from gateway.symbols.backends import RawSymbol
 from gateway.symbols.model import Symbol
 from gateway.symbols.text import LineIndex, byte_to_char, char_to_byte
@@ -113,9 +113,6 @@ def _matching_definition(
         if definition.name == raw.segments[-1]:
             return definition, start
     return None
-
-
-GIVE_WAY_EVERY = 256  # symbols normalised between the points where background work gives way (priority)
 
 
 def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Definition], raws: list[RawSymbol]) -> list[Symbol]:
