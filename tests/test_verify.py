@@ -4,6 +4,8 @@ servers off, then real servers (gopls, typescript-language-server, jedi) through
 
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 
 import pytest
@@ -129,6 +131,31 @@ def test_a_note_made_after_the_answer_is_made_in_the_callers_context(tmp_path: P
     with waiting_at_most(3.5):
         remember(path, "after\n", lambda: f"bound {_AT_MOST.get()}")
     assert take(path, ["after\n"]) == "bound 3.5"
+
+
+def test_a_note_remembered_within_a_hooks_answer_is_started_once_the_answer_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The note's thread does not take the interpreter from the answer still being worked out:
+    its work starts on leaving `answer_first` (hostcalls.judge.pre), in the caller's context,
+    and a note remembered inside it is started there, not held for an outer answer."""
+    from gateway.hostcalls.answer_first import answer_first
+    from gateway.hostcalls.pending import remember, take
+    from gateway.lsp.manager import _AT_MOST, waiting_at_most
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path, started = tmp_path / "a.py", []
+
+    def note() -> str:
+        with answer_first():
+            remember(tmp_path / "b.py", "b\n", "inner")
+        started.append(_AT_MOST.get())
+        return "made"
+
+    with answer_first(), waiting_at_most(2.5):
+        remember(path, "after\n", note)
+        time.sleep(0.2)
+        assert started == []
+    assert take(path, ["after\n"]) == "made" and started == [2.5]
+    assert take(tmp_path / "b.py", ["b\n"]) == "inner"
 
 
 def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
@@ -456,3 +483,37 @@ def test_a_forced_removal_names_what_it_breaks(servers: None, project) -> None: 
     result = p.engine.remove_symbol("Helper", "a.go", force=True)
     for v in (preview.verification, result.verification):
         assert v is not None and [(e.place, e.message) for e in v.new_errors] == [("b.go:4", "undefined: Helper")], v
+
+
+def test_a_hooks_delta_leaves_the_server_the_text_the_host_writes_next(servers: None, project) -> None:  # noqa: ANN001
+    """A hook's delta (a dry run of a text the host writes next) leaves the server holding that
+    text, not the one before (sent back, then the written one sent again, each analysed anew); if
+    the host does not write it, the server's next use reads the file and sends its text back."""
+    from gateway.hostcalls.verified import delta
+
+    p = project("python")
+    path, old, new, caller = HEADER["python"]
+    file = p.root / path
+    before = file.read_text()
+    after = before.replace(old, new)
+    session = p.engine.sessions.session_for(p.engine.registry.for_path(path))
+    assert session is not None
+    p.engine.symbols(path)
+    sent = session.version_of(file)
+    found = delta(p.engine, file, before, after, None)
+    assert found is not None and [e.place for e in found.new_errors] == [caller]
+    assert session.version_of(file) == sent + 1  # the text after, and nothing since
+    file.write_text(after)  # the host writes it: nothing is sent again
+    assert [s["name_path"] for s in p.engine.symbols(path).to_json()["symbols"]] == ["helper"]
+    assert session.version_of(file) == sent + 1
+    file.write_text(before)
+    p.engine.symbols(path)
+    found = delta(p.engine, file, before, after, None)
+    assert found is not None and session.version_of(file) == sent + 3
+    # the host did not write it: the server's next use gives it the file's text back
+    p.reset("body = true\n")
+    p.engine.symbols(path)
+    assert session.version_of(file) == sent + 4
+    body_path, body_old, body_new = BODY["python"]
+    checked = p.engine.edit(body_path, body_old, body_new).verification
+    assert checked is not None and checked.status == "checked" and checked.new_errors == (), checked

@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.errors import Ambiguous, Blocked, GatewayError, NewErrors, NotFound, OutsideWorkspace, UsageError
+from gateway.hostcalls.answer_first import answer_first
 from gateway.hostcalls.call import PASS, SINCE, Answer, Edit, HookCall
 from gateway.hostcalls.host_edits import edit_for, host_edits, kept_last_newline, replay
 from gateway.hostcalls.performed import performed
 from gateway.hostcalls.scope import Scope
 from gateway.hostcalls.verified import kept_note, wanted
+from gateway.priority import answering
 
 if TYPE_CHECKING:
     from gateway.engine import Engine
@@ -42,7 +44,8 @@ def pre(engine: Engine | None, call: HookCall) -> Answer:
     one made for the call's workspace when it is needed, closed after)."""
     scope = Scope(engine, call)
     try:
-        return _pre(scope, call)
+        with answering(), answer_first():  # background work waits; routed writes' notes start once the answer is made
+            return _pre(scope, call)
     finally:
         scope.close()
 

@@ -10,7 +10,6 @@ is R: `remember` notes R's digest and the note per file (in the user's state dir
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import json
 import threading
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from gateway.hostcalls.answer_first import after_answer, outside
 from gateway.userstate import private_file, state_home
 
 LIFETIME_SECONDS = 3600
@@ -48,19 +48,22 @@ def remember(path: Path, result: str, note: str | Callable[[], str]) -> None:
     writer thread, which `take` waits for: the hook's answer goes out meanwhile); a callable
     note is made there too (the language server's delta, while the host writes), in the
     caller's context (its environment, its bound on each server request)."""
-    at, target, context = time.time(), _record(path), contextvars.copy_context()
+    at, target, context = time.time(), _record(path), outside()
 
     def write() -> None:
         said = context.run(note) if callable(note) else note
         record = {"path": str(path.absolute()), "digest": _digest(result), "note": said, "at": at}
         private_file(target, json.dumps(record).encode(), durable=False)  # lost in a crash, the agent is only not told
 
-    with _writing_lock:
-        if not _writer:
-            _writer.append(ThreadPoolExecutor(1, thread_name_prefix="gateway-note"))
-        for done in [key for key, future in _writing.items() if future.done()]:
-            del _writing[done]
-        _writing[target] = _writer[0].submit(write)
+    def start() -> None:
+        with _writing_lock:
+            if not _writer:
+                _writer.append(ThreadPoolExecutor(1, thread_name_prefix="gateway-note"))
+            for done in [key for key, future in _writing.items() if future.done()]:
+                del _writing[done]
+            _writing[target] = _writer[0].submit(write)
+
+    after_answer(start)  # within a hook's answer (hostcalls.judge.pre): once it is made
 
 
 def _written(record_path: Path) -> None:

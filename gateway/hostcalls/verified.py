@@ -32,7 +32,7 @@ def delta(engine: Engine, path: Path, before: str, after: str, touched: tuple[To
     source = SourceFile(path, engine.workspace.display(path) if path.is_relative_to(engine.workspace.root) else str(path),
                         before, "utf-8", None, 0, "")
     try:
-        return engine.verify_write(source, after, dry_run=True, touched=touched)  # the host writes it, or not
+        return engine.verify_write(source, after, dry_run=True, touched=touched, written_next=True)  # the host writes it, or not
     except NewErrors:
         raise
     except GatewayError as error:

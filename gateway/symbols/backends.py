@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from gateway.langs import Language
+from gateway.priority import GIVE_WAY_EVERY, give_way
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition
 
@@ -92,9 +93,11 @@ class LspBackend:
 
     def symbols(self, path: Path, text: str, definitions: list[Definition]) -> list[RawSymbol]:
         """The server's symbols; the same list for the same answer (the session keeps answers per text)."""
+        give_way()  # the daemon's ask ahead sends the text (a long file's, encoded on the session's thread) after the hook's answer
         self.session.refresh(self.read, (path, text))
         patience = self.session.adapter.empty_symbols_while_analysing if definitions else 0.0
         outline = self.session.document_symbols(path, text, self.lang.server.language_id_for(path), patience)
+        give_way()  # the daemon's ask ahead reads a long answer after the hook's answer
         return outline.read(lambda reply: self._read(reply, text))
 
     def _read(self, reply: Any, text: str) -> list[RawSymbol]:
@@ -108,7 +111,11 @@ class LspBackend:
             if items and "location" in items[0]:
                 return _flat(items, index, adapter.name_segments)
             found: list[RawSymbol] = []
+            due = 0
             for item in items:
+                if len(found) >= due:  # the daemon's ask ahead reads a long answer in steps, after a hook's answer
+                    give_way()
+                    due = len(found) + GIVE_WAY_EVERY
                 _walk(item, (), index, adapter.name_segments, found, not adapter.ranges_run_on)
             return found
         except (KeyError, TypeError, ValueError) as error:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from tree_sitter import Node, Tree
 
 from gateway.langs import Language
+from gateway.priority import GIVE_WAY_EVERY, give_way
 from gateway.symbols.backends import RawSymbol
 from gateway.symbols.model import Symbol
 from gateway.symbols.text import LineIndex, byte_to_char, char_to_byte
@@ -122,7 +123,9 @@ def build_symbols(lang: Language, text: str, tree: Tree, definitions: list[Defin
     starts = [start for start, _, _ in spans]
     by_name = {start: d for start, _, d in spans}
     symbols = []
-    for raw in raws:
+    for at, raw in enumerate(raws):
+        if not at % GIVE_WAY_EVERY:
+            give_way()
         start, end, name_start = raw.start, raw.end, raw.name_start
         matched = _matching_definition(raw, by_name, spans, starts)
         definition = None

@@ -19,6 +19,7 @@ from gateway.errors import GatewayError, UsageError
 from gateway.langs import Language, LanguageRegistry
 from gateway.symbols.backends import LspBackend, RawSymbol, SymbolBackend, TreeSitterBackend
 from gateway.namepath import NamePath
+from gateway.priority import background
 from gateway.symbols import removals
 from gateway.symbols.addresses import addresses
 from gateway.symbols.model import FoundSymbol, Symbol, nearest_name_paths, resolve_name_path
@@ -104,7 +105,7 @@ class SymbolService:
             # tables of name paths, which a routed write names its definitions by.
             try:
                 addresses(worked_out_ahead(lang, text))
-                with contextlib.suppress(GatewayError):  # the next operation asks again and reports it
+                with contextlib.suppress(GatewayError), background():  # the next operation asks again and reports it
                     addresses(symbols_of(lang, path, text, chosen))
             finally:
                 with self._asking_lock:

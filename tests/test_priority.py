@@ -1,0 +1,50 @@
+"""Background work gives way to a hook's answer being worked out (gateway.priority); threads only."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from gateway import priority
+from gateway.priority import answering, background, give_way
+
+
+def _given_way(marked: bool) -> threading.Event:
+    """A thread that gives way once (marked as background work or not); set when it has passed."""
+    passed = threading.Event()
+
+    def work() -> None:
+        if marked:
+            with background():
+                give_way()
+        else:
+            give_way()
+        passed.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    return passed
+
+
+def test_background_work_waits_for_the_answer_being_worked_out() -> None:
+    with answering():
+        passed = _given_way(marked=True)
+        assert not passed.wait(0.3)
+    assert passed.wait(5)
+
+
+def test_other_work_and_the_answer_itself_do_not_wait() -> None:
+    with answering():
+        assert _given_way(marked=False).wait(5)
+        started = time.monotonic()
+        give_way()
+        assert time.monotonic() - started < 0.5
+
+
+def test_nothing_waits_without_an_answer_and_the_wait_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _given_way(marked=True).wait(5)
+    monkeypatch.setattr(priority, "GIVE_WAY_SECONDS", 0.2)
+    with answering():
+        passed = _given_way(marked=True)
+        assert passed.wait(5)  # while the answer is still being worked out: a long one does not hold background work
