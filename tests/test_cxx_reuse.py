@@ -257,13 +257,16 @@ def _shapes(far: str) -> str:
 
 # LLVM's TargetLowering.h: an unnamed pointer parameter with a comment for its name, which the
 # grammar reads as an error that stays in its declaration; StringRef.h: a macro before a method,
-# which the grammar reads as closing the class early (a missing `}`), so what follows is misread.
+# which the grammar reads as closing the class early (a missing `}`), so what follows is misread,
+# but alike in every view (the macro is defined in another header: no view blanks it); a method's
+# `if` split by `#if`/`#else`, each branch opening its block: every view reads one.
 STAYS = "  virtual bool allowsMisaligned(unsigned Space = 0,\n      bool * /*Fast*/ = nullptr) const {\n    return false;\n  }\n"
 REGROUPS = "  LLVM_NODISCARD\n  std::string str() const {\n    if (!Data) return std::string();\n    return std::string(Data, Length);\n  }\n"
+SPLIT = "  int speed() const {\n#if SHAPES_FAST\n    if (fast) {\n#else\n    if (slow) {\n#endif\n      return 1;\n    }\n    return 2;\n  }\n"
 
 
-@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, True)])
-def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks(far: str, viewed: bool) -> None:
+@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, False), (SPLIT, True)])
+def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks_at_a_directive(far: str, viewed: bool) -> None:
     text = _shapes(far)
     assert parse(CPP, text.encode()).root_node.has_error
     old, new = "             int height) {\n    return", "             int height, int depth) {\n    return"

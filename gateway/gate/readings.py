@@ -10,13 +10,15 @@ the changed regions (so it pairs the same definitions), and that keeps some of t
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 
 from tree_sitter import Node, Tree
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.tree_errors import error_total, errors_meeting, errors_within
-from gateway.langs import Language
+from gateway.gate.tree_errors import error_total, errors_meeting
+from gateway.langs import Language, Preprocessor
 from gateway.preprocessor import View, prefix_macros, views
 from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.syntax import definitions
@@ -61,14 +63,45 @@ def _a_body(lang: Language, tree: Tree, node: Node) -> bool:
                for d in definitions(lang, tree, (node.start_byte, node.start_byte)))
 
 
+def _masked(source: bytes, masked: Sequence[Span], start: int, end: int) -> bool:
+    """Whether [start, end) meets what a view blanks (`masked`, in order), or the line either
+    side of it."""
+    low = source.rfind(b"\n", 0, max(source.rfind(b"\n", 0, start), 0)) + 1
+    high = source.find(b"\n", source.find(b"\n", end) + 1)
+    high = len(source) if high < 0 else high
+    at = bisect.bisect_left(masked, (low, low))
+    return (at > 0 and masked[at - 1][1] >= low) or (at < len(masked) and masked[at][0] <= high)
+
+
+def _masks(spec: Preprocessor, source: bytes) -> list[Span]:
+    """Every span some view of `source` blanks, in order."""
+    return sorted({span for view in views(spec, source) for span in view.blanked})
+
+
+def _errors_at_masks(lang: Language, tree: Tree, source: bytes, near: Span) -> bool:
+    """Whether an error of the tree in `near` meets what a view blanks (a line either side).
+    Where none does, every view reads those lines as the text is written, and so as the tree
+    does: their blanked spans elsewhere either meet no error that regroups blocks (else the
+    change's block counts as misnested, `_misnested`) or stand in other blocks."""
+    errors = errors_meeting(lang, tree, *near)
+    if not errors:
+        return False
+    assert lang.preprocessor is not None
+    masks = _masks(lang.preprocessor, source)
+    return any(_masked(source, masks, e.start_byte, e.end_byte) for e in errors)
+
+
 def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) -> bool:
     """Whether an error lies in a node (other than the file) that holds [start, end): an
     `extern "C" {` whose `}` is in another `#if` block nests everything after it in a block
     whose error (a missing `#endif`) may stand far from the change. In a definition's body,
-    only an error that regroups blocks counts: any other (a missing `;`, an unexpected token)
-    stays in the declaration that holds it, and the change is read in the same block either
-    way. Elsewhere (a conditional's branch, a function's body holding what reads as
-    definitions) any error may mean the block itself is misread."""
+    only an error that regroups blocks, at what a view blanks (a line either side), counts:
+    any other (a missing `;`, an unexpected token) stays in the declaration that holds it, and
+    one away from every directive and macro line (`LLVM_NODISCARD` on a line of its own before
+    a method, defined in another header) is read the same in every view, whose text there is
+    the text as written; the change is read in the same block either way. Elsewhere (a
+    conditional's branch, a function's body holding what reads as definitions) any error may
+    mean the block itself is misread."""
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None and node.parent is not None and not node.has_error:
         node = node.parent
@@ -77,7 +110,12 @@ def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) 
     errors = errors_meeting(lang, tree, node.start_byte, node.end_byte)
     if not errors or not _a_body(lang, tree, node):
         return bool(errors)
-    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in errors)
+    regrouping = [e for e in errors if _regroups(tree, source, e.start_byte, e.end_byte, e.missing)]
+    if not regrouping:
+        return False
+    assert lang.preprocessor is not None
+    masks = _masks(lang.preprocessor, source)
+    return any(_masked(source, masks, e.start_byte, e.end_byte) for e in regrouping)
 
 
 def _pairs(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]]) -> list[tuple[View, View]]:
@@ -104,9 +142,10 @@ def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tu
     near_a = (max(0, min(low, raw.window_a[0]) - _AROUND), max(high_a, raw.window_a[1]) + _AROUND)
     near_b = (near_a[0], max(high_b, raw.window_a[1] - raw.delta) + _AROUND)
     carry_macros(spec, before, after, regions)
+    carry_views(spec, before, after, regions)
     if not (
-        errors_within(lang, raw.tree_a, *near_a)
-        or errors_within(lang, raw.tree_b, *near_b)
+        _errors_at_masks(lang, raw.tree_a, after, near_a)
+        or _errors_at_masks(lang, raw.tree_b, before, near_b)
         or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
         or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after))
         or _misnested(lang, raw.tree_b, before, low, high_b)
