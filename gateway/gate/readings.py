@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tree_sitter import Node, Tree
 
 from gateway.gate.judgement import _Judgement, judge
-from gateway.gate.tree_errors import error_total, errors_meeting
+from gateway.gate.tree_errors import ErrorNode, error_total, errors_meeting, tree_errors
 from gateway.langs import Language, Preprocessor
 from gateway.preprocessor import View, prefix_macros, views
 from gateway.gate.view_trees import carry_macros, carry_views, view_tree
@@ -78,30 +78,35 @@ def _masks(spec: Preprocessor, source: bytes) -> list[Span]:
     return sorted({span for view in views(spec, source) for span in view.blanked})
 
 
-def _errors_at_masks(lang: Language, tree: Tree, source: bytes, near: Span) -> bool:
-    """Whether an error of the tree in `near` meets what a view blanks (a line either side).
-    Where none does, every view reads those lines as the text is written, and so as the tree
-    does: their blanked spans elsewhere either meet no error that regroups blocks (else the
-    change's block counts as misnested, `_misnested`) or stand in other blocks."""
-    errors = errors_meeting(lang, tree, *near)
+def _at_masks(lang: Language, errors: Sequence[ErrorNode], source: bytes) -> list[ErrorNode]:
+    """Those of `errors` that meet what a view of `source` blanks, or the line either side."""
     if not errors:
-        return False
+        return []
     assert lang.preprocessor is not None
     masks = _masks(lang.preprocessor, source)
-    return any(_masked(source, masks, e.start_byte, e.end_byte) for e in errors)
+    return [e for e in errors if _masked(source, masks, e.start_byte, e.end_byte)]
+
+
+def _views_regroup(lang: Language, tree: Tree, source: bytes) -> bool:
+    """Whether a view of `source` may read some block otherwise than `tree` does: an error that
+    regroups blocks (`_regroups`) stands at what a view blanks (a directive, a branch it does
+    not take, a macro line), or the line either side. Where none does, what the views blank is
+    read as complete, or as errors that stay in their declarations (a missing `;` after a
+    macro line), and every view nests each block as the tree does; an error elsewhere, even
+    one that regroups blocks (`LLVM_NODISCARD` on a line of its own before a method, the macro
+    defined in another header), stands in text every view keeps as written, and is read there
+    as the tree reads it."""
+    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in _at_masks(lang, tree_errors(lang, tree), source))
 
 
 def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) -> bool:
     """Whether an error lies in a node (other than the file) that holds [start, end): an
     `extern "C" {` whose `}` is in another `#if` block nests everything after it in a block
     whose error (a missing `#endif`) may stand far from the change. In a definition's body,
-    only an error that regroups blocks, at what a view blanks (a line either side), counts:
-    any other (a missing `;`, an unexpected token) stays in the declaration that holds it, and
-    one away from every directive and macro line (`LLVM_NODISCARD` on a line of its own before
-    a method, defined in another header) is read the same in every view, whose text there is
-    the text as written; the change is read in the same block either way. Elsewhere (a
-    conditional's branch, a function's body holding what reads as definitions) any error may
-    mean the block itself is misread."""
+    only an error that regroups blocks counts: any other (a missing `;`, an unexpected token)
+    stays in the declaration that holds it, and the change is read in the same block either
+    way. Elsewhere (a conditional's branch, a function's body holding what reads as
+    definitions) any error may mean the block itself is misread."""
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None and node.parent is not None and not node.has_error:
         node = node.parent
@@ -110,12 +115,7 @@ def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) 
     errors = errors_meeting(lang, tree, node.start_byte, node.end_byte)
     if not errors or not _a_body(lang, tree, node):
         return bool(errors)
-    regrouping = [e for e in errors if _regroups(tree, source, e.start_byte, e.end_byte, e.missing)]
-    if not regrouping:
-        return False
-    assert lang.preprocessor is not None
-    masks = _masks(lang.preprocessor, source)
-    return any(_masked(source, masks, e.start_byte, e.end_byte) for e in regrouping)
+    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in errors)
 
 
 def _pairs(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]]) -> list[tuple[View, View]]:
@@ -128,30 +128,37 @@ def _pairs(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span
     return [(next((b for b in views_b if b.kind == a.kind), views_b[0]), a) for a in views_a]
 
 
-def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]], raw: _Judgement) -> _Judgement:
-    """`raw` (the text as written), or the judgement on a view that reads the file better.
-    Views are tried only where the preprocessor may matter: an error of B or A, or a line
-    that holds only a macro call, meets the definitions the change reaches (a line around
-    them), or an error lies in a block that holds the change; among equals, a view that
-    sees a structural change wins."""
-    spec = lang.preprocessor
-    if spec is None:
-        return raw
+def _worth_views(lang: Language, texts: tuple[bytes, bytes], regions: list[tuple[Span, Span]], raw: _Judgement) -> bool:
+    """Whether the preprocessor may matter to the write (`judged_reading`)."""
+    spec, (before, after) = lang.preprocessor, texts
+    assert spec is not None
     low = min(b0 for (b0, _), _ in regions)
     high_b, high_a = max(b1 for (_, b1), _ in regions), max(a1 for _, (_, a1) in regions)
     near_a = (max(0, min(low, raw.window_a[0]) - _AROUND), max(high_a, raw.window_a[1]) + _AROUND)
     near_b = (near_a[0], max(high_b, raw.window_a[1] - raw.delta) + _AROUND)
     carry_macros(spec, before, after, regions)
+    errors_a, errors_b = errors_meeting(lang, raw.tree_a, *near_a), errors_meeting(lang, raw.tree_b, *near_b)
+    macros = bool((spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
+                  or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after)))
+    if not (errors_a or errors_b or macros or _misnested(lang, raw.tree_b, before, low, high_b) or _misnested(lang, raw.tree_a, after, low, high_a)):
+        return False
     carry_views(spec, before, after, regions)
-    if not (
-        _errors_at_masks(lang, raw.tree_a, after, near_a)
-        or _errors_at_masks(lang, raw.tree_b, before, near_b)
-        or (spec.macro_line.pattern and (spec.macro_line.search(after, *near_a) or spec.macro_line.search(before, *near_b)))
-        or any(near_a[0] <= start <= near_a[1] for start, _ in prefix_macros(after))
-        or _misnested(lang, raw.tree_b, before, low, high_b)
-        or _misnested(lang, raw.tree_a, after, low, high_a)
-    ):
+    if macros or _views_regroup(lang, raw.tree_b, before) or _views_regroup(lang, raw.tree_a, after):
+        return True
+    return bool(_at_masks(lang, errors_a, after) or _at_masks(lang, errors_b, before))
+
+
+def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]], raw: _Judgement) -> _Judgement:
+    """`raw` (the text as written), or the judgement on a view that reads the file better.
+    Views are tried only where the preprocessor may matter: an error of B or A, or a line
+    that holds only a macro call, meets the definitions the change reaches (a line around
+    them), or an error lies in a block that holds the change; and, where no view may read a
+    block otherwise (`_views_regroup`), only for a macro line or an error at what a view
+    blanks among those. Among equals, a view that sees a structural change wins."""
+    if lang.preprocessor is None or not _worth_views(lang, (before, after), regions, raw):
         return raw
+    low = min(b0 for (b0, _), _ in regions)
+    high_b, high_a = max(b1 for (_, b1), _ in regions), max(a1 for _, (_, a1) in regions)
     raw_errors = _errors(lang, raw)
     found: list[tuple[int, bool, _Judgement]] = []
     parsed: list[View] = []
