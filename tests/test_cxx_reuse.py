@@ -277,6 +277,16 @@ def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_b
     assert parsed and all(p == viewed for p in parsed)
 
 
+def test_a_directive_removed_where_the_tree_misreads_the_file_around_it_is_judged_on_the_views() -> None:
+    # The tree reads StringRef's class from an earlier method to `operator[]` as one header
+    # (LLVM_NODISCARD); no error stands at a directive, but the change is one: the views, which
+    # blank it before and read its branches alike after, see a body edit.
+    text = (REAL / "llvm_stringref.h").read_text(encoding="utf-8")
+    old, new = "#if __cplusplus > 201402L\n      return std::char_traits", "      return std::char_traits"
+    verdict = classify_edit("stringref.hpp", old, new, content=text)
+    assert (verdict.decision, verdict.reason) == ("allow", "body_only"), verdict.message
+
+
 @pytest.mark.parametrize("name", ["put", "Box", "aa", "operator()", "operator new", "operator ==", "x"])
 def test_a_name_is_found_where_a_pattern_search_finds_it(name: str) -> None:
     text = b"aaa aa put(x) Box::put  operator()() operator  new operator== operator ==aa x_x x\n" + OVERLOADS.encode()

@@ -78,25 +78,21 @@ def _masks(spec: Preprocessor, source: bytes) -> list[Span]:
     return sorted({span for view in views(spec, source) for span in view.blanked})
 
 
-def _at_masks(lang: Language, errors: Sequence[ErrorNode], source: bytes) -> list[ErrorNode]:
-    """Those of `errors` that meet what a view of `source` blanks, or the line either side."""
-    if not errors:
-        return []
-    assert lang.preprocessor is not None
-    masks = _masks(lang.preprocessor, source)
+def _at_masks(errors: Sequence[ErrorNode], source: bytes, masks: Sequence[Span]) -> list[ErrorNode]:
+    """Those of `errors` that meet what a view of `source` blanks (`masks`), or the line either side."""
     return [e for e in errors if _masked(source, masks, e.start_byte, e.end_byte)]
 
 
-def _views_regroup(lang: Language, tree: Tree, source: bytes) -> bool:
+def _views_regroup(lang: Language, tree: Tree, source: bytes, masks: Sequence[Span]) -> bool:
     """Whether a view of `source` may read some block otherwise than `tree` does: an error that
-    regroups blocks (`_regroups`) stands at what a view blanks (a directive, a branch it does
-    not take, a macro line), or the line either side. Where none does, what the views blank is
-    read as complete, or as errors that stay in their declarations (a missing `;` after a
-    macro line), and every view nests each block as the tree does; an error elsewhere, even
-    one that regroups blocks (`LLVM_NODISCARD` on a line of its own before a method, the macro
-    defined in another header), stands in text every view keeps as written, and is read there
-    as the tree reads it."""
-    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in _at_masks(lang, tree_errors(lang, tree), source))
+    regroups blocks (`_regroups`) stands at what a view blanks (`masks`: a directive, a branch
+    it does not take, a macro line), or the line either side. Where none does, what the views
+    blank is read as complete, or as errors that stay in their declarations (a missing `;`
+    after a macro line), and every view nests each block as the tree does; an error elsewhere,
+    even one that regroups blocks (`LLVM_NODISCARD` on a line of its own before a method, the
+    macro defined in another header), stands in text every view keeps as written, and is read
+    there as the tree reads it."""
+    return any(_regroups(tree, source, e.start_byte, e.end_byte, e.missing) for e in _at_masks(tree_errors(lang, tree), source, masks))
 
 
 def _misnested(lang: Language, tree: Tree, source: bytes, start: int, end: int) -> bool:
@@ -143,18 +139,20 @@ def _worth_views(lang: Language, texts: tuple[bytes, bytes], regions: list[tuple
     if not (errors_a or errors_b or macros or _misnested(lang, raw.tree_b, before, low, high_b) or _misnested(lang, raw.tree_a, after, low, high_a)):
         return False
     carry_views(spec, before, after, regions)
-    if macros or _views_regroup(lang, raw.tree_b, before) or _views_regroup(lang, raw.tree_a, after):
-        return True
-    return bool(_at_masks(lang, errors_a, after) or _at_masks(lang, errors_b, before))
+    masks_b, masks_a = _masks(spec, before), _masks(spec, after)
+    if (macros or _masked(before, masks_b, low, high_b) or _masked(after, masks_a, low, high_a)
+            or _views_regroup(lang, raw.tree_b, before, masks_b) or _views_regroup(lang, raw.tree_a, after, masks_a)):
+        return True  # the views read the change itself otherwise, or may nest it otherwise
+    return bool(_at_masks(errors_a, after, masks_a) or _at_masks(errors_b, before, masks_b))
 
 
 def judged_reading(lang: Language, before: bytes, after: bytes, regions: list[tuple[Span, Span]], raw: _Judgement) -> _Judgement:
     """`raw` (the text as written), or the judgement on a view that reads the file better.
     Views are tried only where the preprocessor may matter: an error of B or A, or a line
     that holds only a macro call, meets the definitions the change reaches (a line around
-    them), or an error lies in a block that holds the change; and, where no view may read a
-    block otherwise (`_views_regroup`), only for a macro line or an error at what a view
-    blanks among those. Among equals, a view that sees a structural change wins."""
+    them), or an error lies in a block that holds the change; and, where the change meets
+    nothing a view blanks (a line either side) and no view may nest a block otherwise
+    (`_views_regroup`), only for a macro line or an error at what a view blanks among those. Among equals, a view that sees a structural change wins."""
     if lang.preprocessor is None or not _worth_views(lang, (before, after), regions, raw):
         return raw
     low = min(b0 for (b0, _), _ in regions)
