@@ -265,6 +265,21 @@ def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
     return [(b.start, b.end) for branches in groups for b in branches if b.value is False], directives
 
 
+@per_text
+def openings(spec: Preprocessor, source: bytes) -> dict[Span, Span]:
+    """Each conditional's opening directive line (`#if`, `#ifdef`, `#ifndef`), and the span from
+    it to its `#endif` line's end (the text's end when it has none)."""
+    groups, directives = _groups(spec, source)
+    by_end = {end: (start, end) for start, end in directives}
+    by_start = {start: (start, end) for start, end in directives}
+    found: dict[Span, Span] = {}
+    for branches in groups:
+        opening = by_end.get(branches[0].start)
+        if opening is not None:
+            found[opening] = (opening[0], by_start.get(branches[-1].end, (len(source), len(source)))[1])
+    return found
+
+
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)
 
 

@@ -277,6 +277,52 @@ def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_b
     assert parsed and all(p == viewed for p in parsed)
 
 
+# googletest's gtest-death-test.cc: each branch's `if (...) { }` and one `else {` after the
+# `#endif`; the tree reads the `else` block as missing its `}` five lines after the `#endif`, and
+# the namespace closes early, so a function after it reads as outside `internal`.
+SPLIT_ELSE = """namespace testing {
+namespace internal {
+
+bool Create(int style) {
+#if OS_WINDOWS
+
+  if (style == 1) {
+    make(1);
+  }
+
+#else
+
+  if (style == 2) {
+    make(2);
+  }
+
+#endif  // OS_WINDOWS
+
+  else {  // NOLINT
+    report("unknown");
+    return false;
+  }
+
+  return true;
+}
+
+static int Descriptor(unsigned int parent,
+                      int handle) {
+  return parent + handle;
+}
+
+}  // namespace internal
+}  // namespace testing
+"""
+
+
+def test_an_error_lines_after_a_conditional_that_caused_it_has_the_write_judged_on_the_views() -> None:
+    old, new = "                      int handle) {\n  return", "                      int handle, int added) {\n  return"
+    verdict = classify_edit("death.cc", old, new, content=SPLIT_ELSE)
+    assert verdict.decision == "block"
+    assert [(d.name_path, d.change) for d in verdict.definitions] == [("testing/internal/Descriptor", "header")], verdict.message
+
+
 def test_a_directive_removed_where_the_tree_misreads_the_file_around_it_is_judged_on_the_views() -> None:
     # The tree reads StringRef's class from an earlier method to `operator[]` as one header
     # (LLVM_NODISCARD); no error stands at a directive, but the change is one: the views, which

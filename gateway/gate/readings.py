@@ -19,7 +19,7 @@ from tree_sitter import Node, Tree
 from gateway.gate.judgement import _Judgement, judge
 from gateway.gate.tree_errors import ErrorNode, error_total, errors_meeting, tree_errors
 from gateway.langs import Language, Preprocessor
-from gateway.preprocessor import View, prefix_macros, views
+from gateway.preprocessor import View, in_macro_body, openings, prefix_macros, views
 from gateway.gate.view_trees import carry_macros, carry_views, view_tree
 from gateway.syntax import definitions
 
@@ -63,27 +63,44 @@ def _a_body(lang: Language, tree: Tree, node: Node) -> bool:
                for d in definitions(lang, tree, (node.start_byte, node.start_byte)))
 
 
-def _masked(source: bytes, masked: Sequence[Span], start: int, end: int) -> bool:
-    """Whether [start, end) meets what a view blanks (`masked`, in order), or the line either
-    side of it."""
-    low = source.rfind(b"\n", 0, max(source.rfind(b"\n", 0, start), 0)) + 1
+_Masks = tuple[list[Span], dict[Span, Span]]  # what views blank, in order; conditionals' opening lines, what each spans
+_CAUSE_LINES = 12  # how far before an error what a view blanks may have caused it (gtest-death-test.cc: a split `if`, 5 lines)
+
+
+def _masked(source: bytes, masks: _Masks, start: int, end: int) -> bool:
+    """Whether [start, end) meets what a view blanks (`masks`), or the line after it, or the
+    `_CAUSE_LINES` lines before it: tree-sitter recovers from what the preprocessor makes valid
+    a few tokens on (a branch's `if (...) { }` and the `else {` after the `#endif` read as a
+    block missing its `}` lines later). The opening line of a conditional that holds [start,
+    end) does not count: the text it holds reads alike with or without it (a header guard)."""
+    low = start
+    for _ in range(_CAUSE_LINES + 1):
+        low = source.rfind(b"\n", 0, max(low - 1, 0)) + 1 if low > 0 else 0
     high = source.find(b"\n", source.find(b"\n", end) + 1)
     high = len(source) if high < 0 else high
-    at = bisect.bisect_left(masked, (low, low))
-    return (at > 0 and masked[at - 1][1] >= low) or (at < len(masked) and masked[at][0] <= high)
+    spans, opening = masks
+    at = bisect.bisect_left(spans, (low, low))
+    for span in [s for s in spans[:at] if s[1] >= low] + spans[at : bisect.bisect_left(spans, (high + 1, 0))]:
+        held = opening.get(span)
+        if held is None or not held[0] <= start <= end <= held[1]:
+            return True
+    return False
 
 
-def _masks(spec: Preprocessor, source: bytes) -> list[Span]:
-    """Every span some view of `source` blanks, in order."""
-    return sorted({span for view in views(spec, source) for span in view.blanked})
+def _masks(spec: Preprocessor, source: bytes) -> _Masks:
+    """Every span some view of `source` blanks, in order, but for macro calls in a `#define`'s
+    continued lines (the tree reads a macro's body as its text, views or not); and the
+    conditionals' opening lines among them, with what each conditional spans."""
+    spans = sorted({span for view in views(spec, source) for span in view.blanked if not in_macro_body(source, span[0])})
+    return spans, openings(spec, source)
 
 
-def _at_masks(errors: Sequence[ErrorNode], source: bytes, masks: Sequence[Span]) -> list[ErrorNode]:
+def _at_masks(errors: Sequence[ErrorNode], source: bytes, masks: _Masks) -> list[ErrorNode]:
     """Those of `errors` that meet what a view of `source` blanks (`masks`), or the line either side."""
     return [e for e in errors if _masked(source, masks, e.start_byte, e.end_byte)]
 
 
-def _views_regroup(lang: Language, tree: Tree, source: bytes, masks: Sequence[Span]) -> bool:
+def _views_regroup(lang: Language, tree: Tree, source: bytes, masks: _Masks) -> bool:
     """Whether a view of `source` may read some block otherwise than `tree` does: an error that
     regroups blocks (`_regroups`) stands at what a view blanks (`masks`: a directive, a branch
     it does not take, a macro line), or the line either side. Where none does, what the views
