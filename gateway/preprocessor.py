@@ -124,8 +124,10 @@ def _branch_value(spec: Preprocessor, keyword: bytes, condition: bytes, earlier:
     return _value(spec, b"if" if keyword == b"elif" else keyword, condition)
 
 
+@per_text
 def _groups(spec: Preprocessor, source: bytes) -> tuple[list[list[_Branch]], list[Span]]:
-    """Every conditional group's branches (outermost last) and every directive line."""
+    """Every conditional group's branches (outermost last) and every directive line (shared:
+    callers never change them)."""
     groups: list[list[_Branch]] = []
     stack: list[list[_Branch]] = []
     directives: list[Span] = []

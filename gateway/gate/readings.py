@@ -63,7 +63,9 @@ def _a_body(lang: Language, tree: Tree, node: Node) -> bool:
                for d in definitions(lang, tree, (node.start_byte, node.start_byte)))
 
 
-_Masks = tuple[list[Span], dict[Span, Span]]  # what views blank, in order; conditionals' opening lines, what each spans
+# What views blank, in order; the conditionals' opening lines among it, with what each spans; where an
+# error it may have caused stands, at most (`_reach`).
+_Masks = tuple[list[Span], dict[Span, Span], list[Span]]
 _CAUSE_LINES = 12  # how far before an error what a view blanks may have caused it (gtest-death-test.cc: a split `if`, 5 lines)
 
 
@@ -73,12 +75,15 @@ def _masked(source: bytes, masks: _Masks, start: int, end: int) -> bool:
     a few tokens on (a branch's `if (...) { }` and the `else {` after the `#endif` read as a
     block missing its `}` lines later). The opening line of a conditional that holds [start,
     end) does not count: the text it holds reads alike with or without it (a header guard)."""
+    spans, opening, reach = masks
+    at = bisect.bisect_right(reach, (end, len(source) + 1))
+    if at == 0 or reach[at - 1][1] < start:
+        return False  # no blanked span within reach
     low = start
     for _ in range(_CAUSE_LINES + 1):
         low = source.rfind(b"\n", 0, max(low - 1, 0)) + 1 if low > 0 else 0
     high = source.find(b"\n", source.find(b"\n", end) + 1)
     high = len(source) if high < 0 else high
-    spans, opening = masks
     at = bisect.bisect_left(spans, (low, low))
     for span in [s for s in spans[:at] if s[1] >= low] + spans[at : bisect.bisect_left(spans, (high + 1, 0))]:
         held = opening.get(span)
@@ -87,12 +92,33 @@ def _masked(source: bytes, masks: _Masks, start: int, end: int) -> bool:
     return False
 
 
+def _reach(source: bytes, spans: Sequence[Span]) -> list[Span]:
+    """Where an error `_masked` may count stands, at most: each span from two lines before it
+    to `_CAUSE_LINES` + 1 lines after it, those that meet joined (in order, apart)."""
+    found: list[Span] = []
+    for start, end in spans:
+        low = start
+        for _ in range(3):
+            low = source.rfind(b"\n", 0, max(low - 1, 0)) + 1 if low > 0 else 0
+        high = end
+        for _ in range(_CAUSE_LINES + 2):
+            high = source.find(b"\n", high + 1)
+            if high < 0:
+                high = len(source)
+                break
+        if found and low <= found[-1][1]:
+            found[-1] = (found[-1][0], max(found[-1][1], high))
+        else:
+            found.append((low, high))
+    return found
+
+
 def _masks(spec: Preprocessor, source: bytes) -> _Masks:
     """Every span some view of `source` blanks, in order, but for macro calls in a `#define`'s
     continued lines (the tree reads a macro's body as its text, views or not); and the
     conditionals' opening lines among them, with what each conditional spans."""
     spans = sorted({span for view in views(spec, source) for span in view.blanked if not in_macro_body(source, span[0])})
-    return spans, openings(spec, source)
+    return spans, openings(spec, source), _reach(source, spans)
 
 
 def _at_masks(errors: Sequence[ErrorNode], source: bytes, masks: _Masks) -> list[ErrorNode]:
