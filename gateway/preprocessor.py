@@ -124,8 +124,10 @@ def _branch_value(spec: Preprocessor, keyword: bytes, condition: bytes, earlier:
     return _value(spec, b"if" if keyword == b"elif" else keyword, condition)
 
 
+@per_text
 def _groups(spec: Preprocessor, source: bytes) -> tuple[list[list[_Branch]], list[Span]]:
-    """Every conditional group's branches (outermost last) and every directive line."""
+    """Every conditional group's branches (outermost last) and every directive line (shared:
+    callers never change them)."""
     groups: list[list[_Branch]] = []
     stack: list[list[_Branch]] = []
     directives: list[Span] = []
@@ -263,6 +265,21 @@ def decided(spec: Preprocessor, source: bytes) -> tuple[list[Span], list[Span]]:
     """The branches the data decides are not compiled, and every conditional directive's line."""
     groups, directives = _groups(spec, source)
     return [(b.start, b.end) for branches in groups for b in branches if b.value is False], directives
+
+
+@per_text
+def openings(spec: Preprocessor, source: bytes) -> dict[Span, Span]:
+    """Each conditional's opening directive line (`#if`, `#ifdef`, `#ifndef`), and the span from
+    it to its `#endif` line's end (the text's end when it has none)."""
+    groups, directives = _groups(spec, source)
+    by_end = {end: (start, end) for start, end in directives}
+    by_start = {start: (start, end) for start, end in directives}
+    found: dict[Span, Span] = {}
+    for branches in groups:
+        opening = by_end.get(branches[0].start)
+        if opening is not None:
+            found[opening] = (opening[0], by_start.get(branches[-1].end, (len(source), len(source)))[1])
+    return found
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b(?:\\\r?\n|[^\n])*", re.MULTILINE)

@@ -257,13 +257,16 @@ def _shapes(far: str) -> str:
 
 # LLVM's TargetLowering.h: an unnamed pointer parameter with a comment for its name, which the
 # grammar reads as an error that stays in its declaration; StringRef.h: a macro before a method,
-# which the grammar reads as closing the class early (a missing `}`), so what follows is misread.
+# which the grammar reads as closing the class early (a missing `}`), so what follows is misread,
+# but alike in every view (the macro is defined in another header: no view blanks it); a method's
+# `if` split by `#if`/`#else`, each branch opening its block: every view reads one.
 STAYS = "  virtual bool allowsMisaligned(unsigned Space = 0,\n      bool * /*Fast*/ = nullptr) const {\n    return false;\n  }\n"
 REGROUPS = "  LLVM_NODISCARD\n  std::string str() const {\n    if (!Data) return std::string();\n    return std::string(Data, Length);\n  }\n"
+SPLIT = "  int speed() const {\n#if SHAPES_FAST\n    if (fast) {\n#else\n    if (slow) {\n#endif\n      return 1;\n    }\n    return 2;\n  }\n"
 
 
-@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, True)])
-def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks(far: str, viewed: bool) -> None:
+@pytest.mark.parametrize(("far", "viewed"), [(STAYS, False), (REGROUPS, False), (SPLIT, True)])
+def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_blocks_at_a_directive(far: str, viewed: bool) -> None:
     text = _shapes(far)
     assert parse(CPP, text.encode()).root_node.has_error
     old, new = "             int height) {\n    return", "             int height, int depth) {\n    return"
@@ -272,6 +275,62 @@ def test_views_are_parsed_for_an_error_far_from_an_edit_only_where_it_regroups_b
     assert CPP.preprocessor is not None
     parsed = [_TREES.get(CPP.grammar, view.text) is not None for view in views(CPP.preprocessor, text.encode())]
     assert parsed and all(p == viewed for p in parsed)
+
+
+# googletest's gtest-death-test.cc: each branch's `if (...) { }` and one `else {` after the
+# `#endif`; the tree reads the `else` block as missing its `}` five lines after the `#endif`, and
+# the namespace closes early, so a function after it reads as outside `internal`.
+SPLIT_ELSE = """namespace testing {
+namespace internal {
+
+bool Create(int style) {
+#if OS_WINDOWS
+
+  if (style == 1) {
+    make(1);
+  }
+
+#else
+
+  if (style == 2) {
+    make(2);
+  }
+
+#endif  // OS_WINDOWS
+
+  else {  // NOLINT
+    report("unknown");
+    return false;
+  }
+
+  return true;
+}
+
+static int Descriptor(unsigned int parent,
+                      int handle) {
+  return parent + handle;
+}
+
+}  // namespace internal
+}  // namespace testing
+"""
+
+
+def test_an_error_lines_after_a_conditional_that_caused_it_has_the_write_judged_on_the_views() -> None:
+    old, new = "                      int handle) {\n  return", "                      int handle, int added) {\n  return"
+    verdict = classify_edit("death.cc", old, new, content=SPLIT_ELSE)
+    assert verdict.decision == "block"
+    assert [(d.name_path, d.change) for d in verdict.definitions] == [("testing/internal/Descriptor", "header")], verdict.message
+
+
+def test_a_directive_removed_where_the_tree_misreads_the_file_around_it_is_judged_on_the_views() -> None:
+    # The tree reads StringRef's class from an earlier method to `operator[]` as one header
+    # (LLVM_NODISCARD); no error stands at a directive, but the change is one: the views, which
+    # blank it before and read its branches alike after, see a body edit.
+    text = (REAL / "llvm_stringref.h").read_text(encoding="utf-8")
+    old, new = "#if __cplusplus > 201402L\n      return std::char_traits", "      return std::char_traits"
+    verdict = classify_edit("stringref.hpp", old, new, content=text)
+    assert (verdict.decision, verdict.reason) == ("allow", "body_only"), verdict.message
 
 
 @pytest.mark.parametrize("name", ["put", "Box", "aa", "operator()", "operator new", "operator ==", "x"])

@@ -6,7 +6,7 @@ inside a macro's body, kept with the tree (and their readings carried to a tree 
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -102,11 +102,20 @@ def _carried(lang: Language, tree: Tree) -> Callable[[ErrorNode], _Reading | Ell
     return reading
 
 
-def _read(lang: Language, matches: list[dict[str, list[Node]]], error: ErrorNode) -> _Reading:
-    if any(n.start_byte <= error.start_byte <= n.end_byte for m in matches for n in m.get("uncertain", [])):
-        return False
-    unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
-    return None if unsure is None else _macro_named(lang, unsure)
+def _reader(lang: Language, matches: list[dict[str, list[Node]]]) -> Callable[[ErrorNode], _Reading]:
+    """How the query's matches read an error: False inside a node captured @uncertain (looked up
+    among them in order of their starts), else its reason inside one captured @unsure."""
+    spans = sorted((n.start_byte, n.end_byte) for m in matches for n in m.get("uncertain", []))
+    starts, reach = [start for start, _ in spans], list(accumulate((end for _, end in spans), max))
+
+    def read(error: ErrorNode) -> _Reading:
+        at = bisect_right(starts, error.start_byte)  # those starting at or before it; one of them holds it if any reaches it
+        if at and reach[at - 1] >= error.start_byte:
+            return False
+        unsure = next((m for m in matches for n in m.get("unsure", []) if n.start_byte <= error.start_byte <= n.end_byte), None)
+        return None if unsure is None else _macro_named(lang, unsure)
+
+    return read
 
 
 _BYTES_PER_QUERY = 3000  # a query about one error costs about what one over this much of the file does
@@ -118,20 +127,20 @@ def _readings(lang: Language, query: Query, tree: Tree, errors: list[ErrorNode])
     answers them all."""
     cursor = QueryCursor(query)
     if len(errors) * _BYTES_PER_QUERY > tree.root_node.end_byte:
-        matches = [match for _, match in cursor.matches(tree.root_node)]
-        return [_read(lang, matches, error) for error in errors]
+        read = _reader(lang, [match for _, match in cursor.matches(tree.root_node)])
+        return [read(error) for error in errors]
     found: dict[int, _Reading] = {}
     for start, end, near in _clusters(errors):
         cursor.set_byte_range(start, end)
-        matches = [match for _, match in cursor.matches(tree.root_node)]
-        found.update((id(error), _read(lang, matches, error)) for error in near)
+        read = _reader(lang, [match for _, match in cursor.matches(tree.root_node)])
+        found.update((id(error), read(error)) for error in near)
     return [found[id(error)] for error in errors]
 
 
 def _clusters(errors: list[ErrorNode]) -> list[tuple[int, int, list[ErrorNode]]]:
     """The errors in groups that start at most `_BYTES_PER_QUERY` apart, each with the byte range
     one query about them all asks about: a query's cost is mostly that of reaching the range,
-    and of the nodes in it. Only nodes that hold an error's start read it (`_read`), so the
+    and of the nodes in it. Only nodes that hold an error's start read it (`_reader`), so the
     range is around the starts (an error that holds most of a file is not read through)."""
     found: list[tuple[int, int, list[ErrorNode]]] = []
     for error in sorted(errors, key=lambda e: e.start_byte):
