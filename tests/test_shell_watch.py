@@ -85,8 +85,9 @@ def test_a_command_that_changes_no_source_file_writes_no_copy_of_the_index(eithe
 
 
 def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_once(either: Path) -> None:
-    """The command's record is a small head naming the body of files the index already holds: a
-    command that changes nothing writes no copy of the files; one that changes a file writes one."""
+    """The command's record is a small head naming the bodies of files the index already holds: a
+    command that changes nothing writes no copy of the files; one that changes a file writes the
+    one body that holds it."""
     assert through_hooks(either, "true") == ""
     directory = shell_record._directory(either)
     bodies = {p.name: p.stat().st_ino for p in directory.glob("files-*.json")}
@@ -94,7 +95,7 @@ def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_on
                "tool_input": {"command": "git status --porcelain"}}
     assert hook("claude-code", {**payload, "hook_event_name": "PreToolUse"}) is None
     heads = [json.loads(p.read_text()) for p in directory.glob("*.json") if len(p.stem) == 32]
-    assert len(heads) == 1 and "files" not in heads[0] and heads[0]["body"] in bodies
+    assert len(heads) == 1 and "files" not in heads[0] and set(heads[0]["bodies"]) <= bodies.keys()
     assert hook("claude-code", {**payload, "hook_event_name": "PostToolUse"}) is None
     assert {p.name: p.stat().st_ino for p in directory.glob("files-*.json")} == bodies
     said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
