@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,7 @@ def watched(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[watche
     watch = watcher.Watcher(workspace)
     monkeypatch.setitem(watcher._watchers, workspace, watch)
     assert watch.since(None) is not None
+    watch.start_reading()
     yield watch
     watch.close()
 
@@ -227,6 +229,19 @@ def test_git_index_changes_list_what_git_lists(either: Path) -> None:
     said = through_hooks(either, f"git add -f gen_old.py && {GIT[0]} rm -q --cached pkg/util.py", use_id="toolu_2")
     assert "gen_old.py line 1: added function `old`" in said
     assert "- pkg/util.py" not in said and "other source file" not in said  # untracked now, not ignored: listed, unchanged
+
+
+def test_the_watch_lists_git_index_changes_as_they_come_not_in_the_check(workspace: Path, watched: watcher.Watcher,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between checks the watch's own thread reads the events: git's index, rewritten by `git add
+    -f`, is listed there; the check after it asks git nothing and lists the file git took in."""
+    listed_by, listing = [], watcher.tracked
+    monkeypatch.setattr(watcher, "tracked", lambda root: (listed_by.append(threading.current_thread().name), listing(root))[1])
+    subprocess.run(["git", "add", "-f", "gen_old.py"], cwd=workspace, check=True)
+    assert _wait_for(lambda: listed_by, 10)
+    found = watched.since(None)
+    assert found is not None and "gen_old.py" in found.listing
+    assert listed_by == ["gateway-watch"]
 
 
 def _watches(pid: int) -> bool:
