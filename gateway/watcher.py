@@ -45,7 +45,7 @@ from gateway.snapshot_paths import GATEWAY_DIR, Stats, listed, listed_and_stats,
 from gateway.watcher_git import Unwatched, check_ignore, ignored_directories, tracked
 
 try:
-    from inotify_simple import INotify, flags
+    from inotify_simple import Event, INotify, flags
 except ImportError:  # not Linux: every check walks
     INOTIFY = False
 else:
@@ -83,6 +83,8 @@ class Watcher:
         self._seq = 0
         self._valid_from = 0  # marks before it are of no use
         self._changed: dict[str, int] = {}  # path -> seq of its last event
+        self._backlog: list[Event] = []  # events read ahead, not taken in yet
+        self._ahead: tuple[set[str], set[str], set[str]] | None = None  # git's index listed since its last change: held, taken in, let go
         self._listing: set[str] = set()
         self._frozen: frozenset[str] | None = None  # the listing given out, while unchanged
         self._tracked: set[str] = set()
@@ -131,10 +133,9 @@ class Watcher:
         threading.Thread(target=self._reading, daemon=True, name="gateway-watch").start()
 
     def _reading(self) -> None:
-        """The events read as they come, on a thread of their own (git's index listed again when
-        it changes), so that a check finds little left to read: an agent's own git command, or
-        its thinking, gives the time. Ends once the watch is closed or given up; while in doubt,
-        the next check makes the watch again."""
+        """The events read as they come, on a thread of their own (`_read_ahead`), so that a check
+        finds little left to do: an agent's own git command, or its thinking, gives the time.
+        Ends once the watch is closed or given up; while in doubt, the next check makes it again."""
         while True:
             with self._lock:
                 if self._unwatched:
@@ -149,10 +150,7 @@ class Watcher:
                 continue
             with self._lock:
                 if ready and self._inotify is not None and self._inotify.fileno() == fd and not self._doubt and not self._unwatched:
-                    try:
-                        self._read()
-                    except Unwatched as error:
-                        self._give_up(str(error))
+                    self._read_ahead()
 
     @property
     def unwatched(self) -> str:
@@ -172,6 +170,7 @@ class Watcher:
         self._seq += 1
         self._valid_from = self._seq
         self._changed = {}
+        self._backlog, self._ahead = [], None
         ignored = ignored_directories(self.root)
         self._watch_tree("", ignored, ())
         self._watch_git()
@@ -223,22 +222,42 @@ class Watcher:
             self._watch_tree(".git/hooks", set(), ())
 
     def _read(self) -> None:
-        """Every queued event, taken into the listing and the changed paths."""
+        """Every queued event (those read ahead first), taken into the listing and the changed paths."""
         assert self._inotify is not None
         appeared: set[str] = set()
         index = False
+        events, self._backlog = self._backlog, []
         while True:
-            events = self._inotify.read(timeout=0)
-            if not events:
+            read = self._inotify.read(timeout=0)
+            if not read:
                 break
-            for event in events:
-                index = self._event(event.wd, event.mask, event.name, appeared) or index
-                if self._doubt:
-                    return
+            if any(self._names_index(event) for event in read):
+                self._ahead = None  # listed before this change
+            events.extend(read)
+        for event in events:
+            index = self._event(event.wd, event.mask, event.name, appeared) or index
+            if self._doubt:
+                return
         if len(self._changed) > MAX_CHANGED or len(appeared) > MAX_APPEARED:
             self._doubt = "too many changes"
             return
         self._update_listing(appeared, index)
+
+    def _read_ahead(self) -> None:
+        """Between checks: the queued events kept for the next check (taken in as it reads the
+        rest, so that a file a running command made and removed is not listed meanwhile), and
+        git's index listed again now where one says it changed."""
+        assert self._inotify is not None
+        read = self._inotify.read(timeout=0)
+        self._backlog.extend(read)
+        if len(self._backlog) > MAX_CHANGED:
+            self._doubt, self._backlog = "too many changes", []
+        elif any(self._names_index(event) for event in read):
+            held = tracked(self.root)  # None: the check asks git again
+            self._ahead = (held, held - self._tracked, self._tracked - held) if held is not None else None
+
+    def _names_index(self, event: Event) -> bool:
+        return event.name == "index" and self._dirs.get(event.wd) == ".git"
 
     def _event(self, wd: int, mask: int, name: str, appeared: set[str]) -> bool:
         """Take one event in; True when it says git's index changed."""
@@ -290,11 +309,12 @@ class Watcher:
         taken_in: set[str] = set()
         let_go: set[str] = set()
         if index:
-            held = tracked(self.root)
+            ahead, self._ahead = self._ahead, None
+            held = ahead[0] if ahead is not None else tracked(self.root)
             if held is None:
                 self._doubt = "git could not list its index"
                 return
-            taken_in, let_go = held - self._tracked, self._tracked - held
+            taken_in, let_go = ahead[1:] if ahead is not None else (held - self._tracked, self._tracked - held)
             self._tracked = held
         candidates = sorted(p for p in appeared | let_go if (p in let_go or p not in self._listing) and _present(self.root / p))
         direct = [p for p in candidates if p in self._tracked or p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]

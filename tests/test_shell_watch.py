@@ -244,6 +244,21 @@ def test_the_watch_lists_git_index_changes_as_they_come_not_in_the_check(workspa
     assert listed_by == ["gateway-watch"]
 
 
+def test_a_file_a_command_made_and_removed_is_not_listed_though_read_ahead(workspace: Path, watched: watcher.Watcher) -> None:
+    """`sed -i` writes a file aside and renames it over the one it edits: the watch's thread may
+    read its creation before the rename; the check takes the events in together, as git would
+    list the workspace after the command: the file aside is not listed."""
+    first = watched.since(None)
+    assert first is not None
+    aside = workspace / "pkg" / "sedAbC123"
+    aside.write_text("def util():\n    return 2\n")
+    assert _wait_for(lambda: watched._backlog, 10)  # read ahead, not taken in yet
+    aside.replace(workspace / "pkg" / "util.py")
+    found = watched.since(first.mark)
+    assert found is not None and "pkg/sedAbC123" not in found.listing and found.listing is first.listing
+    assert found.changed is not None and "pkg/util.py" in found.changed
+
+
 def _watches(pid: int) -> bool:
     """Whether the process holds an inotify descriptor."""
     with contextlib.suppress(OSError):
