@@ -35,7 +35,8 @@ from gateway.snapshot_paths import Stats, listed, lstat_at, opened_directory, re
 from gateway.snapshot_store import keep, prune_objects
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
-from gateway.shell_record_files import INDEX, Record, Seen, is_body, load, save, skipped
+from gateway.shell_record_bodies import Seen
+from gateway.shell_record_files import INDEX, Record, is_body, load, save, skipped
 from gateway.watcher import look
 
 MAX_SOURCES = 20_000

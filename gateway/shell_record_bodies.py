@@ -1,6 +1,6 @@
-"""The bodies a shell check's record (gateway.shell_record_files) holds its files in: split by a
-hash of each path into `buckets(count)` bodies of about CHUNK_FILES files, each a JSON object
-of path -> entry (sorted), named by its own digest. A record made from the one last saved by
+"""The files a shell check's record (gateway.shell_record_files) holds (`Seen`), and the bodies
+it holds them in: split by a hash of each path into `buckets(count)` bodies of about
+CHUNK_FILES files, each a JSON object of path -> entry (sorted), named by its own digest. A record made from the one last saved by
 looking again at a few paths (gateway.snapshot_delta.made_from) makes again only the bodies
 those paths fall in; any other record is split whole.
 """
@@ -10,17 +10,31 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from gateway.atomic import sha256
+from gateway.snapshot import FileState
 from gateway.snapshot_delta import touched_since
-
-if TYPE_CHECKING:
-    from gateway.shell_record_files import Seen
 
 BODY = "files-{}.json"
 CHUNK_FILES = 256
 MAX_BUCKETS = 1024
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One file as recorded: its state (mode, SHA-256 of the kept bytes; UNREAD when too large)
+    and the stat it had when read: (size, mtime_ns, ctime_ns, inode)."""
+
+    state: FileState
+    stat: tuple[int, int, int, int]
+
+    def to_json(self) -> list[Any]:
+        return [self.state.mode, self.state.sha256, *self.stat]
+
+    @classmethod
+    def from_json(cls, value: list[Any]) -> Seen:
+        return cls(FileState(int(value[0]), str(value[1])), (int(value[2]), int(value[3]), int(value[4]), int(value[5])))
 
 
 def buckets(count: int) -> int:

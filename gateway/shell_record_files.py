@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.shell_record_bodies import MAX_BUCKETS, split
-from gateway.snapshot import FileState, Mark
+from gateway.shell_record_bodies import MAX_BUCKETS, Seen, split
+from gateway.snapshot import Mark
 from gateway.statcache import StatCache, read_stated
 from gateway.userstate import private_file
 from gateway.workspace import exclusive
@@ -29,22 +29,6 @@ from gateway.workspace import exclusive
 INDEX = "index.json"
 LOCK = "records.lock"
 _BODY_NAME = re.compile(r"files-[0-9a-f]{64}\.json")
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One file as recorded: its state (mode, SHA-256 of the kept bytes; UNREAD when too large)
-    and the stat it had when read: (size, mtime_ns, ctime_ns, inode)."""
-
-    state: FileState
-    stat: tuple[int, int, int, int]
-
-    def to_json(self) -> list[Any]:
-        return [self.state.mode, self.state.sha256, *self.stat]
-
-    @classmethod
-    def from_json(cls, value: list[Any]) -> Seen:
-        return cls(FileState(int(value[0]), str(value[1])), (int(value[2]), int(value[3]), int(value[4]), int(value[5])))
 
 
 @dataclass

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gateway import shell_record_bodies, shell_record_files, snapshot_store
-from gateway.shell_record_files import Record, Seen, load, save
+from gateway.shell_record_bodies import Seen
+from gateway.shell_record_files import Record, load, save
 from gateway.snapshot import FileState, Scope, Snapshot, differences, scan
 from gateway.snapshot_delta import apart, made_from, touched_since
 from gateway.statcache import StatCache
@@ -31,7 +32,8 @@ def _seen(number: int) -> Seen:
 
 def test_apart_carried_through_made_records_is_the_whole_comparison() -> None:
     listing = frozenset(f"p/{n}.py" for n in range(300))
-    files: dict[str, object] = {f"p/{n}.py": n for n in range(5, 300)} | {"gone.py": 1}
+    files: dict[str, object] = {f"p/{n}.py": n for n in range(5, 300)}
+    files["gone.py"] = 1
     first = apart(listing, files)
     assert first.unheld == {f"p/{n}.py" for n in range(5)} and first.unlisted == {"gone.py"}
     chain = files
