@@ -22,7 +22,7 @@ from gateway.langs import LanguageRegistry
 from gateway.gate.command_changes import CommandChange, judge_change, undone
 from gateway.snapshot import FileState
 from gateway.shell_record import FileChange, changes_after, kept_bytes, record_before
-from gateway.shell_record_files import Seen
+from gateway.shell_record_bodies import Seen
 from gateway.textfile import decode, encoding_rule, round_trips
 
 MAX_JUDGED = 200

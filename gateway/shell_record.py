@@ -30,11 +30,13 @@ from pathlib import Path
 
 from gateway.errors import GatewayError
 from gateway.snapshot import RACY_NS, FileState, previous_bytes
-from gateway.snapshot_paths import listed, lstat_at, opened_directory, read_file
+from gateway.snapshot_delta import apart, made_from, touched_since
+from gateway.snapshot_paths import Stats, listed, lstat_at, opened_directory, read_file
 from gateway.snapshot_store import keep, prune_objects
 from gateway.typed.state import objects_dir, state_dir
 from gateway.userstate import private_file
-from gateway.shell_record_files import INDEX, Record, Seen, is_body, load, save, skipped
+from gateway.shell_record_bodies import Seen
+from gateway.shell_record_files import INDEX, Record, is_body, load, save, skipped
 from gateway.watcher import look
 
 MAX_SOURCES = 20_000
@@ -110,24 +112,37 @@ def sources(root: Path, judged: Callable[[str], bool], listing: AbstractSet[str]
     return found
 
 
-def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Record | None, also: frozenset[str] = frozenset()) -> Record:
-    """Every source file (and the paths in `also`) as it is now, read only where its stat says
-    it may differ from `known` (where the workspace is watched, only those with an event since
-    `known`'s mark are stat-ed); the bytes of each file read are kept in the objects directory."""
+def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Record | None, keep_known: bool = False) -> Record:
+    """Every source file (and, with `keep_known`, every path of `known`) as it is now, read only
+    where its stat says it may differ from `known` (where the workspace is watched, only those
+    with an event since `known`'s mark are stat-ed, and the listing is not compared whole with
+    `known`: gateway.snapshot_delta); the bytes of each file read are kept in the objects directory."""
     taken, objects, files = time.time_ns(), objects_dir(root), {}
     trusted_before = known.taken_ns - RACY_NS if known is not None else 0
     previous = known.files if known is not None else {}
-    seen = look(root, previous.keys() | also, known.mark if known is not None else None) if _in_git(root) else None
+    seen = look(root, previous.keys(), known.mark if known is not None else None) if _in_git(root) else None
     listing, stats = (seen.listing, seen.stats) if seen is not None else (None, {})
     changed = seen.changed if seen is not None else None
-    paths = sources(root, judged, listing) | also
-    if changed is not None:  # the watch names what may differ: the others are taken again as they were, unlooked at
-        again = (paths - previous.keys()) | (changed & paths)
+    found = sources(root, judged, listing)
+    if changed is not None and previous:  # the watch names what may differ: the others are taken again as they were, unlooked at
+        gap = apart(found, previous)
+        gone = frozenset() if keep_known else gap.unlisted
+        paths: AbstractSet[str] = {*gap.unheld, *(p for p in changed if p in found or (keep_known and p in previous))}
         files = dict(previous)
-        for path in (previous.keys() - paths) | again:
+        for path in (*gone, *paths):
             files.pop(path, None)
-        paths = again
-    looked = paths if changed is not None else None
+    else:
+        paths = found | previous.keys() if keep_known else found
+    _take(root, objects, paths, previous, stats, trusted_before, max_bytes, files)
+    if changed is not None and previous:
+        made_from(files, previous, {*gone, *paths})
+    return Record(files, taken, mark=seen.mark if seen is not None else None)
+
+
+def _take(root: Path, objects: Path, paths: AbstractSet[str], previous: dict[str, Seen], stats: Stats, trusted_before: int,
+          max_bytes: int, files: dict[str, Seen]) -> None:
+    """Into `files`, each of `paths` that is a regular file: its `previous` Seen where its stat
+    is the one it had when read (and not within RACY_NS of that), else read (and kept)."""
     with opened_directory(root) as root_fd:
         for path in paths:
             old = previous.get(path)
@@ -143,7 +158,6 @@ def scan(root: Path, judged: Callable[[str], bool], max_bytes: int, known: Recor
                 read = read_file(root, path)
                 if read is not None:
                     files[path] = Seen(FileState(stat.S_IMODE(read[1].st_mode), keep(objects, read[0])), key)
-    return Record(files, taken, mark=seen.mark if seen is not None else None, looked=looked)
 
 
 def record_before(root: Path, key: str, judged: Callable[[str], bool], max_bytes: int, setting: str) -> None:
@@ -174,14 +188,17 @@ def changes_after(root: Path, key: str, judged: Callable[[str], bool], max_bytes
     before = load(path)
     if before is None:
         return None
-    now = scan(root, judged, max_bytes, before, frozenset(before.files))
+    now = scan(root, judged, max_bytes, before, keep_known=True)
     index = _directory(root) / INDEX
     save(now, index)
     path.unlink(missing_ok=True)
     _prune(root, now)
     changes = []
-    looked = now.files.keys() if now.looked is None else now.looked & now.files.keys()  # the others hold `before`'s Seen
-    differ = {p for p in looked if before.files.get(p) is not now.files[p]} | (before.files.keys() - now.files.keys())
+    touched = touched_since(now.files, before.files)  # the others hold `before`'s Seen
+    if touched is None:
+        differ = {p for p in now.files if before.files.get(p) is not now.files[p]} | (before.files.keys() - now.files.keys())
+    else:
+        differ = {p for p in touched if before.files.get(p) is not now.files.get(p)}
     for name in sorted(differ):
         old, new = before.files.get(name), now.files.get(name)
         if old is None or new is None or old.state.sha256 != new.state.sha256 or (old.state.sha256 == UNREAD and old.stat != new.stat):

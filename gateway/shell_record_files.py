@@ -1,11 +1,13 @@
 """How the shell check's records (gateway.shell_record) are stored: in the workspace's user state,
 `shell-watch/`, a small head per record (the command's, or `index.json`, the last one taken:
-the next command's stat cache) naming the body that holds its files (`files-<sha256>.json`,
-named by its own digest). A body is written only when the files it holds are new: a command
-that changes nothing writes its head alone, and one that changes a file writes one body, which
-the command before it and the index then share. A body no head names is removed when a new
-one is written. Records are notes, not enforcement: not signed, not fsynced (one lost in a crash
-means a command not checked, which its PostToolUse says, or every file read again).
+the next command's stat cache) naming the bodies that hold its files (`files-<sha256>.json`,
+each named by its own digest). The files are split between bodies by a hash of their path
+(`buckets`: about CHUNK_FILES files each), so that a command that changes one file writes the
+one body that holds it (about 20 KB on 10,000 files, not the 1.5 MB of them all), and the
+command before it and the index share the others. A command that changes nothing writes its
+head alone. A body no head names is removed when a new one is written. Records are notes, not
+enforcement: not signed, not fsynced (one lost in a crash means a command not checked, which
+its PostToolUse says, or every file read again).
 """
 
 from __future__ import annotations
@@ -14,80 +16,34 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.atomic import sha256
-from gateway.snapshot import FileState, Mark
+from gateway.shell_record_bodies import MAX_BUCKETS, Seen, split
+from gateway.snapshot import Mark
 from gateway.statcache import StatCache, read_stated
 from gateway.userstate import private_file
 from gateway.workspace import exclusive
 
 INDEX = "index.json"
-BODY = "files-{}.json"
 LOCK = "records.lock"
 _BODY_NAME = re.compile(r"files-[0-9a-f]{64}\.json")
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One file as recorded: its state (mode, SHA-256 of the kept bytes; UNREAD when too large)
-    and the stat it had when read: (size, mtime_ns, ctime_ns, inode)."""
-
-    state: FileState
-    stat: tuple[int, int, int, int]
-
-    def to_json(self) -> list[Any]:
-        return [self.state.mode, self.state.sha256, *self.stat]
-
-    @classmethod
-    def from_json(cls, value: list[Any]) -> Seen:
-        return cls(FileState(int(value[0]), str(value[1])), (int(value[2]), int(value[3]), int(value[4]), int(value[5])))
 
 
 @dataclass
 class Record:
     """The source files at `taken_ns`; `setting`: `[gate] shell` when it was taken (what the
     command finds in the config afterwards does not decide: it may have changed it); `mark`:
-    the workspace watch's moment the files hold at, in this process only (never saved); `body`:
-    the body it was read from or saved to ("" for none yet, or a record of an earlier version);
-    `looked`: see below."""
+    the workspace watch's moment the files hold at, in this process only (never saved);
+    `bodies`: the bodies it was read from or saved to (none yet, or a record of an earlier
+    version: ())."""
 
     files: dict[str, Seen]
     taken_ns: int
     setting: str = ""
     mark: Mark | None = field(default=None, compare=False)
-    body: str = field(default="", compare=False)
-    looked: AbstractSet[str] | None = field(default=None, compare=False)
-    """The paths a watched scan looked at again (every other file's Seen is the known record's
-    own object), in this process only; None: every path was."""
-
-
-_entries: dict[str, tuple[Seen, str]] = {}  # path -> (the Seen last saved, its JSON entry)
-_last_body: dict[str, tuple[dict[str, Seen], str, bytes]] = {}  # "last": the files last saved, their body's name and bytes
-
-
-def _body(files: dict[str, Seen]) -> tuple[str, bytes]:
-    """The name and bytes of the body holding `files`; each file's entry made once while its Seen
-    is the same (a record takes most of them from the one before it)."""
-    last = _last_body.get("last")
-    if last is not None and last[0] == files:  # the same Seen objects: compared by identity first
-        return last[1], last[2]
-    parts = []
-    for path, seen in files.items():
-        found = _entries.get(path)
-        if found is None or found[0] is not seen:
-            found = _entries[path] = (seen, f"{json.dumps(path)}:{json.dumps(seen.to_json(), separators=(',', ':'))}")
-        parts.append(found[1])
-    if len(_entries) > 2 * len(files) + 1000:  # paths gone since: kept no longer
-        for path in _entries.keys() - files.keys():
-            _entries.pop(path, None)
-    data = ("{" + ",".join(parts) + "}").encode()
-    name = BODY.format(sha256(data))
-    _last_body["last"] = (dict(files), name, data)
-    return name, data
+    bodies: tuple[str, ...] = field(default=(), compare=False)
 
 
 def safe(path: str) -> bool:
@@ -97,7 +53,7 @@ def safe(path: str) -> bool:
 
 
 _records: StatCache[Record] = StatCache()
-_bodies: StatCache[dict[str, Seen]] = StatCache()
+_bodies: StatCache[dict[str, Seen]] = StatCache(4 * MAX_BUCKETS)
 
 
 def _files(value: dict[str, Any]) -> dict[str, Seen]:
@@ -105,29 +61,33 @@ def _files(value: dict[str, Any]) -> dict[str, Seen]:
 
 
 def _body_files(path: Path) -> dict[str, Seen]:
-    cached = _bodies.get(path)
+    cached = _bodies.get(os.fspath(path))
     if cached is not None:
         return cached
     raw, info = read_stated(path)
     files = _files(json.loads(raw))
-    _bodies.put(path, files, info=info)
+    _bodies.put(os.fspath(path), files, info=info)
     return files
 
 
 def load(path: Path) -> Record | None:
-    """The record in `path` (parsed once while the file and its body are unchanged; callers do not
-    change it); None when there is none, or it does not read."""
+    """The record in `path` (parsed once while the file and its bodies are unchanged; callers do
+    not change it); None when there is none, or it does not read."""
     cached = _records.get(path)
-    if cached is not None and (not cached.body or _bodies.get(path.with_name(cached.body)) is cached.files):
+    directory = os.fspath(path.parent)
+    if cached is not None and all(_bodies.get(f"{directory}/{body}") is not None for body in set(cached.bodies)):
         return cached
     try:
         raw, info = read_stated(path)
         data = json.loads(raw)
-        if "body" in data:
-            body = str(data["body"])
-            if not _BODY_NAME.fullmatch(body):
+        if "bodies" in data or "body" in data:  # "body": one body, as an earlier version wrote
+            bodies = tuple(str(name) for name in data["bodies"]) if "bodies" in data else (str(data["body"]),)
+            if not all(_BODY_NAME.fullmatch(name) for name in bodies):
                 return None
-            record = Record(_body_files(path.with_name(body)), int(data["taken_ns"]), str(data.get("setting", "")), body=body)
+            files: dict[str, Seen] = {}
+            for body in bodies:
+                files.update(_body_files(path.with_name(body)))
+            record = Record(files, int(data["taken_ns"]), str(data.get("setting", "")), bodies=bodies)
         else:  # a record of an earlier version, files and all
             record = Record(_files(data["files"]), int(data["taken_ns"]), str(data.get("setting", "")))
         _records.put(path, record, info=info)
@@ -151,21 +111,24 @@ def skipped(path: Path) -> str | None:
 
 
 def save(record: Record, *paths: Path, key: str = "") -> None:
-    """`record` in each of `paths` (of one directory): its body, unless one holds its files, and a
-    head naming it in each; the index (a stat cache) is not written again while it names the same
-    body (an older `taken_ns` there only trusts fewer stats)."""
+    """`record` in each of `paths` (of one directory): the bodies no earlier record wrote, and a
+    head naming them in each; the index (a stat cache) is not written again while it names the
+    same bodies (an older `taken_ns` there only trusts fewer stats)."""
     directory = paths[0].parent
-    name, data = _body(record.files)
-    record.body = name
+    bodies = split(record.files)
+    record.bodies = tuple(bodies.names)
     with exclusive(directory / LOCK):  # a body is named by its head before any other save removes it
         written = False
-        if _bodies.get(directory / name) is None and not (directory / name).exists():
-            private_file(directory / name, data, durable=False)
-            written = True
-        _bodies.put(directory / name, record.files)
-        head = json.dumps({"key": key, "taken_ns": record.taken_ns, "setting": record.setting, "body": name}).encode()
+        for name, data, files in zip(bodies.names, bodies.data, bodies.parts):
+            body = f"{os.fspath(directory)}/{name}"  # a string: a path made for each body costs more than its stat
+            if _bodies.get(body) is None:
+                if not os.path.exists(body):
+                    private_file(directory / name, data, durable=False)
+                    written = True
+                _bodies.put(body, files)
+        head = json.dumps({"key": key, "taken_ns": record.taken_ns, "setting": record.setting, "bodies": record.bodies}).encode()
         for path in paths:
-            if path.name == INDEX and (saved := load(path)) is not None and saved.body == name:
+            if path.name == INDEX and (saved := load(path)) is not None and saved.bodies == record.bodies:
                 _records.put(path, record)
                 continue
             private_file(path, head, durable=False)
@@ -182,7 +145,7 @@ def _remove_unnamed(directory: Path) -> None:
             bodies.append(entry)
         elif entry.name.endswith(".json"):
             found = load(Path(entry.path))
-            named.add(found.body if found is not None else "")
+            named.update(found.bodies if found is not None else ())
     for entry in bodies:
         if entry.name not in named:
             with contextlib.suppress(FileNotFoundError):

@@ -25,6 +25,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from gateway.atomic import replace_atomically, sha256
+from gateway.snapshot_delta import apart, made_from
 from gateway.snapshot_paths import StatKey, Stats, listed, listed_and_stats, lstat_at, opened_directory, read_file, stat_key
 from gateway.snapshot_store import from_mirror, kept_names, mirror_blobs, mirror_dir, write_private
 
@@ -112,8 +113,9 @@ class Change:
 
 def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirrored: AbstractSet[str] | None = None,
          known: Snapshot | None = None, listing: AbstractSet[str] | None = None, stats: Stats | None = None,
-         changed: AbstractSet[str] | None = None) -> dict[str, FileState]:
-    """Every watched file (and the paths in `also`) as it is now, its bytes kept in `objects`.
+         changed: AbstractSet[str] | None = None, keep_known: bool = False) -> dict[str, FileState]:
+    """Every watched file (and the paths in `also`, and with `keep_known` every path of
+    `known`) as it is now, its bytes kept in `objects`.
     `mirrored` (enforcement): the blob ids already in the workspace's mirror; the others are
     kept there too. None: no second copy. `known`: an earlier snapshot whose file states are
     taken again where the stat says the file is unchanged (its bytes are kept already).
@@ -127,8 +129,9 @@ def scan(root: Path, objects: Path, also: AbstractSet[str] = frozenset(), mirror
         listing, stats = listed_and_stats(root, previous.keys() | also) if previous else (listed(root), {})
     stats = stats or {}
     if changed is not None and previous:
-        return _rescanned(root, objects, previous, listing | also, changed, mirrored, stats, trusted_before_ns)
-    unread = _taken_again(root, previous, listing | also, mirrored, stats, trusted_before_ns, files)
+        return _rescanned(root, objects, previous, Scope(listing, also, keep_known), changed, mirrored, stats, trusted_before_ns)
+    paths = listing | also | (previous.keys() if keep_known else frozenset())
+    unread = _taken_again(root, previous, paths, mirrored, stats, trusted_before_ns, files)
     files.update(_read_and_kept(root, objects, unread, mirrored))
     return files
 
@@ -151,11 +154,27 @@ def _taken_again(root: Path, previous: dict[str, FileState], paths: Iterable[str
     return unread
 
 
-def reconsidered(previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str], mirrored: bool) -> AbstractSet[str]:
-    """The paths a watched scan looks at again: new ones, those with an event, and those whose
-    state cannot be taken again unread (no stat kept; no blob id where the mirror is kept). The
-    others keep their state object, so that a check costs what changed, not the workspace."""
-    return (paths - previous.keys()) | (changed & paths) | (_incomplete(previous, mirrored) & paths)
+@dataclass(frozen=True)
+class Scope:
+    """What a scan looks at: `listing`, the paths in `also`, and with `keep_known` every path of
+    the snapshot it starts from."""
+
+    listing: AbstractSet[str]
+    also: AbstractSet[str] = frozenset()
+    keep_known: bool = False
+
+    def holds(self, path: str, previous: dict[str, FileState]) -> bool:
+        return path in self.listing or path in self.also or (self.keep_known and path in previous)
+
+
+def reconsidered(previous: dict[str, FileState], scope: Scope, changed: AbstractSet[str], mirrored: bool) -> set[str]:
+    """The paths a watched scan of `scope` looks at again: new ones, those with an event, and
+    those whose state cannot be taken again unread (no stat kept; no blob id where the mirror is
+    kept). The others keep their state object, so that a check costs what changed, not the
+    workspace (gateway.snapshot_delta: the listing is not compared whole with `previous`)."""
+    beyond = scope.also - previous.keys() if scope.also else frozenset()
+    return {*apart(scope.listing, previous).unheld, *beyond, *(p for p in changed if scope.holds(p, previous)),
+            *(p for p in _incomplete(previous, mirrored) if scope.holds(p, previous))}
 
 
 def _incomplete(previous: dict[str, FileState], mirrored: bool) -> frozenset[str]:
@@ -170,16 +189,19 @@ def _incomplete(previous: dict[str, FileState], mirrored: bool) -> frozenset[str
 _incomplete_of: dict[bool, tuple[dict[str, FileState], frozenset[str]]] = {}  # the last snapshot asked about (callers do not change it)
 
 
-def _rescanned(root: Path, objects: Path, previous: dict[str, FileState], paths: AbstractSet[str], changed: AbstractSet[str],
+def _rescanned(root: Path, objects: Path, previous: dict[str, FileState], scope: Scope, changed: AbstractSet[str],
                mirrored: AbstractSet[str] | None, stats: Stats, trusted_before_ns: int) -> dict[str, FileState]:
     """`scan` where the watch names the paths with an event: `previous` taken again but for the
-    paths `reconsidered`, each stat-ed (and read when its stat says it may differ), and the gone."""
-    again = reconsidered(previous, paths, changed, mirrored is not None)
+    paths `reconsidered`, each stat-ed (and read when its stat says it may differ), and the gone
+    (held, and out of `scope`). The paths it looked at are `touched_since(files, previous)`."""
+    again = reconsidered(previous, scope, changed, mirrored is not None)
+    gone = set() if scope.keep_known else {p for p in apart(scope.listing, previous).unlisted if p not in scope.also}
     files = dict(previous)
-    for path in (previous.keys() - paths) | again:
+    for path in gone | again:
         files.pop(path, None)
     unread = _taken_again(root, previous, again, mirrored, stats, trusted_before_ns, files)
     files.update(_read_and_kept(root, objects, unread, mirrored))
+    made_from(files, previous, gone | again)
     return files
 
 
@@ -217,11 +239,14 @@ def take(root: Path, objects: Path) -> Snapshot:
 def differences(before: dict[str, FileState], now: dict[str, FileState], root: Path, listing: AbstractSet[str] | None = None,
                 again: AbstractSet[str] | None = None) -> list[Change]:
     """Every file changed, created or deleted from `before` to `now` (mode changes included);
-    `listing`: `listed(root)` when the caller has it; `again`: the paths a watched scan
-    `reconsidered` (every other path of `now` holds `before`'s state object)."""
+    `listing`: `listed(root)` when the caller has it; `again`: the paths where `now` may differ
+    from `before` (a watched scan's `touched_since`: every other path of `now` holds `before`'s
+    state object, and every other path of `before` is in `now`)."""
     changes = []
-    looked = now.keys() if again is None else again & now.keys()
-    differ = {p for p in looked if before.get(p) is not now[p]} | (before.keys() - now.keys())  # a state taken again is the same
+    if again is None:
+        differ = {p for p in now if before.get(p) is not now[p]} | (before.keys() - now.keys())
+    else:
+        differ = {p for p in again if before.get(p) is not now.get(p)}  # a state taken again is the same
     for path in sorted(differ):
         old, new = before.get(path), now.get(path)
         if old is None:
@@ -231,14 +256,15 @@ def differences(before: dict[str, FileState], now: dict[str, FileState], root: P
             changes.append(Change(path, "deleted", old))
         elif new.sha256 != old.sha256 or (new.mode & 0o111) != (old.mode & 0o111):
             changes.append(Change(path, "changed", old, new))
-    for path in sorted(p for p in (listed(root) if listing is None else listing) - before.keys() - now.keys() if (root / p).is_symlink()):
+    unheld = apart(listed(root) if listing is None else listing, now).unheld
+    for path in sorted(p for p in unheld if p not in before and (root / p).is_symlink()):
         changes.append(Change(path, "created", None))
     return changes
 
 
 def compare(root: Path, before: Snapshot, objects: Path) -> list[Change]:
     """Every file changed, created or deleted since `before`."""
-    return differences(before.files, scan(root, objects, set(before.files), known=before), root)
+    return differences(before.files, scan(root, objects, known=before, keep_known=True), root)
 
 
 def previous_bytes(objects: Path, state: FileState, mirror: Path | None = None) -> bytes | None:

@@ -16,6 +16,7 @@ from gateway.config import STATE_DIR
 from gateway.gitcalls import git
 
 KEEP_OBJECTS_SECONDS = 24 * 3600
+ASK_GIT_PAST = 16
 
 
 def write_private(directory: Path, name: str, data: bytes) -> None:
@@ -49,14 +50,17 @@ def mirror_dir(root: Path) -> Path:
 
 def mirror_blobs(root: Path, mirror: Path, new: dict[str, bytes]) -> None:
     """Second copies of `new` (blob id -> bytes) as git loose blobs in `mirror`, but for those
-    git already holds (packed: a tracked file as committed)."""
-    if mirror.parent.name == ".git" and new:
+    git already holds loose and, past ASK_GIT_PAST of them (the first scan of a workspace), those
+    it holds packed (a tracked file as committed). A few are written without asking: a `git`
+    process costs more than writing them, and a loose copy of a packed blob is one git itself
+    drops at its next `gc`."""
+    new = {blob: data for blob, data in new.items() if not (mirror / blob[:2] / blob[2:]).exists()}
+    if mirror.parent.name == ".git" and len(new) > ASK_GIT_PAST:
         done = git(root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in new).encode())
         held = {line.split(b" ")[0].decode() for line in done.stdout.splitlines() if not line.endswith(b" missing")} if done else set()
         new = {blob: data for blob, data in new.items() if blob not in held}
     for blob, data in new.items():
-        if not (mirror / blob[:2] / blob[2:]).exists():
-            write_private(mirror / blob[:2], blob[2:], zlib.compress(b"blob %d\0" % len(data) + data, 1))
+        write_private(mirror / blob[:2], blob[2:], zlib.compress(b"blob %d\0" % len(data) + data, 1))
 
 
 def kept_names(directory: Path) -> set[str]:

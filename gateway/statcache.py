@@ -35,7 +35,7 @@ class StatCache(Generic[T]):
         self._size = entries
         self._lock = threading.Lock()  # the daemon answers hook calls on several threads
 
-    def get(self, path: Path, tag: object = None) -> T | None:
+    def get(self, path: Path | str, tag: object = None) -> T | None:
         found = self._entries.get(str(path))
         if found is None:
             return None
@@ -45,7 +45,7 @@ class StatCache(Generic[T]):
             return None
         return found[2] if found[0] == key and found[1] == tag else None
 
-    def put(self, path: Path, value: T, tag: object = None, info: os.stat_result | None = None) -> None:
+    def put(self, path: Path | str, value: T, tag: object = None, info: os.stat_result | None = None) -> None:
         """`value` for the file as it is (`info`: its stat from before it was read)."""
         try:
             key = file_key(info if info is not None else os.stat(path))

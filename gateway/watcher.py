@@ -6,7 +6,10 @@ Each check asks `since(root, mark)`: the watch's events are read until the queue
 kernel queues an event within the write that causes it, so a command that has exited has left
 all of its own), and the answer is the listing now (`snapshot.listed`, kept current from the
 events), the paths with an event since `mark`, and the mark of now. A record keeps its mark in
-memory only: one read back from disk, or from another daemon, has none.
+memory only: one read back from disk, or from another daemon, has none. In the daemon a thread
+of the watch's own reads the events as they come (`Watcher.start_reading`), so that a check
+finds little left to read: git's index is listed again when it changes (an agent's own `git
+status` rewrites it) between commands, not in the check after them.
 
 Any doubt answers `changed=None` (every listed file is stat-ed again, the walk the check does
 without a daemon), and so does a mark whose states were last stat-ed whole more than
@@ -28,21 +31,21 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+import select
 import stat
-import subprocess
 import threading
 import time
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.gitcalls import GIT_TIMEOUT_SECONDS, git
+from gateway.gitcalls import git
 from gateway.snapshot import Mark
 from gateway.snapshot_paths import GATEWAY_DIR, Stats, listed, listed_and_stats, lstat_at, opened_directory
+from gateway.watcher_git import Unwatched, check_ignore, ignored_directories, tracked
 
 try:
-    from inotify_simple import INotify, flags
+    from inotify_simple import Event, INotify, flags
 except ImportError:  # not Linux: every check walks
     INOTIFY = False
 else:
@@ -50,6 +53,7 @@ else:
 
 FULL_WALK_SECONDS = 600.0
 STAT_WALK_SECONDS = 60.0
+READ_WAIT_SECONDS = 0.5
 MAX_WATCHES = 100_000
 MAX_APPEARED = 1000
 MAX_CHANGED = 200_000
@@ -67,10 +71,6 @@ class Since:
     mark: Mark
 
 
-class Unwatched(Exception):
-    """The watch cannot go on (no watch could be added)."""
-
-
 class Watcher:
     """One workspace's directories under inotify, and its listing kept current from their events."""
 
@@ -83,6 +83,8 @@ class Watcher:
         self._seq = 0
         self._valid_from = 0  # marks before it are of no use
         self._changed: dict[str, int] = {}  # path -> seq of its last event
+        self._backlog: list[Event] = []  # events read ahead, not taken in yet
+        self._ahead: tuple[set[str], set[str], set[str]] | None = None  # git's index listed since its last change: held, taken in, let go
         self._listing: set[str] = set()
         self._frozen: frozenset[str] | None = None  # the listing given out, while unchanged
         self._tracked: set[str] = set()
@@ -93,10 +95,7 @@ class Watcher:
 
     def close(self) -> None:
         with self._lock:
-            if self._inotify is not None:
-                self._inotify.close()
-                self._inotify = None
-            self._unwatched = "closed"
+            self._give_up("closed")
 
     def since(self, mark: Mark | None) -> Since | None:
         """What changed since `mark` (see the module); None when the workspace is not watched."""
@@ -111,10 +110,7 @@ class Watcher:
                 if self._doubt:
                     self._rebuild()
             except Unwatched as error:
-                self._unwatched = str(error)
-                if self._inotify is not None:
-                    self._inotify.close()
-                    self._inotify = None
+                self._give_up(str(error))
                 return None
             clock = time.monotonic()
             if mark is not None and mark.watch == self._token and mark.seq >= self._valid_from and clock - mark.stat_at <= STAT_WALK_SECONDS:
@@ -125,6 +121,36 @@ class Watcher:
             if self._frozen is None:
                 self._frozen = frozenset(self._listing)
             return Since(self._frozen, changed, now)
+
+    def _give_up(self, why: str) -> None:
+        self._unwatched = why
+        if self._inotify is not None:
+            self._inotify.close()
+            self._inotify = None
+
+    def start_reading(self) -> None:
+        """Take the events in as they come, between checks (`_reading`)."""
+        threading.Thread(target=self._reading, daemon=True, name="gateway-watch").start()
+
+    def _reading(self) -> None:
+        """The events read as they come, on a thread of their own (`_read_ahead`), so that a check
+        finds little left to do: an agent's own git command, or its thinking, gives the time.
+        Ends once the watch is closed or given up; while in doubt, the next check makes it again."""
+        while True:
+            with self._lock:
+                if self._unwatched:
+                    return
+                fd = self._inotify.fileno() if self._inotify is not None and not self._doubt else None
+            if fd is None:
+                time.sleep(READ_WAIT_SECONDS)
+                continue
+            try:
+                ready = select.select([fd], [], [], READ_WAIT_SECONDS)[0]
+            except (OSError, ValueError):  # closed meanwhile (made again, or the watch closed)
+                continue
+            with self._lock:
+                if ready and self._inotify is not None and self._inotify.fileno() == fd and not self._doubt and not self._unwatched:
+                    self._read_ahead()
 
     @property
     def unwatched(self) -> str:
@@ -144,12 +170,13 @@ class Watcher:
         self._seq += 1
         self._valid_from = self._seq
         self._changed = {}
-        ignored = _ignored_directories(self.root)
+        self._backlog, self._ahead = [], None
+        ignored = ignored_directories(self.root)
         self._watch_tree("", ignored, ())
         self._watch_git()
         self._listing = set(listed(self.root))
         self._frozen = None
-        self._tracked = _tracked(self.root) or set()
+        self._tracked = tracked(self.root) or set()
         self._walked_at = time.monotonic()
         self._doubt = ""
 
@@ -195,22 +222,42 @@ class Watcher:
             self._watch_tree(".git/hooks", set(), ())
 
     def _read(self) -> None:
-        """Every queued event, taken into the listing and the changed paths."""
+        """Every queued event (those read ahead first), taken into the listing and the changed paths."""
         assert self._inotify is not None
         appeared: set[str] = set()
         index = False
+        events, self._backlog = self._backlog, []
         while True:
-            events = self._inotify.read(timeout=0)
-            if not events:
+            read = self._inotify.read(timeout=0)
+            if not read:
                 break
-            for event in events:
-                index = self._event(event.wd, event.mask, event.name, appeared) or index
-                if self._doubt:
-                    return
+            if any(self._names_index(event) for event in read):
+                self._ahead = None  # listed before this change
+            events.extend(read)
+        for event in events:
+            index = self._event(event.wd, event.mask, event.name, appeared) or index
+            if self._doubt:
+                return
         if len(self._changed) > MAX_CHANGED or len(appeared) > MAX_APPEARED:
             self._doubt = "too many changes"
             return
         self._update_listing(appeared, index)
+
+    def _read_ahead(self) -> None:
+        """Between checks: the queued events kept for the next check (taken in as it reads the
+        rest, so that a file a running command made and removed is not listed meanwhile), and
+        git's index listed again now where one says it changed."""
+        assert self._inotify is not None
+        read = self._inotify.read(timeout=0)
+        self._backlog.extend(read)
+        if len(self._backlog) > MAX_CHANGED:
+            self._doubt, self._backlog = "too many changes", []
+        elif any(self._names_index(event) for event in read):
+            held = tracked(self.root)  # None: the check asks git again
+            self._ahead = (held, held - self._tracked, self._tracked - held) if held is not None else None
+
+    def _names_index(self, event: Event) -> bool:
+        return event.name == "index" and self._dirs.get(event.wd) == ".git"
 
     def _event(self, wd: int, mask: int, name: str, appeared: set[str]) -> bool:
         """Take one event in; True when it says git's index changed."""
@@ -262,16 +309,17 @@ class Watcher:
         taken_in: set[str] = set()
         let_go: set[str] = set()
         if index:
-            tracked = _tracked(self.root)
-            if tracked is None:
+            ahead, self._ahead = self._ahead, None
+            held = ahead[0] if ahead is not None else tracked(self.root)
+            if held is None:
                 self._doubt = "git could not list its index"
                 return
-            taken_in, let_go = tracked - self._tracked, self._tracked - tracked
-            self._tracked = tracked
+            taken_in, let_go = ahead[1:] if ahead is not None else (held - self._tracked, self._tracked - held)
+            self._tracked = held
         candidates = sorted(p for p in appeared | let_go if (p in let_go or p not in self._listing) and _present(self.root / p))
         direct = [p for p in candidates if p in self._tracked or p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
         asked = [p for p in candidates if p not in self._tracked and not p.startswith((f"{GATEWAY_DIR}/", ".git/hooks/"))]
-        ignored = _check_ignore(self.root, asked)
+        ignored = check_ignore(self.root, asked)
         if ignored is None:
             self._doubt = "git could not say which new files it ignores"
             return
@@ -304,34 +352,6 @@ def _present(path: Path) -> bool:
         return False
 
 
-def _tracked(root: Path) -> set[str] | None:
-    done = git(root, "ls-files", "-z", "--cached", "--", ".")
-    return None if done is None else {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
-
-
-def _ignored_directories(root: Path) -> set[str]:
-    """The directories git ignores whole (nothing in them tracked), relative to `root`."""
-    done = git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", ".")
-    if done is None:
-        raise Unwatched("git could not list what it ignores")
-    return {p.rstrip("/") for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p.endswith("/")}
-
-
-def _check_ignore(root: Path, paths: Iterable[str]) -> set[str] | None:
-    """Those of `paths` git ignores; None when git cannot say."""
-    paths = list(paths)
-    if not paths:
-        return set()
-    try:
-        done = subprocess.run(["git", "check-ignore", "-z", "--stdin"], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_SECONDS,
-                              input="\0".join(paths).encode("utf-8", "surrogateescape"))
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode not in (0, 1):
-        return None
-    return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
-
-
 _watchers: dict[Path, Watcher] = {}
 
 
@@ -343,6 +363,7 @@ def watch(root: Path) -> Watcher | None:
     watcher = Watcher(root)
     _watchers[root] = watcher
     watcher.since(None)
+    watcher.start_reading()
     return watcher
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,7 @@ def watched(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[watche
     watch = watcher.Watcher(workspace)
     monkeypatch.setitem(watcher._watchers, workspace, watch)
     assert watch.since(None) is not None
+    watch.start_reading()
     yield watch
     watch.close()
 
@@ -85,8 +87,9 @@ def test_a_command_that_changes_no_source_file_writes_no_copy_of_the_index(eithe
 
 
 def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_once(either: Path) -> None:
-    """The command's record is a small head naming the body of files the index already holds: a
-    command that changes nothing writes no copy of the files; one that changes a file writes one."""
+    """The command's record is a small head naming the bodies of files the index already holds: a
+    command that changes nothing writes no copy of the files; one that changes a file writes the
+    one body that holds it."""
     assert through_hooks(either, "true") == ""
     directory = shell_record._directory(either)
     bodies = {p.name: p.stat().st_ino for p in directory.glob("files-*.json")}
@@ -94,7 +97,7 @@ def test_a_commands_record_names_the_files_it_shares_and_a_change_writes_them_on
                "tool_input": {"command": "git status --porcelain"}}
     assert hook("claude-code", {**payload, "hook_event_name": "PreToolUse"}) is None
     heads = [json.loads(p.read_text()) for p in directory.glob("*.json") if len(p.stem) == 32]
-    assert len(heads) == 1 and "files" not in heads[0] and heads[0]["body"] in bodies
+    assert len(heads) == 1 and "files" not in heads[0] and set(heads[0]["bodies"]) <= bodies.keys()
     assert hook("claude-code", {**payload, "hook_event_name": "PostToolUse"}) is None
     assert {p.name: p.stat().st_ino for p in directory.glob("files-*.json")} == bodies
     said = through_hooks(either, HELPER.format("pkg/new.py"), use_id="toolu_3")
@@ -226,6 +229,34 @@ def test_git_index_changes_list_what_git_lists(either: Path) -> None:
     said = through_hooks(either, f"git add -f gen_old.py && {GIT[0]} rm -q --cached pkg/util.py", use_id="toolu_2")
     assert "gen_old.py line 1: added function `old`" in said
     assert "- pkg/util.py" not in said and "other source file" not in said  # untracked now, not ignored: listed, unchanged
+
+
+def test_the_watch_lists_git_index_changes_as_they_come_not_in_the_check(workspace: Path, watched: watcher.Watcher,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between checks the watch's own thread reads the events: git's index, rewritten by `git add
+    -f`, is listed there; the check after it asks git nothing and lists the file git took in."""
+    listed_by, listing = [], watcher.tracked
+    monkeypatch.setattr(watcher, "tracked", lambda root: (listed_by.append(threading.current_thread().name), listing(root))[1])
+    subprocess.run(["git", "add", "-f", "gen_old.py"], cwd=workspace, check=True)
+    assert _wait_for(lambda: listed_by, 10)
+    found = watched.since(None)
+    assert found is not None and "gen_old.py" in found.listing
+    assert listed_by == ["gateway-watch"]
+
+
+def test_a_file_a_command_made_and_removed_is_not_listed_though_read_ahead(workspace: Path, watched: watcher.Watcher) -> None:
+    """`sed -i` writes a file aside and renames it over the one it edits: the watch's thread may
+    read its creation before the rename; the check takes the events in together, as git would
+    list the workspace after the command: the file aside is not listed."""
+    first = watched.since(None)
+    assert first is not None
+    aside = workspace / "pkg" / "sedAbC123"
+    aside.write_text("def util():\n    return 2\n")
+    assert _wait_for(lambda: watched._backlog, 10)  # read ahead, not taken in yet
+    aside.replace(workspace / "pkg" / "util.py")
+    found = watched.since(first.mark)
+    assert found is not None and "pkg/sedAbC123" not in found.listing and found.listing is first.listing
+    assert found.changed is not None and "pkg/util.py" in found.changed
 
 
 def _watches(pid: int) -> bool:

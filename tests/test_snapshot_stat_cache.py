@@ -98,7 +98,7 @@ def test_a_watched_scan_reads_only_what_the_watch_names_and_finds_what_a_full_sc
     reads = _reads(monkeypatch)
     watched = scan(root, objects, set(before.files), known=before, listing=listing, changed={"pkg/a.py", "pkg/b.py", "pkg/d.py"})
     assert sorted(reads) == ["pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/d.py"]  # b: tried, found gone
-    again = snapshot.reconsidered(before.files, listing | set(before.files), {"pkg/a.py", "pkg/b.py", "pkg/d.py"}, False)
+    again = snapshot.reconsidered(before.files, snapshot.Scope(listing, keep_known=True), {"pkg/a.py", "pkg/b.py", "pkg/d.py"}, False)
     full = scan(root, objects, set(before.files), known=before, listing=listing)
     assert watched == full
     expected = [("pkg/a.py", "changed"), ("pkg/b.py", "deleted"), ("pkg/c.py", "changed"), ("pkg/d.py", "created")]

@@ -183,7 +183,11 @@ def missing_copies(objects: Path, files: dict[str, FileState]) -> list[str]:
         _listed_objects[str(objects)] = (key, now, kept)  # the stat from before listing: a change meanwhile lists it again
     last = _missing.get(str(objects))
     if last is None or last[0] is not files or last[1] is not kept:
-        last = _missing[str(objects)] = (files, kept, sorted(p for p, s in files.items() if s.sha256 not in kept))
+        if last is not None and last[0] is files and last[1] <= kept:  # only added to since: a copy found then is there still
+            missing = [p for p in last[2] if files[p].sha256 not in kept]
+        else:
+            missing = sorted(p for p, s in files.items() if s.sha256 not in kept)
+        last = _missing[str(objects)] = (files, kept, missing)
     return last[2]
 
 

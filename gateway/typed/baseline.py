@@ -156,10 +156,12 @@ def _same_files(typed: TypedState, snapshot: Snapshot, looked: Looked | None) ->
 def _same_content(current: dict[str, FileState], files: dict[str, FileState], looked: AbstractSet[str] | None) -> bool:
     """Whether `files` are `current`'s files with the same modes, digests and blob ids (a stat
     alone may differ: a file touched, or rewritten with its own bytes)."""
-    if files is current or files == current:
+    if files is current:
         return True
     if len(files) != len(current):
         return False
+    if looked is None and files == current:
+        return True
     for path in files.keys() if looked is None else looked:
         old, new = current.get(path), files.get(path)
         if old is not new and (old is None or new is None or (old.mode, old.sha256, old.blob) != (new.mode, new.sha256, new.blob)):
@@ -184,7 +186,7 @@ def save_baseline(typed: TypedState, snapshot: Snapshot, looked: Looked | None =
     else:
         assert same.ref is not None
         ref = BodyRef(same.ref.body, same.ref.sha256, snapshot.taken_at)
-        if snapshot.files == same.snapshot.files or looked is not None:
+        if looked is not None or snapshot.files == same.snapshot.files:
             # The same object: what is made once per baseline (the blob ids, the copies' check) is
             # not made again. Where only stats differ, a watched check keeps the old ones too: the
             # watch says when those files change again, and its periodic stat walk takes the new ones.

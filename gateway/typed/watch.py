@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.config import CONFIG_PATH
 from gateway.errors import UsageError
-from gateway.snapshot import Change, FileState, Snapshot, differences, previous_bytes, reconsidered, restore, scan
+from gateway.snapshot import Change, FileState, Snapshot, differences, previous_bytes, restore, scan
+from gateway.snapshot_delta import made_from, touched_since
 from gateway.snapshot_store import mirror_dir
 from gateway.typed.audit import locked
 from gateway.typed.config import TypedEditsConfig, load_config
@@ -119,9 +120,9 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
     one this check closes (`done`; gateway.typed.baseline.save_baseline). Call under `lock`."""
     root, objects, started = typed.workspace.root, objects_dir(typed.workspace.root), time.time()
     seen = look(root, before.files.keys(), before.mark)
-    also = before.files.keys()
-    now = scan(root, objects, also, _blobs(before.files), known=before, listing=seen.listing, stats=seen.stats, changed=seen.changed)
-    again = reconsidered(before.files, seen.listing | also, seen.changed, True) if seen.changed is not None else None
+    now = scan(root, objects, mirrored=_blobs(before.files), known=before, listing=seen.listing, stats=seen.stats, changed=seen.changed,
+               keep_known=True)
+    again = touched_since(now, before.files) if seen.changed is not None else None
     kept, bypassing, config = [], [], _config_in_force(typed, before, objects)
     for change in differences(before.files, now, root, seen.listing, again):
         (kept if _authorized(typed, config, change, before.taken_at, during_command) else bypassing).append(change)
@@ -134,6 +135,7 @@ def verify(typed: TypedState, before: Snapshot, what: str, operation: str, durin
             files.pop(change.path, None)
         else:
             files[change.path] = change.before
+    made_from(files, now, {c.path for c in bypassing})
     save_baseline(typed, Snapshot(files, started, seen.mark), Looked(before.files, again) if again is not None else None,
                   None if bypassing else record, done)
     outcome = Outcome(kept, [c for c in bypassing if c.path not in unrestored], unrestored)
