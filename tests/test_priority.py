@@ -48,3 +48,22 @@ def test_nothing_waits_without_an_answer_and_the_wait_is_bounded(monkeypatch: py
     with answering():
         passed = _given_way(marked=True)
         assert passed.wait(5)  # while the answer is still being worked out: a long one does not hold background work
+
+
+def test_a_daemon_operation_starts_once_the_hook_answer_is_made() -> None:
+    """A CLI, MCP or JSON-RPC request to the daemon (`daemon._after_hooks`) waits for a hook's
+    answer being worked out, and is background work while it runs (it gives way again)."""
+    from gateway.surfaces.daemon import _after_hooks
+
+    ran = threading.Event()
+    marked: list[bool] = []
+
+    def operation() -> dict[str, bool]:
+        marked.append(getattr(priority._marked, "background", False))
+        ran.set()
+        return {}
+
+    with answering():
+        threading.Thread(target=_after_hooks, args=(operation,), daemon=True).start()
+        assert not ran.wait(0.3)
+    assert ran.wait(5) and marked == [True]

@@ -43,6 +43,7 @@ from gateway.config import daemon_config
 from gateway.errors import GatewayError, NotServed, UsageError
 from gateway.reaper import descendants
 from gateway.lsp.manager import waiting_at_most
+from gateway.priority import background, give_way
 from gateway.surfaces.daemon_client import ALIVE, ALIVE_SECONDS, DaemonUnavailable, daemon_file
 from gateway.surfaces.rpc import _REQUESTER, GatewayProtocol, GatewayServer, plain, run_until_stopped
 from gateway.userstate import private_file
@@ -126,6 +127,15 @@ def _hook(gateway: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"stdout": stdout, "exit_code": code}
 
 
+def _after_hooks(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """An operation (a CLI, MCP or JSON-RPC request) starts once the hook answers being worked out
+    are made, and gives way to those that come while it runs where its long passes can
+    (`gateway.priority`): an agent's every tool call waits on a hook's answer."""
+    with background():
+        give_way()
+        return work()
+
+
 def _warm(gateway: Gateway) -> None:
     """Load what a first hook call would otherwise pay for (`hostcalls.warm`), then freeze it."""
     from gateway.hostcalls import warm
@@ -171,7 +181,7 @@ class DaemonServer(GatewayServer):
         self.feature(STATUS)(self._counted(self.status, anyone=True, changes=False))
 
     def _handler(self, operation: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
-        return self._counted(lambda work: work(), prepare=lambda params: self.reported(operation, params))
+        return self._counted(_after_hooks, prepare=lambda params: self.reported(operation, params))
 
     @staticmethod
     def _logged(what: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
