@@ -102,6 +102,8 @@ PAST_THE_FACE = {
     ("gateway.surfaces.daemon", "gateway.symbols.servers"),
     # ... and its watch of the workspace (inotify), which the check after each shell command reads.
     ("gateway.surfaces.daemon", "gateway.watcher"),
+    # ... and the order of its requests: another client's operation waits for a hook's answer being worked out.
+    ("gateway.surfaces.daemon", "gateway.priority"),
     # `gateway enforce` and `gateway doctor` read and re-arm the typed-edit state, and list the servers found.
     ("gateway.surfaces.cli_enforce", "gateway.typed.service"),
     ("gateway.surfaces.cli_enforce", "gateway.typed.arming"),
