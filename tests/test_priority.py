@@ -67,3 +67,33 @@ def test_a_daemon_operation_starts_once_the_hook_answer_is_made() -> None:
         threading.Thread(target=_after_hooks, args=(operation,), daemon=True).start()
         assert not ran.wait(0.3)
     assert ran.wait(5) and marked == [True]
+
+
+def test_a_servers_outline_is_read_without_giving_way() -> None:
+    """An outline is read under its lock (`lsp.documents.Outline.read`), which a hook's answer
+    about the same text waits on: a background read that gave way there would hold that answer
+    up to GIVE_WAY_SECONDS at each step."""
+    from types import SimpleNamespace
+
+    from gateway.lsp.adapters.base import Adapter
+    from gateway.lsp.documents import Outline
+    from gateway.symbols.backends import LspBackend
+
+    names = [f"f{n}" for n in range(600)]
+    text = "".join(f"def {name}(): pass\n" for name in names)
+    span = lambda line: {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 14}}  # noqa: E731
+    reply = [{"name": name, "kind": 12, "range": span(n), "selectionRange": span(n)} for n, name in enumerate(names)]
+    backend = LspBackend.__new__(LspBackend)
+    backend.session = SimpleNamespace(adapter=Adapter())  # type: ignore[assignment]  # _read asks the session for its adapter only
+    outline: Outline[list] = Outline(reply, keep_reply=False)
+    read: list[int] = []
+
+    def background_read() -> None:
+        with background():
+            read.append(len(outline.read(lambda answer: backend._read(answer, text))))
+
+    with answering():
+        thread = threading.Thread(target=background_read, daemon=True)
+        thread.start()
+        thread.join(0.5)
+        assert read == [600]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from gateway.langs import Language
-from gateway.priority import GIVE_WAY_EVERY, give_way
+from gateway.priority import give_way
 from gateway.symbols.text import LineIndex, byte_to_char
 from gateway.syntax import Definition
 
@@ -111,11 +111,9 @@ class LspBackend:
             if items and "location" in items[0]:
                 return _flat(items, index, adapter.name_segments)
             found: list[RawSymbol] = []
-            due = 0
+            # No giving way here: this runs under the outline's lock (`Outline.read`), which a
+            # hook's answer about the same text waits on.
             for item in items:
-                if len(found) >= due:  # the daemon's ask ahead reads a long answer in steps, after a hook's answer
-                    give_way()
-                    due = len(found) + GIVE_WAY_EVERY
                 _walk(item, (), index, adapter.name_segments, found, not adapter.ranges_run_on)
             return found
         except (KeyError, TypeError, ValueError) as error:
