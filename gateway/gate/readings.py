@@ -79,9 +79,7 @@ def _masked(source: bytes, masks: _Masks, start: int, end: int) -> bool:
     at = bisect.bisect_right(reach, (end, len(source) + 1))
     if at == 0 or reach[at - 1][1] < start:
         return False  # no blanked span within reach
-    low = start
-    for _ in range(_CAUSE_LINES + 1):
-        low = source.rfind(b"\n", 0, max(low - 1, 0)) + 1 if low > 0 else 0
+    low = _lines_back(source, start, _CAUSE_LINES + 1)
     high = source.find(b"\n", source.find(b"\n", end) + 1)
     high = len(source) if high < 0 else high
     at = bisect.bisect_left(spans, (low, low))
@@ -92,14 +90,20 @@ def _masked(source: bytes, masks: _Masks, start: int, end: int) -> bool:
     return False
 
 
+def _lines_back(source: bytes, at: int, count: int) -> int:
+    """Where `count` steps back from `at` land, each to the start of the line that holds the
+    byte before the last step's end (from a line's start, the line before it)."""
+    for _ in range(count):
+        at = source.rfind(b"\n", 0, max(at - 1, 0)) + 1 if at > 0 else 0
+    return at
+
+
 def _reach(source: bytes, spans: Sequence[Span]) -> list[Span]:
     """Where an error `_masked` may count stands, at most: each span from two lines before it
     to `_CAUSE_LINES` + 1 lines after it, those that meet joined (in order, apart)."""
     found: list[Span] = []
     for start, end in spans:
-        low = start
-        for _ in range(3):
-            low = source.rfind(b"\n", 0, max(low - 1, 0)) + 1 if low > 0 else 0
+        low = _lines_back(source, start, 3)
         high = end
         for _ in range(_CAUSE_LINES + 2):
             high = source.find(b"\n", high + 1)
