@@ -72,6 +72,7 @@ class Answer:
     text: str | None = None
     operations: list[dict[str, object]] = field(default_factory=list)
     suggested: tuple[SuggestedOperation, ...] = ()  # the operations `reason` names, spelled by the surface
+    leaves: str | None = None  # the text a rewrite's `edit` leaves, where the judge worked it out
 
 
 PASS = Answer("pass")

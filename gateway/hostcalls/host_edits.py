@@ -40,10 +40,12 @@ def replay(text: str, edit: Edit, style: str) -> str:
     return kept_last_newline(text, after) if style == "gemini" else after
 
 
-def edit_for(before: str, result: str, route: Route, style: str) -> Edit:
-    """One exact replacement whose application by the host turns `before` into `result`."""
+def edit_for(before: str, result: str, route: Route, style: str) -> tuple[Edit, str]:
+    """One exact replacement whose application by the host turns `before` into `result`, and the
+    text that application leaves (`result`, unless the host's whole-file replace differs)."""
     old, new = route.as_edit()
     edit = Edit(old, new)
     if before.count(old) == 1 and replay(before, edit, style) == result:
-        return edit
-    return Edit(before, result)  # the whole file: unique, and never an empty deletion
+        return edit, result
+    whole = Edit(before, result)  # the whole file: unique, and never an empty deletion
+    return whole, replay(before, whole, style)

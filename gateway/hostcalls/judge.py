@@ -127,9 +127,9 @@ def verified_allowed(scope: Scope, judged: Judged) -> Answer | None:
 def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[str]:
     """The SHA-256s the host's write may leave (the readings of its text as UTF-8, LF or CRLF,
     with or without a BOM); empty when unknown, and the first bytes seen after it are taken."""
-    from gateway.atomic import sha256
+    import hashlib
 
-    text = answer.content
+    text = answer.content if answer.content is not None else answer.leaves
     if text is None and judged is not None and answer.action == "rewrite" and answer.edit is not None and judged.effect.before is not None:
         text = replay(judged.effect.before, answer.edit, call.style)
     if text is None and judged is not None and answer.action == "pass":
@@ -138,8 +138,15 @@ def results_of(call: HookCall, judged: Judged | None, answer: Answer) -> list[st
         text = call.content
     if text is None:
         return []
-    readings = {text, text.replace("\r\n", "\n").replace("\n", "\r\n")}
-    return sorted({sha256(t.encode("utf-8")) for t in readings} | {sha256(("\ufeff" + t).encode("utf-8")) for t in readings})
+    data = text.encode("utf-8")
+    crlf = (data.replace(b"\r\n", b"\n") if b"\r" in data else data).replace(b"\n", b"\r\n")
+    digests = set()
+    for reading in (data,) if crlf == data else (data, crlf):  # on bytes: one pass each, no copy for the BOM
+        digests.add(hashlib.sha256(reading).hexdigest())
+        with_bom = hashlib.sha256(b"\xef\xbb\xbf")
+        with_bom.update(reading)
+        digests.add(with_bom.hexdigest())
+    return sorted(digests)
 
 
 def _post(scope: Scope, call: HookCall) -> Answer:
@@ -252,4 +259,5 @@ def structural(scope: Scope, call: HookCall, judged: Judged) -> Answer:
     operations = [o.to_json() for o in route.operations]
     if call.kind == "write":
         return Answer("rewrite", content=call.content if route.exact else route.result, operations=operations)
-    return Answer("rewrite", edit=edit_for(judged.effect.before, route.result, route, call.style), operations=operations)
+    edit, leaves = edit_for(judged.effect.before, route.result, route, call.style)
+    return Answer("rewrite", edit=edit, operations=operations, leaves=leaves)

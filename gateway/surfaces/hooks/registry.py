@@ -71,6 +71,7 @@ class Host:
 
 
 _registered: dict[str, Host] = {}
+_every_imported: list[bool] = []  # [True] once each module of the hosts package is imported
 
 
 def register(host: Host) -> Host:
@@ -105,10 +106,12 @@ def host(name: object) -> Host | None:
 def hosts() -> dict[str, Host]:
     """Every host, by name (in the order of their modules' names): each module of the hosts
     package is imported, and registers its host."""
-    directory = os.path.join(os.path.dirname(__file__), "hosts")
-    for file in sorted(os.listdir(directory)):
-        if file.endswith(".py") and not file.startswith("_"):
-            __import__(f"{PACKAGE}.{file[:-3]}")
+    if not _every_imported:  # once: the package's modules do not change under a running process
+        directory = os.path.join(os.path.dirname(__file__), "hosts")
+        for file in sorted(os.listdir(directory)):
+            if file.endswith(".py") and not file.startswith("_"):
+                __import__(f"{PACKAGE}.{file[:-3]}")
+        _every_imported.append(True)
     return {name: _registered[name] for name in sorted(_registered, key=lambda name: _module_name(name) or name)}
 
 
