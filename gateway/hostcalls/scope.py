@@ -223,10 +223,9 @@ class Scope:
         leaves: `results`, worked out only then)."""
         if typed is None:
             return answer
-        digests = results() if results is not None else None
         try:
             for path in paths:
-                typed.native_write(path, f"hook:{self.call.tool}", answer.operations or None, digests)
+                typed.native_write(path, f"hook:{self.call.tool}", answer.operations or None, results)
         except OutsideWorkspace:
             return answer
         except GrantRefused as refused:

@@ -247,10 +247,19 @@ class LspSession(Waiting, SyncedDocuments, ServerProcess):
         return self._lock
 
     def _notify(self, send: Callable[[LanguageServerHandler], None]) -> None:
-        async def deliver() -> None:
-            send(self._handler)
+        """Send a notification on the session's loop, in order with what is sent after it, without
+        waiting for it to be written: it has no answer, and a server that cannot take it breaks
+        the session for the next request."""
+        if self.broken:
+            raise ServerFailed(f"{self.name}: {self.broken}")
 
-        self._run(deliver(), what="notification")
+        def deliver() -> None:
+            try:
+                send(self._handler)
+            except Exception as error:  # noqa: BLE001 - on the loop's thread: the session is marked, the next call fails
+                self.broken = f"a notification could not be sent ({type(error).__name__}: {error})"
+
+        self._loop.call_soon_threadsafe(deliver)
 
     def end_at_exit(self) -> bool:
         """For a process about to exit: when the adapter allows it (`killed_at_exit`), signal

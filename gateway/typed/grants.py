@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -121,8 +122,9 @@ class GrantStore:
         return token, grant
 
     def reserve(self, files: dict[str, str | None], token: str | None, now: float, required: bool,
-                results: dict[str, list[str]] | None = None) -> Reservation:
-        """Consume one live grant per file whose hash matches, or none at all.
+                results: Callable[[], dict[str, list[str]]] | None = None) -> Reservation:
+        """Consume one live grant per file whose hash matches, or none at all (`results`: the
+        SHA-256s each write may leave, worked out only if a grant is consumed).
 
         `required`: refuse (GrantRefused with the tagged reason) a file without one; else
         such a file is simply left out. A presented token must match, enforced or not.
@@ -143,9 +145,10 @@ class GrantStore:
                 reason = next((s for s in _PRECEDENCE if s in states), "undeclared")
                 detail = "the token matches no declaration covering it" if wanted and not candidates else _EXPLAIN[reason].format(path=path)
                 raise GrantRefused(reason, path, f"{path}: refused ({reason}): {detail}")
+            leaves = results() if uses and results is not None else {}
             for grant, path in uses:
                 grant.consumed[path] = now
-                grant.results[path] = list((results or {}).get(path, []))
+                grant.results[path] = list(leaves.get(path, []))
             if uses:
                 self._save(grants, now)
         return Reservation(tuple(uses))

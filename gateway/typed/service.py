@@ -174,12 +174,16 @@ class TypedEdits:
             attempt.operations = operations
 
     def native_write(self, path: Path, operation: str, operations: list[dict[str, Any]] | None = None,
-                     results: list[str] | None = None) -> None:
+                     results: Callable[[], list[str]] | None = None) -> None:
         """An agent's own edit tool is about to write `path` (the hook): consume its grant now, for
-        exactly the bytes the write leaves (`results`: their possible SHA-256s, when known)."""
+        exactly the bytes the write leaves (`results`: their possible SHA-256s, when known). The
+        file and the results are hashed only where a grant may be consumed (a long file's hashes
+        are most of a hook's time, and most writes are of no declared edit)."""
         display = self.workspace.display(self.workspace.resolve(path))
+        if self._no_grant_needed(None):
+            return
         try:
-            reservation = self._reserve({display: file_digest(path)}, None, {display: results or []})
+            reservation = self._reserve({display: file_digest(path)}, None, lambda: {display: results() if results is not None else []})
         except GrantRefused as error:
             self._log_rejection(operation, [display], error)
             raise
@@ -188,8 +192,7 @@ class TypedEdits:
     def consume(self, path: str, digest: str | None, operation: str, result: str | None = None) -> bool:
         """A write that already happened (a shell command) takes a live grant for `path` as it was,
         for the bytes it left (`result`); False if none."""
-        results = {path: [result] if result else []}
-        reservation = self.grants.reserve({path: digest}, None, self.clock(), required=False, results=results)
+        reservation = self.grants.reserve({path: digest}, None, self.clock(), required=False, results=lambda: {path: [result] if result else []})
         if reservation.uses:
             self._log_consumed(operation, reservation, {path: file_digest(self.workspace.root / path)}, [])
         return bool(reservation.uses)
@@ -198,7 +201,13 @@ class TypedEdits:
         """Record an attempt refused before it reached a write (gate block, Bash guard)."""
         self._log_rejection(operation, paths, error)
 
-    def _reserve(self, files: dict[str, str | None], token: str | None, results: dict[str, list[str]] | None = None) -> Reservation:
+    def _no_grant_needed(self, token: str | None) -> bool:
+        """Whether a write consumes no grant here and needs none: typed edits are not enforced, no
+        token is presented, and no grant was ever declared."""
+        return not self.config().enforce and token is None and not self.grants.path.exists()
+
+    def _reserve(self, files: dict[str, str | None], token: str | None,
+                 results: Callable[[], dict[str, list[str]]] | None = None) -> Reservation:
         config = self.config()
         if config.enforce:
             from gateway.typed.arming import refused
@@ -210,7 +219,7 @@ class TypedEdits:
                 glob = config.protected_glob(path)
                 if glob:
                     raise GrantRefused("protected", path, f"{path}: refused (protected): {glob} is protected")
-        if not config.enforce and token is None and not self.grants.path.exists():
+        if self._no_grant_needed(token):
             return Reservation(())
         return self.grants.reserve(files, token, self.clock(), required=config.enforce, results=results)
 
