@@ -70,12 +70,13 @@ _STEP = 4096
 
 
 def common_prefix(a: AnyStr, b: AnyStr) -> int:
-    """The length of the longest prefix they share (texts or bytes): in steps, then by halving
-    within the step that differs (slices this short cost nothing to compare)."""
-    limit, at = min(len(a), len(b)), 0
-    while at < limit and a[at : at + _STEP] == b[at : at + _STEP]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
+    """The length of the longest prefix they share (texts or bytes): in steps that double (a
+    long text's shared part is passed in a few slices), then by halving within the step that
+    differs."""
+    limit, at, step = min(len(a), len(b)), 0, _STEP
+    while at < limit and a[at : at + step] == b[at : at + step]:
+        at, step = min(at + step, limit), step * 2
+    low, high = at, min(at + step, limit)
     while low < high:  # a[:low] == b[:low]; they differ before `high` (or it is the limit)
         middle = (low + high + 1) // 2
         if a[low:middle] == b[low:middle]:
@@ -86,11 +87,11 @@ def common_prefix(a: AnyStr, b: AnyStr) -> int:
 
 
 def common_suffix(a: AnyStr, b: AnyStr, limit: int) -> int:
-    """The length of the longest suffix they share, at most `limit`."""
-    at = 0
-    while at < limit and a[len(a) - min(at + _STEP, limit) : len(a) - at] == b[len(b) - min(at + _STEP, limit) : len(b) - at]:
-        at = min(at + _STEP, limit)
-    low, high = at, min(at + _STEP, limit)
+    """The length of the longest suffix they share, at most `limit` (as `common_prefix`, from the end)."""
+    at, step = 0, _STEP
+    while at < limit and a[len(a) - min(at + step, limit) : len(a) - at] == b[len(b) - min(at + step, limit) : len(b) - at]:
+        at, step = min(at + step, limit), step * 2
+    low, high = at, min(at + step, limit)
     while low < high:
         middle = (low + high + 1) // 2
         if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:

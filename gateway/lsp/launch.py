@@ -74,8 +74,48 @@ def handler(command: list[str], env: dict[str, str], root: Path, process: subpro
 
     info = ProcessLaunchInfo(cmd=command, cwd=str(root), env=_watched(env))
     if process is None:
-        return _draining(LanguageServerHandler)(info, start_independent_lsp_process=True)
-    return _adopting(_draining(LanguageServerHandler))(info, process)
+        return _in_orjson(_draining(LanguageServerHandler))(info, start_independent_lsp_process=True)
+    return _adopting(_in_orjson(_draining(LanguageServerHandler)))(info, process)
+
+
+@functools.cache
+def _in_orjson(base: type) -> type:
+    """multilspy's handler, its messages read and written by orjson (`gateway.lsp.wire`)."""
+    from multilspy.lsp_protocol_handler.server import ENCODING
+
+    from gateway.lsp import wire
+
+    class OrjsonHandler(base):  # type: ignore[misc, valid-type]
+        async def _handle_body(self, body: bytes) -> None:
+            import json
+
+            try:
+                await self._receive_payload(wire.decoded(body))
+            except UnicodeDecodeError as ex:  # as multilspy's own: logged, the message dropped
+                self._log(f"malformed {ENCODING}: {ex}")
+            except json.JSONDecodeError as ex:
+                self._log(f"malformed JSON: {ex}")
+            except OSError as ex:
+                self._log(f"malformed {ENCODING}: {ex}")
+
+        def _send_payload_sync(self, payload: Any) -> None:
+            if not self.process or not self.process.stdin:
+                return
+            message = wire.framed(payload)
+            if self.logger:
+                self.logger("client", "server", payload)
+            self.process.stdin.writelines(message)
+
+        async def _send_payload(self, payload: Any) -> None:
+            if not self.process or not self.process.stdin:
+                return
+            message = wire.framed(payload)
+            if self.logger:
+                self.logger("client", "server", payload)
+            self.process.stdin.writelines(message)
+            await self.process.stdin.drain()
+
+    return OrjsonHandler
 
 
 @functools.cache
