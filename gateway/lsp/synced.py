@@ -151,7 +151,6 @@ class SyncedDocuments:
                     continue
                 if text != self._sent[uri]:
                     self.sync(path, text, "")
-                # The file itself changed on disk, even to the same text: a server that keeps
-                # its own view of files (jdtls) refuses to rename in one it thinks out of sync.
-                self._notify(lambda h, uri=uri: h.notify.did_change_watched_files(cast(Any, {"changes": [{"uri": uri, "type": 2}]})))
+                if self.adapter.keeps_disk_view:  # the file itself changed on disk, even to the same text
+                    self._notify(lambda h, uri=uri: h.notify.did_change_watched_files(cast(Any, {"changes": [{"uri": uri, "type": 2}]})))
                 self.documents.read_at(uri, found)

@@ -52,6 +52,12 @@ class Adapter:
     # after (jdtls's Kotlin): while a document differs from that text, its symbols come from
     # tree-sitter.
     symbols_of_opened_text: frozenset[str] = frozenset()
+    # Whether the server keeps its own view of the files on disk beside the texts it is sent:
+    # then it is told (workspace/didChangeWatchedFiles) of a document it holds open that changed
+    # on disk, even to the same text (jdtls refuses to rename in a file it thinks out of sync).
+    # The others read an open document only from what they are sent, so they are not told: a
+    # host's every write would cost a message to the server in the next hook.
+    keeps_disk_view = False
     # Whether a documentSymbol range runs past its definition, up to where the next statement
     # starts (zuban: a function's range ends on the next one's line, blank lines and comments
     # between them included): the definition's extent is then the syntax tree's.

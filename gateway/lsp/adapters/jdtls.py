@@ -220,6 +220,7 @@ class JdtlsAdapter(SignatureNameAdapter):
 
     announces_ready = True
     unanswered_resent_after = 5.0
+    keeps_disk_view = True
     # Its Kotlin support keeps answering documentSymbol for the text a document was opened with
     # (after didChange, and after didClose and didOpen alike).
     symbols_of_opened_text = frozenset({"kotlin"})
