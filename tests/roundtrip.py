@@ -121,3 +121,18 @@ def _gap(text: str, upper: Symbol, lower: Symbol) -> int:
 
 def definition_count(gateway: Gateway, path: str) -> int:
     return sum(1 for s in gateway.symbol_service.symbols(path).symbols if s.has_definition)
+
+
+SOURCE_SUFFIXES = {".py", ".ts", ".tsx", ".js", ".jsx", ".go", ".c", ".cpp", ".rs", ".java", ".kt", ".cs", ".rb", ".sh"}
+
+
+def round_trip_every_definition(gateway: Gateway, root: Path, files: list[str]) -> tuple[list[str], list[str]]:
+    """Every definition of each of `files` (under `root`) that has a neighbour round-tripped:
+    (those restored exactly, those not, with what went wrong)."""
+    exact, broken = [], []
+    for path in sorted(name for name in files if Path(name).suffix in SOURCE_SUFFIXES and (root / name).stat().st_size):
+        for index in range(definition_count(gateway, path)):
+            outcome = round_trip(gateway, root, path, index)
+            if outcome is not None:
+                (exact if outcome[1] else broken).append(f"{path}:{outcome[0]}")
+    return exact, broken

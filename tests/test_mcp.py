@@ -68,7 +68,7 @@ def test_by_default_only_the_gate_and_symbol_tools_are_listed_and_they_fit_a_bud
     assert _listed_size(tools) <= 10_000
 
 
-def test_config_switches_list_the_typed_and_contract_tools(tmp_path: Path) -> None:
+def test_config_switches_list_the_typed_and_contract_tools_which_carry_their_obligations_once_within_the_budget(tmp_path: Path) -> None:
     _configure(tmp_path, "[mcp]\ncontracts = true\n")
     tools, _ = _session_calls(tmp_path, [])
     assert {tool.name for tool in tools} == TOOLS
@@ -79,12 +79,11 @@ def test_config_switches_list_the_typed_and_contract_tools(tmp_path: Path) -> No
     tools, _ = _session_calls(tmp_path, [])
     assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
     assert _listed_size(tools) <= 10_000  # everything listed: typed edits and contracts
+    _assert_obligations_carried_once(tools)
 
 
-def test_tools_carry_their_obligations_once_within_the_budget(tmp_path: Path) -> None:
-    _configure(tmp_path, "[mcp]\ntyped_edits = true\ncontracts = true\n")
-    tools, _ = _session_calls(tmp_path, [])
-    assert {tool.name for tool in tools} == TOOLS | KIND_TOOLS
+def _assert_obligations_carried_once(tools: list[Any]) -> None:
+    """Every tool listed (typed edits and contracts on) carries its obligations once, within the budget."""
     [declare] = [tool for tool in tools if tool.name == "declare"]
     assert declare.input_schema["properties"]["kind"]["enum"] == list(catalogue().kinds) and len(catalogue().kinds) == 21
     assert {"provenance", "rationale", "path", "old_string", "new_string"} <= set(declare.input_schema["properties"])

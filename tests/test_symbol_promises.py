@@ -19,12 +19,22 @@ GREET_TS = "export function greet(name: string): string {\n  return name;\n}\n"
 USE_TS = 'import { greet } from "./greet";\nexport const message: string = greet("x");\n'
 
 
+READER_TS = ('export class Reader {\n  #isJson(text: string): boolean {\n    return text.startsWith("{");\n  }\n\n'
+             '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
+
+
+# Both on one typescript-language-server (a start costs seconds of CPU under `make test`).
 @pytest.mark.usefixtures("servers")
-def test_replace_keeps_export_on_typescript_so_the_importer_still_compiles(tmp_path: Path) -> None:
+def test_replace_keeps_export_on_typescript_so_the_importer_still_compiles_and_a_private_method_is_renamed_to_a_private_name(
+        tmp_path: Path) -> None:
     (tmp_path / "greet.ts").write_text(GREET_TS)
     (tmp_path / "use.ts").write_text(USE_TS)
+    (tmp_path / "reader.ts").write_text(READER_TS)
     with Gateway(tmp_path) as gateway:
         result = gateway.replace_symbol("greet", "greet.ts", "function greet(name: string): string {\n  return `hi ${name}`;\n}").to_json()
+        renamed = gateway.rename_symbol("Reader/#isJson", "reader.ts", "#looksJson").to_json()
+    assert renamed["backend"].startswith("lsp:typescript") and renamed["complete"] is True, renamed
+    assert (tmp_path / "reader.ts").read_text() == READER_TS.replace("#isJson", "#looksJson")
     assert result["backend"].startswith("lsp:typescript")
     assert (tmp_path / "greet.ts").read_text() == "export function greet(name: string): string {\n  return `hi ${name}`;\n}\n"
     tsc = shutil.which("tsc")
@@ -170,17 +180,6 @@ def test_the_round_trip_is_exact_across_cli_processes_and_only_where_the_code_wa
     gateway("remove-symbol", "third", "m.py")
     gateway("insert-code", "fourth", "m.py", "--position", "after", "--code", "def third():\n    return 3")  # moved: laid out afresh
     assert (tmp_path / "m.py").read_text().endswith("def fourth():\n    return 4\n\n\ndef third():\n    return 3\n")
-
-
-@pytest.mark.usefixtures("servers")
-def test_a_private_typescript_method_is_renamed_to_a_private_name(tmp_path: Path) -> None:
-    reader = ('export class Reader {\n  #isJson(text: string): boolean {\n    return text.startsWith("{");\n  }\n\n'
-              '  read(text: string): boolean {\n    return this.#isJson(text);\n  }\n}\n')
-    (tmp_path / "reader.ts").write_text(reader)
-    with Gateway(tmp_path) as gateway:
-        result = gateway.rename_symbol("Reader/#isJson", "reader.ts", "#looksJson").to_json()
-    assert result["backend"].startswith("lsp:typescript") and result["complete"] is True
-    assert (tmp_path / "reader.ts").read_text() == reader.replace("#isJson", "#looksJson")
 
 
 MODULE = 'import os\nimport sys\n\nLIMIT = 3\nNAME = "x"\n\n\ndef first():\n    return LIMIT\n\n\nclass Box:\n    size = 1\n'

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.api import Gateway
+from tests.roundtrip import round_trip_every_definition
 from tests.symbol_cases import CASES, FORCE, SERVER_LANGUAGES, OpCase
 
 pytestmark = pytest.mark.usefixtures("servers")
@@ -56,9 +57,10 @@ def workspace_for(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable
 
 @pytest.mark.parametrize("lang", sorted(SERVER_LANGUAGES))
 def test_the_symbols_and_every_operation_come_from_the_server(workspace_for: Callable[[str], LanguageWorkspace], lang: str) -> None:
-    """The symbols of the language's largest source, then every case of the language, on one warm
-    server (started once, not once per case and test worker), each case from the fixture's
-    files; the failures are listed by case."""
+    """The symbols of the language's largest source, then every case of the language, then the
+    round trip of every definition of the fixture (tests/roundtrip.py), on one warm server
+    (started once, not once per case and test worker), each case from the fixture's files; the
+    failures are listed by case."""
     workspace = workspace_for(lang)
     sources = [name for name in workspace.original if Path(name).suffix not in (".json", ".txt", ".mod")]
     source = max(sources, key=lambda name: len(workspace.original[name]))
@@ -71,6 +73,10 @@ def test_the_symbols_and_every_operation_come_from_the_server(workspace_for: Cal
             check_case(workspace_for(lang), case, SERVER_LANGUAGES[lang])
         except AssertionError as failure:
             failed.append(f"{case.id}: {failure}")
+    workspace.reset()
+    exact, broken = round_trip_every_definition(workspace.gateway, workspace.root, list(workspace.original))
+    if broken or len(exact) < 3:
+        failed.append(f"round trip: not restored exactly: {broken}; restored exactly: {exact}")
     assert failed == [], "\n".join(failed)
 
 
