@@ -83,7 +83,9 @@ class TypeScriptAdapter(Adapter):
             raise ServerFailed(f"typescript-language-server: {self.why_not_running(program, ())}")
         return {
             "preferences": {"providePrefixAndSuffixTextForRename": False},
-            "tsserver": {"path": str(tsserver)},
+            # One tsserver, not a second "partial semantic" one beside it, which only answers an
+            # editor's syntax requests sooner while the first loads (1.4 s of CPU per start).
+            "tsserver": {"path": str(tsserver), "useSyntaxServer": "never"},
             "disableAutomaticTypingAcquisition": True,
         }
 
