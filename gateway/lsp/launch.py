@@ -99,21 +99,21 @@ def _in_orjson(base: type) -> type:
                 self._log(f"malformed {ENCODING}: {ex}")
 
         def _send_payload_sync(self, payload: Any) -> None:
-            if not self.process or not self.process.stdin:
-                return
-            message = wire.framed(payload)
-            if self.logger:
-                self.logger("client", "server", payload)
-            self.process.stdin.writelines(message)
+            self._written(payload)
 
         async def _send_payload(self, payload: Any) -> None:
+            if self._written(payload):
+                await self.process.stdin.drain()
+
+        def _written(self, payload: Any) -> bool:
+            """Whether `payload` was written to the server's input (no process: not)."""
             if not self.process or not self.process.stdin:
-                return
+                return False
             message = wire.framed(payload)
             if self.logger:
                 self.logger("client", "server", payload)
             self.process.stdin.writelines(message)
-            await self.process.stdin.drain()
+            return True
 
     return OrjsonHandler
 
