@@ -81,14 +81,14 @@ def handler(command: list[str], env: dict[str, str], root: Path, process: subpro
 @functools.cache
 def _in_orjson(base: type) -> type:
     """multilspy's handler, its messages read and written by orjson (`gateway.lsp.wire`)."""
+    import json
+
     from multilspy.lsp_protocol_handler.server import ENCODING
 
     from gateway.lsp import wire
 
     class OrjsonHandler(base):  # type: ignore[misc, valid-type]
         async def _handle_body(self, body: bytes) -> None:
-            import json
-
             try:
                 await self._receive_payload(wire.decoded(body))
             except UnicodeDecodeError as ex:  # as multilspy's own: logged, the message dropped

@@ -179,9 +179,9 @@ class TypedEdits:
         exactly the bytes the write leaves (`results`: their possible SHA-256s, when known). The
         file and the results are hashed only where a grant may be consumed (a long file's hashes
         are most of a hook's time, and most writes are of no declared edit)."""
-        display = self.workspace.display(self.workspace.resolve(path))
         if self._no_grant_needed(None):
             return
+        display = self.workspace.display(self.workspace.resolve(path))
         try:
             reservation = self._reserve({display: file_digest(path)}, None, lambda: {display: results() if results is not None else []})
         except GrantRefused as error:
